@@ -1,0 +1,209 @@
+"""Closed-form forward FLOPs per component, and the S-vs-FFN crossover.
+
+Convention (the default; it equals torch.utils.flop_counter.FlopCounterMode on the
+instantiated model with eager or math-kernel attention):
+- matmul FLOPs only, 2 FLOPs per multiply-add (an [m, k] x [k, n] matmul costs 2 m k n);
+- both attention matmuls, QK^T and AV, over the full S x S square (no causal halving);
+- GQA/MQA: K and V projections shrink; the score matmuls still run over every query head;
+- the LM head at every output position, tied or not; BERT's pooler on the first token;
+- MoE: the router and experts_per_token experts per token;
+- embedding lookups, norms, softmax, activations, bias and residual adds: not counted.
+Training = forward + backward = 3 x forward. Every term has the factor 2, so
+multiply-adds (MACs) = FLOPs / 2 exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from ffn_calc.config import ModelConfig
+from ffn_calc.terms import Term, term, total
+
+CONVENTION = (
+    "FLOPs = 2 x multiply-adds of every matmul; QK^T and AV over the full S x S square; "
+    "LM head at every position; embeddings, norms, softmax, activations, bias and residual "
+    "adds not counted (= torch FlopCounterMode, eager attention). Training = 3 x forward."
+)
+
+FLOP_COMPONENTS = ("attention_projections", "attention_scores", "ffn", "lm_head", "pooler")
+
+
+@dataclass(frozen=True)
+class Workload:
+    """Batch, source/self length S, target length T (encoder-decoder), and switches."""
+
+    batch: int
+    seq_len: int
+    target_len: int | None = None
+    causal: bool = False
+    lm_head: bool = True
+
+
+@dataclass(frozen=True)
+class LayerFlops:
+    stack: str
+    count: int
+    terms: list[Term] = field(default_factory=list)
+
+    def group(self, name: str) -> int:
+        return total(self.terms, name)
+
+    @property
+    def total(self) -> int:
+        return total(self.terms)
+
+
+def _projection_terms(cfg: ModelConfig, b: int, s_q: int, s_kv: int, prefix: str) -> list[Term]:
+    """Q and O over the query positions, K and V over the key/value positions."""
+    d, q, kv, g = cfg.d_model, cfg.q_dim, cfg.kv_dim, "attention_projections"
+    s = "T" if prefix == "cross " else "S"
+    src = "S" if prefix == "cross " else s
+    return [
+        term(g, f"{prefix}Q", f"2 x B x {s} x d_model x (n_heads x head_dim)", 2, b, s_q, d, q),
+        term(g, f"{prefix}K", f"2 x B x {src} x d_model x (n_kv_heads x head_dim)", 2, b, s_kv, d, kv),
+        term(g, f"{prefix}V", f"2 x B x {src} x d_model x (n_kv_heads x head_dim)", 2, b, s_kv, d, kv),
+        term(g, f"{prefix}O", f"2 x B x {s} x (n_heads x head_dim) x d_model", 2, b, s_q, q, d),
+    ]
+
+
+def _score_terms(
+    cfg: ModelConfig, b: int, s_q: int, s_kv: int, causal: bool, prefix: str, sym: str
+) -> list[Term]:
+    """QK^T and AV for every query head: full square, or the S(S+1)/2 causal pairs."""
+    h, hd, g = cfg.n_heads, cfg.head_size, "attention_scores"
+    if causal:  # 2 x B x H x head_dim x S(S+1)/2, written without the division
+        return [
+            term(g, f"{prefix}QK^T (causal)", f"B x n_heads x {sym}({sym}+1) x head_dim", b, h, s_q, s_q + 1, hd),
+            term(g, f"{prefix}AV (causal)", f"B x n_heads x {sym}({sym}+1) x head_dim", b, h, s_q, s_q + 1, hd),
+        ]  # fmt: skip
+    pair = f"{sym} x {sym}" if s_q == s_kv and not prefix else ("T x S" if prefix else f"{sym} x {sym}")
+    return [
+        term(g, f"{prefix}QK^T", f"2 x B x n_heads x {pair} x head_dim", 2, b, h, s_q, s_kv, hd),
+        term(g, f"{prefix}AV", f"2 x B x n_heads x {pair} x head_dim", 2, b, h, s_q, s_kv, hd),
+    ]
+
+
+def _ffn_terms(cfg: ModelConfig, b: int, s: int, sym: str) -> list[Term]:
+    d, f, g = cfg.d_model, cfg.d_ff, "ffn"
+    mats = 3 if cfg.gated else 2
+    if cfg.n_experts is not None and cfg.experts_per_token is not None:
+        k = cfg.experts_per_token
+        return [
+            term(g, "router", f"2 x B x {sym} x d_model x n_experts", 2, b, s, d, cfg.n_experts),
+            term(g, "experts", f"2 x B x {sym} x experts_per_token x {mats} x d_model x d_ff", 2, b, s, k, mats, d, f),
+        ]  # fmt: skip
+    names = ("gate", "up", "down") if cfg.gated else ("W1", "W2")
+    return [term(g, n, f"2 x B x {sym} x d_model x d_ff", 2, b, s, d, f) for n in names]
+
+
+def layer_flops(cfg: ModelConfig, w: Workload) -> list[LayerFlops]:
+    """Forward FLOPs of one layer of each kind, with how many layers there are."""
+    b, s = w.batch, w.seq_len
+    out: list[LayerFlops] = []
+    if cfg.architecture == "encoder-decoder":
+        t = w.target_len if w.target_len is not None else s
+        enc = _projection_terms(cfg, b, s, s, "") + _score_terms(cfg, b, s, s, False, "", "S")
+        out.append(LayerFlops("encoder", cfg.encoder_layers, enc + _ffn_terms(cfg, b, s, "S")))
+        dec = _projection_terms(cfg, b, t, t, "")
+        dec = [Term(x.name, x.formula.replace(" S ", " T "), x.factors, x.group) for x in dec]
+        dec += _score_terms(cfg, b, t, t, w.causal, "", "T")
+        dec += _projection_terms(cfg, b, t, s, "cross ") + _score_terms(cfg, b, t, s, False, "cross ", "T")
+        out.append(LayerFlops("decoder", cfg.decoder_layers, dec + _ffn_terms(cfg, b, t, "T")))
+        return out
+    stack = "encoder" if cfg.architecture == "encoder-only" else "decoder"
+    causal = w.causal and stack == "decoder"
+    terms = _projection_terms(cfg, b, s, s, "") + _score_terms(cfg, b, s, s, causal, "", "S")
+    out.append(LayerFlops(stack, cfg.n_layers, terms + _ffn_terms(cfg, b, s, "S")))
+    return out
+
+
+def model_flop_terms(cfg: ModelConfig, w: Workload) -> list[Term]:
+    """FLOPs outside the layers: the LM head over the output positions, the pooler."""
+    out: list[Term] = []
+    if cfg.has_lm_head and cfg.vocab_size is not None and w.lm_head:
+        if cfg.architecture == "encoder-decoder":
+            t = w.target_len if w.target_len is not None else w.seq_len
+            out.append(term("lm_head", "lm_head", "2 x B x T x d_model x vocab_size", 2, w.batch, t, cfg.d_model, cfg.vocab_size))  # fmt: skip
+        else:
+            out.append(term("lm_head", "lm_head", "2 x B x S x d_model x vocab_size", 2, w.batch, w.seq_len, cfg.d_model, cfg.vocab_size))  # fmt: skip
+    if cfg.pooler:
+        out.append(term("pooler", "pooler", "2 x B x d_model x d_model (first token)", 2, w.batch, cfg.d_model, cfg.d_model))  # fmt: skip
+    return out
+
+
+def flop_components(cfg: ModelConfig, w: Workload) -> dict[str, int]:
+    """Forward FLOPs per contract component; `pooler` only where the model has one."""
+    out = dict.fromkeys(FLOP_COMPONENTS, 0)
+    for layer in layer_flops(cfg, w):
+        for t in layer.terms:
+            out[t.group] += layer.count * t.value
+    for t in model_flop_terms(cfg, w):
+        out[t.group] += t.value
+    if not cfg.pooler:
+        del out["pooler"]
+    return out
+
+
+def forward_flops(cfg: ModelConfig, w: Workload) -> int:
+    return sum(flop_components(cfg, w).values())
+
+
+# --- Crossover: where the S^2 scores overtake the S-linear terms of one layer -------------
+
+
+@dataclass(frozen=True)
+class PerToken:
+    """One self-attention layer's FLOPs per token (batch 1) at sequence length S."""
+
+    projections: int  # 2 x d_model x (2 q_dim + 2 kv_dim)
+    ffn: int  # 2 x mats x d_model x d_ff (MoE: router + active experts)
+    scores_slope: int  # scores per token = scores_slope x S (full square)
+
+    def scores(self, s: int, causal: bool = False) -> Fraction:
+        """Score FLOPs per token at length S."""
+        if causal:
+            return Fraction(self.scores_slope * (s + 1), 2)
+        return Fraction(self.scores_slope * s)
+
+
+def per_token(cfg: ModelConfig) -> PerToken:
+    """Per-token FLOPs of the model's first layer (the encoder layer of an encoder-decoder)."""
+    w = Workload(batch=1, seq_len=1)
+    layer = layer_flops(cfg, w)[0]
+    return PerToken(
+        projections=layer.group("attention_projections"),
+        ffn=layer.group("ffn"),
+        scores_slope=4 * cfg.n_heads * cfg.head_size,
+    )
+
+
+def solve(pt: PerToken, target: int, causal: bool = False) -> Fraction:
+    """The S where score FLOPs per token equal `target` FLOPs per token."""
+    if causal:  # slope (S + 1) / 2 = target
+        return Fraction(2 * target, pt.scores_slope) - 1
+    return Fraction(target, pt.scores_slope)
+
+
+def crossovers(cfg: ModelConfig, causal: bool = False) -> dict[str, Fraction]:
+    """scores = FFN, scores = projections, scores = projections + FFN."""
+    pt = per_token(cfg)
+    return {
+        "scores_vs_ffn": solve(pt, pt.ffn, causal),
+        "scores_vs_projections": solve(pt, pt.projections, causal),
+        "scores_vs_dense": solve(pt, pt.projections + pt.ffn, causal),
+    }
+
+
+def sweep_lengths(points: list[Fraction]) -> list[int]:
+    """Powers of two from an eighth of the first crossover to twice past the last."""
+    lo = max(1, int(min(points) / 8))
+    hi = max(2, int(max(points) * 2) + 1)
+    out, s = [], 1
+    while s < lo:
+        s *= 2
+    s = max(1, s // 2)
+    while s <= hi:
+        out.append(s)
+        s *= 2
+    return out

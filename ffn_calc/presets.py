@@ -1,0 +1,201 @@
+"""Find, list and load models: shipped presets, user config files, flags on top of either.
+
+Only the file asked for is read. Every problem becomes a ConfigError / FileError whose text
+names the file, the line, the field and the value where there is one.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+import tomllib
+from collections.abc import Mapping
+from importlib.resources import files
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from ffn_calc.config import ModelConfig
+from ffn_calc.errors import ConfigError, FileError, UsageError
+
+_CHECKOUT_PRESETS = Path(__file__).resolve().parent.parent / "presets"
+
+
+def presets_dir() -> Traversable:
+    """The presets shipped in the wheel, else the checkout's top-level presets/ folder."""
+    packaged = files("ffn_calc") / "presets"
+    if packaged.is_dir():
+        return packaged
+    return _CHECKOUT_PRESETS
+
+
+def preset_names() -> list[str]:
+    """Names of every shipped preset, sorted."""
+    return sorted(p.name[: -len(".toml")] for p in presets_dir().iterdir() if p.name.endswith(".toml"))
+
+
+def load_preset_data(name: str) -> tuple[dict[str, Any], str]:
+    """The raw fields of one preset (its file only) and its origin for messages."""
+    resource = presets_dir() / f"{name}.toml"
+    if not resource.is_file():
+        names = preset_names()
+        close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
+        hint = f" Did you mean {', '.join(close)}?" if close else ""
+        raise ConfigError(
+            f"unknown preset '{name}'.{hint} Available presets: {', '.join(names)}."
+        )
+    text = resource.read_text(encoding="utf-8")
+    data = _parse_toml(text, f"preset {name}")
+    data.setdefault("name", name)
+    return data, f"preset '{name}' ({name}.toml)"
+
+
+def read_text_file(path: Path, what: str = "config file") -> str:
+    """Read a user's text file, with a clear message for every way it can fail."""
+    if not path.exists():
+        raise FileError(f"{what} '{path}' does not exist.")
+    if path.is_dir():
+        raise FileError(f"{what} '{path}' is a directory, not a file.")
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise FileError(f"cannot read {what} '{path}': {exc.strerror or exc}.") from None
+    if not raw.strip():
+        raise FileError(f"{what} '{path}' is empty.")
+    if b"\x00" in raw[:8192]:
+        raise FileError(f"{what} '{path}' is a binary file, not TOML or JSON text.")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise FileError(
+            f"{what} '{path}' is not UTF-8 text (bad byte at offset {exc.start})."
+        ) from None
+
+
+def _parse_toml(text: str, origin: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise FileError(f"{origin}: malformed TOML: {exc}.") from None
+
+
+def parse_json_object(text: str, origin: str) -> dict[str, Any]:
+    """Parse JSON text that must hold an object."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise FileError(
+            f"{origin}, line {exc.lineno}, column {exc.colno}: malformed JSON: {exc.msg}."
+        ) from None
+    if not isinstance(data, dict):
+        kind = "an array" if isinstance(data, list) else f"a {type(data).__name__} value"
+        raise FileError(f"{origin}: expected a JSON object {{...}} at the top level, found {kind}.")
+    return data
+
+
+def load_config_file(path: Path) -> tuple[dict[str, Any], str, str]:
+    """Fields of a user config file (TOML or JSON, by suffix or content), origin, and text."""
+    text = read_text_file(path)
+    origin = f"'{path}'"
+    is_json = path.suffix.lower() == ".json" or (
+        path.suffix.lower() != ".toml" and text.lstrip().startswith(("{", "["))
+    )
+    data = parse_json_object(text, origin) if is_json else _parse_toml(text, origin)
+    data.setdefault("name", path.stem)
+    return data, origin, text
+
+
+def _line_of(text: str | None, key: str) -> int | None:
+    """The first line that sets `key` in TOML (`key =`) or JSON (`"key":`) text."""
+    if not text:
+        return None
+    pattern = re.compile(rf'^\s*"?{re.escape(key)}"?\s*=|"{re.escape(key)}"\s*:')
+    for number, line in enumerate(text.splitlines(), start=1):
+        if pattern.search(line):
+            return number
+    return None
+
+
+def _describe(err: Mapping[str, Any], origin: str, text: str | None) -> str:
+    loc = ".".join(str(p) for p in err["loc"])
+    line = _line_of(text, str(err["loc"][0])) if err["loc"] else None
+    where = f"{origin}, line {line}" if line else origin
+    kind, msg = err["type"], str(err["msg"])
+    if kind == "extra_forbidden":
+        close = difflib.get_close_matches(loc, list(ModelConfig.model_fields), n=1, cutoff=0.6)
+        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        return f"{where}: unknown field '{loc}'{hint}."
+    if kind == "missing":
+        return f"{where}: required field '{loc}' is missing."
+    if not loc:  # a model_validator invariant
+        return f"{where}: {msg.removeprefix('Value error, ')}."
+    return f"{where}: {loc} = {err['input']!r}: {msg[0].lower()}{msg[1:]}."
+
+
+def build_config(data: Mapping[str, Any], origin: str, text: str | None = None) -> ModelConfig:
+    """Validate raw fields into a ModelConfig; errors name file, line, field and value."""
+    try:
+        return ModelConfig.model_validate(dict(data))
+    except ValidationError as exc:
+        messages = [_describe(e, origin, text) for e in exc.errors()]
+        raise ConfigError("\n".join(messages)) from None
+
+
+# Flags that set ModelConfig fields directly (CLI name -> field).
+FLAG_FIELDS = (
+    "architecture", "n_layers", "n_decoder_layers", "d_model", "n_heads", "n_kv_heads",
+    "head_dim", "d_ff", "activation", "norm", "positions", "max_positions", "vocab_size",
+    "n_experts", "experts_per_token",
+)  # fmt: skip
+
+
+def flag_fields(flags: Mapping[str, Any]) -> dict[str, Any]:
+    """ModelConfig fields set by flags (None = not given); --bias sets both bias fields."""
+    out = {k: v for k, v in flags.items() if k in FLAG_FIELDS and v is not None}
+    if flags.get("bias") is not None:
+        out["attention_bias"] = out["ffn_bias"] = bool(flags["bias"])
+        out["attention_out_bias"] = None
+    if flags.get("tie") is not None:
+        out["tie_embeddings"] = bool(flags["tie"])
+    return out
+
+
+def resolve_model(
+    *,
+    preset: str | None = None,
+    config: Path | None = None,
+    hf_config: Path | None = None,
+    flags: Mapping[str, Any] | None = None,
+) -> ModelConfig:
+    """Pick the one model source given, apply flag overrides, validate once."""
+    given = [n for n, v in (("--preset", preset), ("--config", config), ("--hf-config", hf_config)) if v]
+    if len(given) > 1:
+        raise UsageError(f"choose one model source: {' and '.join(given)} were both given.")
+    overrides = flag_fields(flags or {})
+    text: str | None = None
+    if preset:
+        data, origin = load_preset_data(preset)
+    elif config:
+        data, origin, text = load_config_file(config)
+    elif hf_config:
+        from ffn_calc.hf import load_hf_config  # only when asked for
+
+        data, origin = load_hf_config(hf_config)
+    else:
+        if "d_model" not in overrides or "n_heads" not in overrides:
+            raise UsageError(
+                "no model given: use --preset NAME, --config FILE, --hf-config PATH, "
+                "or size flags with at least --d-model and --n-heads."
+            )
+        d = overrides["d_model"]
+        data = {"name": "custom", "n_layers": 1, "d_ff": 4 * d,
+                "attention_bias": True, "ffn_bias": True}  # fmt: skip
+        origin = "the size flags"
+    if overrides and (preset or config or hf_config):
+        changed = ", ".join(f"{k}={v}" for k, v in overrides.items() if k != "attention_out_bias")
+        data = {**data, "name": f"{data.get('name', 'custom')} ({changed})"}
+        origin = f"{origin} with flags {changed}"
+    return build_config({**data, **overrides}, origin, text)
