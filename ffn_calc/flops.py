@@ -207,3 +207,24 @@ def sweep_lengths(points: list[Fraction]) -> list[int]:
         out.append(s)
         s *= 2
     return out
+
+
+def scaled(cfg: ModelConfig, d_model: int) -> ModelConfig:
+    """The same design at another width: the d_ff / d_model ratio and head_dim kept."""
+    hd = cfg.head_size
+    heads = max(1, d_model * cfg.n_heads // cfg.d_model)
+    group = cfg.n_heads // cfg.kv_heads
+    kv = max(1, heads // group)
+    while heads % kv:
+        kv -= 1
+    return ModelConfig.model_validate(
+        {
+            **cfg.model_dump(exclude={"name", "head_dim", "n_heads", "n_kv_heads", "d_ff"}),
+            "name": f"{cfg.name} @ d_model {d_model}",
+            "d_model": d_model,
+            "d_ff": max(1, round(Fraction(cfg.d_ff * d_model, cfg.d_model))),
+            "n_heads": heads,
+            "n_kv_heads": kv,
+            "head_dim": hd,
+        }
+    )

@@ -1,0 +1,5 @@
+"""python -m ffn_calc"""
+
+from ffn_calc.cli import main
+
+main()

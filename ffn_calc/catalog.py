@@ -1,0 +1,79 @@
+"""Listings of presets and of one config's fields, as reports and plain tables."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pydantic import BaseModel
+
+from ffn_calc import params as pm
+from ffn_calc.config import ModelConfig
+from ffn_calc.presets import preset_names, resolve_model
+from ffn_calc.views import Column, Table
+
+
+class PresetRow(BaseModel):
+    name: str
+    family: str
+    architecture: str
+    d_model: int
+    d_ff: int
+    ffn_kind: str
+    activation: str
+    layers: int
+    n_heads: int
+    n_kv_heads: int
+    total_params: int
+    active_params: int
+    source: str | None
+
+
+class PresetsReport(BaseModel):
+    presets: list[PresetRow]
+
+
+def presets_listing() -> tuple[PresetsReport, Callable[[], list[Table]]]:
+    rows = []
+    for name in preset_names():
+        c = resolve_model(preset=name)
+        rows.append(
+            PresetRow(
+                name=name, family=c.family, architecture=c.architecture, d_model=c.d_model,
+                d_ff=c.d_ff, ffn_kind=c.ffn_kind, activation=c.activation,
+                layers=c.encoder_layers + c.decoder_layers, n_heads=c.n_heads,
+                n_kv_heads=c.kv_heads, total_params=pm.total_params(c),
+                active_params=pm.active_params(c), source=c.source,
+            )
+        )  # fmt: skip
+    report = PresetsReport(presets=rows)
+
+    def tables() -> list[Table]:
+        t = Table(
+            "Presets",
+            [
+                Column("name", "text"), Column("family", "text"), Column("d_model"),
+                Column("d_ff"), Column("FFN", "text"), Column("layers"),
+                Column("heads / kv", "text"), Column("total params"), Column("active params"),
+            ],
+        )  # fmt: skip
+        for r in rows:
+            t.add(
+                r.name, r.family, r.d_model, r.d_ff, f"{r.ffn_kind} ({r.activation})", r.layers,
+                f"{r.n_heads} / {r.n_kv_heads}", r.total_params, r.active_params,
+            )  # fmt: skip
+        t.notes.append("Sources: `ffn-calc show NAME`. Layers: all stacks together.")
+        return [t]
+
+    return report, tables
+
+
+def config_listing(cfg: ModelConfig) -> list[Table]:
+    t = Table(f"{cfg.name}", [Column("field", "text"), Column("value", "text"), Column("meaning", "text")])
+    for name, info in ModelConfig.model_fields.items():
+        value = getattr(cfg, name)
+        t.add(name, "-" if value is None else str(value).lower() if isinstance(value, bool) else str(value), info.description or "")
+    t.notes.append(
+        f"Derived: head_dim {cfg.head_size}, n_kv_heads {cfg.kv_heads}, FFN {cfg.ffn_kind}; "
+        f"total {pm.total_params(cfg):,} parameters."
+    )
+    return [t]

@@ -1,0 +1,266 @@
+"""The command line: the only module that imports Typer.
+
+Commands are load -> compute -> emit. Core errors (FfnCalcError) become one message on
+stderr and exit code 2; nothing is written to stdout on error.
+"""
+
+import functools
+import inspect
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from enum import Enum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from ffn_calc.errors import FfnCalcError, UsageError
+
+if TYPE_CHECKING:
+    from ffn_calc.config import ModelConfig
+    from ffn_calc.views import Table
+
+app = typer.Typer(
+    name="ffn-calc",
+    no_args_is_help=True,
+    rich_markup_mode="rich",
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    help="Exact parameter and FLOP counts for Transformers, with the FFN set against attention.",
+)
+
+
+class Format(str, Enum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+    markdown = "markdown"
+
+
+class Activation(str, Enum):
+    relu = "relu"
+    gelu = "gelu"
+    gelu_tanh = "gelu_tanh"
+    silu = "silu"
+    swiglu = "swiglu"
+    geglu = "geglu"
+
+
+class NormKind(str, Enum):
+    layernorm = "layernorm"
+    rmsnorm = "rmsnorm"
+
+
+class PositionsKind(str, Enum):
+    learned = "learned"
+    sinusoidal = "sinusoidal"
+    rotary = "rotary"
+    none = "none"
+
+
+class ArchitectureKind(str, Enum):
+    decoder_only = "decoder-only"
+    encoder_only = "encoder-only"
+    encoder_decoder = "encoder-decoder"
+
+
+class Unit(str, Enum):
+    flops = "flops"
+    macs = "macs"
+
+
+FormatOpt = Annotated[
+    Format, typer.Option("--format", "-f", help="Output: table, json, csv or markdown.")
+]
+ExplainOpt = Annotated[
+    bool, typer.Option("--explain", help="Print every term's formula with the numbers put in.")
+]
+
+_M = "Model"
+_S = "Size flags (alone, or overriding the chosen model)"
+
+
+def _opt(*names: str, help: str, panel: str = _S, **kw: Any) -> Any:
+    return typer.Option(*names, help=help, rich_help_panel=panel, **kw)
+
+
+# The model options every model-taking command shares: (name, type, Option).
+MODEL_OPTIONS: list[tuple[str, Any, Any]] = [
+    ("preset", str | None, _opt("--preset", "-p", help="A shipped preset (see `ffn-calc presets`).", panel=_M)),
+    ("config", Path | None, _opt("--config", "-c", help="A TOML or JSON file in ffn-calc's schema.", panel=_M)),
+    ("hf_config", Path | None, _opt("--hf-config", help="A Hugging Face config.json, or a directory holding one.", panel=_M)),
+    ("d_model", int | None, _opt("--d-model", help="Width of the residual stream.")),
+    ("d_ff", int | None, _opt("--d-ff", help="FFN hidden width (alone: default 4 x d_model).")),
+    ("n_heads", int | None, _opt("--n-heads", help="Query heads.")),
+    ("n_kv_heads", int | None, _opt("--n-kv-heads", help="Key/value heads (GQA/MQA).")),
+    ("head_dim", int | None, _opt("--head-dim", help="Per-head width (default d_model / n_heads).")),
+    ("n_layers", int | None, _opt("--n-layers", help="Layers per stack (alone: default 1).")),
+    ("n_decoder_layers", int | None, _opt("--n-decoder-layers", help="Decoder layers of an encoder-decoder model.")),
+    ("vocab_size", int | None, _opt("--vocab-size", help="Vocabulary (alone: none, a bare stack).")),
+    ("max_positions", int | None, _opt("--max-positions", help="Rows of a learned position table.")),
+    ("activation", Activation | None, _opt("--activation", help="FFN activation; swiglu/geglu are gated.")),
+    ("norm", NormKind | None, _opt("--norm", help="layernorm or rmsnorm.")),
+    ("positions", PositionsKind | None, _opt("--positions", help="Position encoding.")),
+    ("architecture", ArchitectureKind | None, _opt("--architecture", help="Which stacks the model has.")),
+    ("n_experts", int | None, _opt("--n-experts", help="MoE experts per layer.")),
+    ("experts_per_token", int | None, _opt("--experts-per-token", help="MoE experts each token uses.")),
+    ("bias", bool | None, _opt("--bias/--no-bias", help="Biases on attention and FFN (alone: on).")),
+    ("tie", bool | None, _opt("--tie/--no-tie", help="Tie the output head to the token embedding.")),
+]  # fmt: skip
+MODEL_OPTION_NAMES = [name for name, _, _ in MODEL_OPTIONS]
+
+
+@contextmanager
+def user_errors() -> Iterator[None]:
+    """Turn core errors into a message on stderr and exit code 2, without a traceback."""
+    try:
+        yield
+    except FfnCalcError as exc:
+        typer.echo(f"Error: {exc}", err=True)
+        raise typer.Exit(exc.exit_code) from None
+
+
+def load_model(opts: dict[str, Any]) -> "ModelConfig":
+    from ffn_calc.presets import resolve_model
+
+    flags = {k: (v.value if isinstance(v, Enum) else v) for k, v in opts.items()}
+    return resolve_model(
+        preset=flags.pop("preset"), config=flags.pop("config"),
+        hf_config=flags.pop("hf_config"), flags=flags,
+    )  # fmt: skip
+
+
+def model_command(name: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Register a command whose `model` parameter is filled from the shared model options."""
+
+    def decorate(func: Callable[..., None]) -> Callable[..., None]:
+        sig = inspect.signature(func)
+        own = [p for p in sig.parameters.values() if p.name != "model"]
+        shared = [
+            inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Annotated[t, o])
+            for n, t, o in MODEL_OPTIONS
+        ]  # fmt: skip
+
+        @functools.wraps(func)
+        def wrapper(**kwargs: Any) -> None:
+            opts = {n: kwargs.pop(n) for n in MODEL_OPTION_NAMES}
+            with user_errors():
+                func(model=load_model(opts), **kwargs)
+
+        params = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own] + shared
+        wrapper.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
+        wrapper.__annotations__ = {p.name: p.annotation for p in params}
+        app.command(name)(wrapper)
+        return func
+
+    return decorate
+
+
+def emit(report: Any, tables: Callable[[], "list[Table]"], fmt: Format, extra: Callable[[], list[Any]] | None = None) -> None:
+    """JSON straight from the report; other formats from the plain tables."""
+    if fmt is Format.json:
+        print(report.model_dump_json(indent=2))
+        return
+    if fmt is Format.csv:
+        from ffn_calc.formats import to_csv
+
+        sys.stdout.write(to_csv(tables()))
+        return
+    if fmt is Format.markdown:
+        from ffn_calc.formats import to_markdown
+
+        sys.stdout.write(to_markdown(tables()))
+        return
+    from ffn_calc.render import print_tables
+
+    print_tables(tables(), extra() if extra else None)
+
+
+@model_command("params")
+def params_cmd(model: "ModelConfig", explain: ExplainOpt = False, format: FormatOpt = Format.table) -> None:
+    """Parameters per layer kind and per component, with shares and the FFN : attention ratio."""
+    from ffn_calc.report import params_report
+    from ffn_calc.views import params_tables
+
+    report = params_report(model)
+    emit(report, lambda: params_tables(report, explain), format)
+
+
+@model_command("flops")
+def flops_cmd(
+    model: "ModelConfig",
+    seq_len: Annotated[int, typer.Option("--seq-len", "-s", min=1, help="Sequence length S (source length for encoder-decoder).")],
+    batch: Annotated[int, typer.Option("--batch", "-b", min=1, help="Batch size B.")] = 1,
+    target_len: Annotated[int | None, typer.Option("--target-len", "-t", min=1, help="Target length T of an encoder-decoder model (default S).")] = None,
+    unit: Annotated[Unit, typer.Option("--unit", help="flops (2 per multiply-add) or macs (multiply-adds).")] = Unit.flops,
+    causal: Annotated[bool, typer.Option("--causal", help="Decoder self-attention scores over the S(S+1)/2 visible pairs only.")] = False,
+    lm_head: Annotated[bool, typer.Option("--lm-head/--no-lm-head", help="Count the output projection.")] = True,
+    explain: ExplainOpt = False,
+    format: FormatOpt = Format.table,
+) -> None:  # fmt: skip
+    """Forward and training FLOPs per component, per layer and per token, with rules of thumb."""
+    from ffn_calc.flops import Workload
+    from ffn_calc.report import flops_report
+    from ffn_calc.views import flops_tables
+
+    if target_len is not None and model.architecture != "encoder-decoder":
+        raise UsageError(f"--target-len applies to encoder-decoder models; {model.name} is {model.architecture}.")
+    w = Workload(batch=batch, seq_len=seq_len, target_len=target_len, causal=causal, lm_head=lm_head)
+    report = flops_report(model, w, unit.value)
+    emit(report, lambda: flops_tables(report, explain), format)
+
+
+GRID_D_MODELS = [256, 512, 1024, 2048, 4096, 8192, 16384]
+GRID_SEQ_LENS = [2**k for k in range(6, 18)]
+
+
+@model_command("crossover")
+def crossover_cmd(
+    model: "ModelConfig",
+    causal: Annotated[bool, typer.Option("--causal", help="Scores over the S(S+1)/2 visible pairs only.")] = False,
+    grid: Annotated[bool, typer.Option("--grid", help="Add the S x d_model grid of scores : FFN.")] = False,
+    format: FormatOpt = Format.table,
+) -> None:  # fmt: skip
+    """The sequence length S where attention's S^2 scores overtake the FFN and the projections."""
+    from ffn_calc.report import crossover_report, grid_report
+    from ffn_calc.views import crossover_tables
+
+    g = grid_report(model, GRID_D_MODELS, GRID_SEQ_LENS) if grid else None
+    report = crossover_report(model, causal=causal, grid=g)
+
+    def bars() -> list[Any]:
+        from ffn_calc.render import share_bars
+
+        return [share_bars(report)]
+
+    emit(report, lambda: crossover_tables(report), format, bars)
+
+
+@app.command("presets")
+def presets_cmd(format: FormatOpt = Format.table) -> None:
+    """List the shipped presets with their shapes and exact totals."""
+    from ffn_calc.catalog import presets_listing
+
+    with user_errors():
+        report, tables = presets_listing()
+        emit(report, tables, format)
+
+
+@app.command("show")
+def show_cmd(
+    name: Annotated[str, typer.Argument(help="A preset name.")],
+    format: Annotated[Format, typer.Option("--format", "-f", help="table, json, csv or markdown (TOML: see import-hf).")] = Format.table,
+) -> None:  # fmt: skip
+    """Show a preset's config: every field, its value and what it means."""
+    from ffn_calc.catalog import config_listing
+    from ffn_calc.presets import resolve_model
+
+    with user_errors():
+        cfg = resolve_model(preset=name)
+        emit(cfg, lambda: config_listing(cfg), format)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()

@@ -1,0 +1,281 @@
+"""Result models: what `--format json` dumps, and what the renderers draw.
+
+Builders here turn a ModelConfig into reports by calling the pure counting functions;
+nothing is printed. Integers stay exact; shares are floats in [0, 1].
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from pydantic import BaseModel, Field
+
+from ffn_calc import flops as fl
+from ffn_calc import params as pm
+from ffn_calc.config import ModelConfig
+from ffn_calc.terms import Term
+
+Number = int | float
+
+
+def num(x: Fraction | int) -> Number:
+    """An exact integer when the value is one, else the nearest float."""
+    x = Fraction(x)
+    return int(x) if x.denominator == 1 else float(x)
+
+
+def share(part: int | Fraction, whole: int | Fraction) -> float:
+    return float(Fraction(part) / Fraction(whole)) if whole else 0.0
+
+
+class TermReport(BaseModel):
+    name: str
+    group: str
+    formula: str
+    numbers: str
+    value: int
+
+    @classmethod
+    def of(cls, t: Term) -> TermReport:
+        return cls(name=t.name, group=t.group, formula=t.formula, numbers=t.numbers, value=t.value)
+
+
+class ParamLayer(BaseModel):
+    stack: str
+    count: int
+    attention: int
+    ffn: int
+    norm: int
+    total: int
+    terms: list[TermReport]
+
+
+class ParamsReport(BaseModel):
+    model: str
+    source: str | None
+    total_params: int
+    active_params: int
+    non_embedding_params: int
+    components: dict[str, int]
+    shares: dict[str, float]
+    ffn_to_attention: float = Field(description="FFN parameters / attention parameters")
+    layers: list[ParamLayer]
+    other_terms: list[TermReport]
+
+
+def params_report(cfg: ModelConfig) -> ParamsReport:
+    comps = pm.components(cfg)
+    tot = sum(comps.values())
+    layers = [
+        ParamLayer(
+            stack=layer.stack, count=layer.count, attention=layer.group("attention"),
+            ffn=layer.group("ffn"), norm=layer.group("norm"), total=layer.total,
+            terms=[TermReport.of(t) for t in layer.terms],
+        )
+        for layer in pm.layer_counts(cfg)
+    ]  # fmt: skip
+    return ParamsReport(
+        model=cfg.name,
+        source=cfg.source,
+        total_params=tot,
+        active_params=pm.active_params(cfg),
+        non_embedding_params=pm.non_embedding_params(cfg),
+        components=comps,
+        shares={k: share(v, tot) for k, v in comps.items()},
+        ffn_to_attention=share(comps["ffn"], comps["attention"]),
+        layers=layers,
+        other_terms=[TermReport.of(t) for t in pm.model_terms(cfg)],
+    )
+
+
+class FlopLayer(BaseModel):
+    stack: str
+    count: int
+    attention_projections: int
+    attention_scores: int
+    ffn: int
+    total: int
+    terms: list[TermReport]
+
+
+class Approximation(BaseModel):
+    name: str
+    formula: str
+    value: int
+    exact: int
+    error: float = Field(description="(approximation - exact) / exact")
+
+
+class FlopsReport(BaseModel):
+    model: str
+    batch: int
+    seq_len: int
+    target_len: int | None
+    unit: str
+    causal: bool
+    lm_head_counted: bool
+    tokens: int
+    forward_flops: int
+    training_flops: int
+    flops_per_token: float
+    components: dict[str, int]
+    shares: dict[str, float]
+    layers: list[FlopLayer]
+    approximations: list[Approximation]
+    convention: str
+
+
+def flops_report(cfg: ModelConfig, w: fl.Workload, unit: str = "flops") -> FlopsReport:
+    div = 2 if unit == "macs" else 1  # every term carries the factor 2: exact
+    comps = {k: v // div for k, v in fl.flop_components(cfg, w).items()}
+    fwd = sum(comps.values())
+    layers = [
+        FlopLayer(
+            stack=layer.stack, count=layer.count,
+            attention_projections=layer.group("attention_projections") // div,
+            attention_scores=layer.group("attention_scores") // div,
+            ffn=layer.group("ffn") // div, total=layer.total // div,
+            terms=[TermReport.of(t) for t in layer.terms],
+        )
+        for layer in fl.layer_flops(cfg, w)
+    ]  # fmt: skip
+    t = w.target_len if w.target_len is not None else w.seq_len
+    tokens = w.batch * (w.seq_len + t if cfg.architecture == "encoder-decoder" else w.seq_len)
+    convention = fl.CONVENTION
+    if unit == "macs":
+        convention = "Unit: multiply-adds (MACs) = FLOPs / 2. " + convention
+    if w.causal:
+        convention += " --causal: decoder self-attention scores over the S(S+1)/2 visible pairs."
+    if not w.lm_head:
+        convention += " --no-lm-head: the output projection is left out."
+    return FlopsReport(
+        model=cfg.name, batch=w.batch, seq_len=w.seq_len,
+        target_len=w.target_len if cfg.architecture == "encoder-decoder" else None,
+        unit=unit, causal=w.causal, lm_head_counted="lm_head" in comps and w.lm_head and cfg.has_lm_head,
+        tokens=tokens, forward_flops=fwd, training_flops=3 * fwd,
+        flops_per_token=fwd / tokens, components=comps,
+        shares={k: share(v, fwd) for k, v in comps.items()},
+        layers=layers, approximations=_approximations(cfg, w, fwd * div, div, tokens),
+        convention=convention,
+    )  # fmt: skip
+
+
+def _approximations(
+    cfg: ModelConfig, w: fl.Workload, exact_flops: int, div: int, tokens: int
+) -> list[Approximation]:
+    """Rules of thumb next to the exact figure (N: active parameters for MoE)."""
+    n = pm.active_params(cfg)
+    n_ne = n - (pm.total_params(cfg) - pm.non_embedding_params(cfg))
+    layers = cfg.encoder_layers + cfg.decoder_layers
+    d, s = cfg.d_model, w.seq_len
+    h, q = cfg.n_heads, cfg.head_size
+    rows = [
+        ("2N x tokens (forward)", "2 x N x tokens, N = all parameters", 2 * n * tokens, exact_flops),
+        ("6N x tokens (training)", "6 x N x tokens", 6 * n * tokens, 3 * exact_flops),
+        (
+            "Kaplan et al. 2020 (forward)",
+            "(2 N_ne + 2 n_layer n_ctx d_model) x tokens, N_ne = non-embedding parameters",
+            (2 * n_ne + 2 * layers * s * d) * tokens,
+            exact_flops,
+        ),
+        (
+            "PaLM, Chowdhery et al. 2022 (training)",
+            "(6 N_ne + 12 L H Q T) x tokens, H heads, Q head_dim, T = S",
+            (6 * n_ne + 12 * layers * h * q * s) * tokens,
+            3 * exact_flops,
+        ),
+    ]
+    return [
+        Approximation(
+            name=name, formula=formula, value=value // div, exact=exact // div,
+            error=share(value - exact, exact),
+        )
+        for name, formula, value, exact in rows
+    ]  # fmt: skip
+
+
+class CrossoverRow(BaseModel):
+    seq_len: Number
+    attention_projections: Number
+    attention_scores: Number
+    ffn: Number
+    shares: dict[str, float]
+    dominant: str
+    marks: list[str]
+
+
+class GridReport(BaseModel):
+    d_models: list[int]
+    d_ff: list[int]
+    seq_lens: list[int]
+    ratios: list[list[float]] = Field(description="scores : FFN per [seq_len][d_model]")
+    scores_vs_ffn: list[Number]
+
+
+class CrossoverReport(BaseModel):
+    model: str
+    layer: str
+    causal: bool
+    crossover: dict[str, Number]
+    exact: dict[str, str]
+    rows: list[CrossoverRow]
+    grid: GridReport | None = None
+    convention: str
+
+
+CROSSOVER_LABELS = {
+    "scores_vs_ffn": "scores = FFN",
+    "scores_vs_projections": "scores = projections",
+    "scores_vs_dense": "scores = projections + FFN",
+}
+
+
+def _row(pt: fl.PerToken, s: Fraction, causal: bool, marks: list[str]) -> CrossoverRow:
+    proj, ffn = pt.projections * s, pt.ffn * s
+    scores = pt.scores_slope * s * ((s + 1) / 2 if causal else s)
+    layer = proj + ffn + scores
+    parts = {"attention_projections": proj, "attention_scores": scores, "ffn": ffn}
+    return CrossoverRow(
+        seq_len=num(s), attention_projections=num(proj), attention_scores=num(scores),
+        ffn=num(ffn), shares={k: share(v, layer) for k, v in parts.items()},
+        dominant=" = ".join(k for k, v in parts.items() if v == max(parts.values())),
+        marks=marks,
+    )  # fmt: skip
+
+
+def crossover_report(
+    cfg: ModelConfig, causal: bool = False, grid: GridReport | None = None
+) -> CrossoverReport:
+    pt = fl.per_token(cfg)
+    points = fl.crossovers(cfg, causal)
+    lengths: dict[Fraction, list[str]] = {Fraction(s): [] for s in fl.sweep_lengths(list(points.values()))}
+    for key, s in points.items():
+        if s > 0:
+            lengths.setdefault(s, []).append(CROSSOVER_LABELS[key])
+    rows = [_row(pt, s, causal, lengths[s]) for s in sorted(lengths)]
+    convention = (
+        "One layer, batch 1, FLOPs of the whole sequence. Projections and FFN grow with S, "
+        "the scores (QK^T + AV) with S^2."
+        + (" Causal: scores over S(S+1)/2 pairs." if causal else "")
+    )
+    return CrossoverReport(
+        model=cfg.name,
+        layer=fl.layer_flops(cfg, fl.Workload(1, 1))[0].stack,
+        causal=causal,
+        crossover={k: num(v) for k, v in points.items()},
+        exact={k: str(v) for k, v in points.items()},
+        rows=rows,
+        grid=grid,
+        convention=convention,
+    )
+
+
+def grid_report(cfg: ModelConfig, d_models: list[int], seq_lens: list[int]) -> GridReport:
+    """scores : FFN of one layer at each (S, d_model), the model's d_ff ratio and head layout."""
+    scaled = [fl.scaled(cfg, d) for d in d_models]
+    pts = [fl.per_token(c) for c in scaled]
+    ratios = [[share(p.scores(s), p.ffn) for p in pts] for s in seq_lens]
+    return GridReport(
+        d_models=d_models, d_ff=[c.d_ff for c in scaled], seq_lens=seq_lens, ratios=ratios,
+        scores_vs_ffn=[num(fl.solve(p, p.ffn)) for p in pts],
+    )  # fmt: skip

@@ -1,0 +1,186 @@
+"""Tables as plain data: what every text format (Rich, CSV, Markdown) draws.
+
+Building the rows here keeps Rich in render.py alone, and lets CSV and Markdown output
+run without importing it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ffn_calc.report import CROSSOVER_LABELS, CrossoverReport, FlopsReport, ParamsReport
+
+Kind = Literal["text", "int", "pct", "ratio", "num", "human"]
+
+
+@dataclass
+class Column:
+    name: str
+    kind: Kind = "int"
+
+
+@dataclass
+class Table:
+    title: str
+    columns: list[Column]
+    rows: list[list[object]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    # Per-row style hints: "total" (bold), or a dominant-term colour key.
+    styles: list[str] = field(default_factory=list)
+
+    def add(self, *cells: object, style: str = "") -> None:
+        self.rows.append(list(cells))
+        self.styles.append(style)
+
+
+def human(n: float, unit: str = "") -> str:
+    """124.4 M, 1.2 T: for titles and notes only; tables show exact integers."""
+    for size, suffix in ((10**15, "P"), (10**12, "T"), (10**9, "G"), (10**6, "M"), (10**3, "k")):
+        if abs(n) >= size:
+            return f"{n / size:.1f}{suffix}{unit}"
+    return f"{n:g} {unit}".rstrip()
+
+
+PARAM_LABELS = {"attention": "attention", "ffn": "FFN", "norm": "norm"}
+
+
+def params_tables(r: ParamsReport, explain: bool = False) -> list[Table]:
+    tables: list[Table] = []
+    for layer in r.layers:
+        t = Table(
+            f"{r.model}: one {layer.stack} layer (x{layer.count})",
+            [Column("term", "text"), Column("group", "text"), Column("params"), Column("share of layer", "pct")],
+        )  # fmt: skip
+        for term in layer.terms:
+            t.add(term.name, PARAM_LABELS[term.group], term.value, term.value / layer.total)
+        for group in ("attention", "ffn", "norm"):
+            value = getattr(layer, group)
+            t.add(f"{PARAM_LABELS[group]} total", "", value, value / layer.total, style="total")
+        t.add("layer total", "", layer.total, 1.0, style="total")
+        if explain:
+            t.notes += [_explain(x.name, x.formula, x.numbers, x.value) for x in layer.terms]
+        tables.append(t)
+    t = Table(f"{r.model}: whole model", [Column("component", "text"), Column("params"), Column("share", "pct")])
+    for key, value in r.components.items():
+        t.add(key, value, r.shares[key])
+    t.add("total", r.total_params, 1.0, style="total")
+    if r.active_params != r.total_params:
+        t.add("active (per token)", r.active_params, r.active_params / r.total_params, style="total")
+    t.notes.append(
+        f"Total {human(r.total_params)} parameters; FFN : attention = {r.ffn_to_attention:.3f}; "
+        f"non-embedding {r.non_embedding_params:,}."
+    )
+    if explain:
+        t.notes += [_explain(x.name, x.formula, x.numbers, x.value) for x in r.other_terms]
+    if r.source:
+        t.notes.append(f"Source: {r.source}")
+    t.notes.append(
+        "Tied weights count once; buffers (masks, rotary inv_freq) are not parameters; "
+        "LayerNorm = weight + bias, RMSNorm = weight."
+    )
+    tables.append(t)
+    return tables
+
+
+def _explain(name: str, formula: str, numbers: str, value: int) -> str:
+    if numbers == f"{value:,}":
+        return f"{name}: {formula} = {value:,}"
+    return f"{name}: {formula} = {numbers} = {value:,}"
+
+
+def flops_tables(r: FlopsReport, explain: bool = False) -> list[Table]:
+    unit = "MACs" if r.unit == "macs" else "FLOPs"
+    tables: list[Table] = []
+    for layer in r.layers:
+        t = Table(
+            f"{r.model}: one {layer.stack} layer (x{layer.count}), forward {unit}",
+            [Column("term", "text"), Column("component", "text"), Column(unit), Column("share of layer", "pct")],
+        )  # fmt: skip
+        div = 2 if r.unit == "macs" else 1
+        for term in layer.terms:
+            t.add(term.name, term.group, term.value // div, term.value / div / layer.total)
+        for key in ("attention_projections", "attention_scores", "ffn"):
+            value = getattr(layer, key)
+            t.add(f"{key} total", "", value, value / layer.total, style="total")
+        t.add("layer total", "", layer.total, 1.0, style="total")
+        if explain:
+            t.notes += [_explain(x.name, x.formula, x.numbers, x.value) for x in layer.terms]
+        t.notes.append(r.convention)
+        tables.append(t)
+    shape = f"B={r.batch}, S={r.seq_len}" + (f", T={r.target_len}" if r.target_len is not None else "")
+    t = Table(
+        f"{r.model}: whole model, {shape}",
+        [Column("component", "text"), Column(f"forward {unit}"), Column("share", "pct")],
+    )
+    for key, value in r.components.items():
+        t.add(key, value, r.shares[key])
+    t.add("forward", r.forward_flops, 1.0, style="total")
+    t.add("training (3 x forward)", r.training_flops, 3.0, style="total")
+    t.notes.append(
+        f"Forward {human(r.forward_flops)} {unit}, {r.flops_per_token:,.0f} {unit} per token "
+        f"({r.tokens:,} tokens); training {human(r.training_flops)} {unit}."
+    )
+    t.notes.append(r.convention)
+    tables.append(t)
+    a = Table(
+        "Rules of thumb against the exact figure",
+        [Column("approximation", "text"), Column(unit), Column("exact"), Column("off by", "pct")],
+    )  # fmt: skip
+    for x in r.approximations:
+        a.add(x.name, x.value, x.exact, x.error)
+        a.notes.append(f"{x.name}: {x.formula}")
+    a.notes.append("N: active parameters for MoE. Negative: the approximation undercounts.")
+    tables.append(a)
+    return tables
+
+
+SHORT = {"attention_projections": "proj", "attention_scores": "scores", "ffn": "FFN"}
+SHORT_MARKS = {v: k.removeprefix("scores_vs_").replace("projections", "proj") for k, v in CROSSOVER_LABELS.items()}
+
+
+def _short(dominant: str) -> str:
+    return " = ".join(SHORT[k] for k in dominant.split(" = "))
+
+
+def crossover_tables(r: CrossoverReport) -> list[Table]:
+    t = Table(
+        f"{r.model}: where the scores overtake ({r.layer} layer)",
+        [Column("crossover", "text"), Column("S", "num"), Column("exact", "text")],
+    )
+    for key, value in r.crossover.items():
+        t.add(f"{CROSSOVER_LABELS[key]} ({key})", value, r.exact[key])
+    rows = Table(
+        f"{r.model}: one {r.layer} layer over S (batch 1)",
+        [
+            Column("S", "num"), Column("projections", "human"), Column("scores", "human"),
+            Column("FFN", "human"), Column("proj %", "pct"), Column("scores %", "pct"),
+            Column("FFN %", "pct"), Column("dominant", "text"), Column("at", "text"),
+        ],
+    )  # fmt: skip
+    for row in r.rows:
+        sh = row.shares
+        rows.add(
+            row.seq_len, row.attention_projections, row.attention_scores, row.ffn,
+            sh["attention_projections"], sh["attention_scores"], sh["ffn"],
+            _short(row.dominant), ", ".join(SHORT_MARKS[m] for m in row.marks), style=row.dominant,
+        )  # fmt: skip
+    rows.notes.append(r.convention + " 'at': the crossover that row's S is (vs ffn, proj, dense).")
+    tables = [t, rows]
+    if r.grid is not None:
+        g = r.grid
+        grid = Table(
+            "scores : FFN per layer (rows S, columns d_model; >1: the scores dominate)",
+            [Column("S", "int")] + [Column(f"d={d}", "ratio") for d in g.d_models],
+        )
+        for s, ratios in zip(g.seq_lens, g.ratios, strict=True):
+            grid.add(s, *ratios, style="grid")
+        grid.notes.append(
+            "scores = FFN at S = " + ", ".join(f"{x:,}" for x in g.scores_vs_ffn) + " (per column)."
+        )
+        grid.notes.append(
+            "d_ff per column: " + ", ".join(f"{d}->{f}" for d, f in zip(g.d_models, g.d_ff, strict=True))
+            + ". Same d_ff / d_model ratio and head_dim as the model."
+        )
+        tables.append(grid)
+    return tables
