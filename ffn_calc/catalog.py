@@ -68,10 +68,16 @@ def presets_listing() -> tuple[PresetsReport, Callable[[], list[Table]]]:
 
 
 def config_listing(cfg: ModelConfig) -> list[Table]:
-    t = Table(f"{cfg.name}", [Column("field", "text"), Column("value", "text"), Column("meaning", "text")])
+    t = Table(
+        f"{cfg.name}", [Column("field", "text"), Column("value", "text"), Column("meaning", "text")]
+    )
     for name, info in ModelConfig.model_fields.items():
         value = getattr(cfg, name)
-        t.add(name, "-" if value is None else str(value).lower() if isinstance(value, bool) else str(value), info.description or "")
+        t.add(
+            name,
+            "-" if value is None else str(value).lower() if isinstance(value, bool) else str(value),
+            info.description or "",
+        )
     t.notes.append(
         f"Derived: head_dim {cfg.head_size}, n_kv_heads {cfg.kv_heads}, FFN {cfg.ffn_kind}; "
         f"total {pm.total_params(cfg):,} parameters."

@@ -9,7 +9,7 @@ import inspect
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from enum import Enum
+from enum import Enum, StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -31,14 +31,14 @@ app = typer.Typer(
 )
 
 
-class Format(str, Enum):
+class Format(StrEnum):
     table = "table"
     json = "json"
     csv = "csv"
     markdown = "markdown"
 
 
-class Activation(str, Enum):
+class Activation(StrEnum):
     relu = "relu"
     gelu = "gelu"
     gelu_tanh = "gelu_tanh"
@@ -47,25 +47,25 @@ class Activation(str, Enum):
     geglu = "geglu"
 
 
-class NormKind(str, Enum):
+class NormKind(StrEnum):
     layernorm = "layernorm"
     rmsnorm = "rmsnorm"
 
 
-class PositionsKind(str, Enum):
+class PositionsKind(StrEnum):
     learned = "learned"
     sinusoidal = "sinusoidal"
     rotary = "rotary"
     none = "none"
 
 
-class ArchitectureKind(str, Enum):
+class ArchitectureKind(StrEnum):
     decoder_only = "decoder-only"
     encoder_only = "encoder-only"
     encoder_decoder = "encoder-decoder"
 
 
-class Unit(str, Enum):
+class Unit(StrEnum):
     flops = "flops"
     macs = "macs"
 
@@ -157,7 +157,12 @@ def model_command(name: str) -> Callable[[Callable[..., None]], Callable[..., No
     return decorate
 
 
-def emit(report: Any, tables: Callable[[], "list[Table]"], fmt: Format, extra: Callable[[], list[Any]] | None = None) -> None:
+def emit(
+    report: Any,
+    tables: Callable[[], "list[Table]"],
+    fmt: Format,
+    extra: Callable[[], list[Any]] | None = None,
+) -> None:
     """JSON straight from the report; other formats from the plain tables."""
     if fmt is Format.json:
         print(report.model_dump_json(indent=2))
@@ -178,7 +183,9 @@ def emit(report: Any, tables: Callable[[], "list[Table]"], fmt: Format, extra: C
 
 
 @model_command("params")
-def params_cmd(model: "ModelConfig", explain: ExplainOpt = False, format: FormatOpt = Format.table) -> None:
+def params_cmd(
+    model: "ModelConfig", explain: ExplainOpt = False, format: FormatOpt = Format.table
+) -> None:
     """Parameters per layer kind and per component, with shares and the FFN : attention ratio."""
     from ffn_calc.report import params_report
     from ffn_calc.views import params_tables
@@ -205,8 +212,12 @@ def flops_cmd(
     from ffn_calc.views import flops_tables
 
     if target_len is not None and model.architecture != "encoder-decoder":
-        raise UsageError(f"--target-len applies to encoder-decoder models; {model.name} is {model.architecture}.")
-    w = Workload(batch=batch, seq_len=seq_len, target_len=target_len, causal=causal, lm_head=lm_head)
+        raise UsageError(
+            f"--target-len applies to encoder-decoder models; {model.name} is {model.architecture}."
+        )
+    w = Workload(
+        batch=batch, seq_len=seq_len, target_len=target_len, causal=causal, lm_head=lm_head
+    )
     report = flops_report(model, w, unit.value)
     emit(report, lambda: flops_tables(report, explain), format)
 

@@ -42,7 +42,9 @@ class ModelConfig(BaseModel):
     n_kv_heads: PositiveInt | None = Field(
         None, description="Key/value heads (GQA/MQA); default n_heads."
     )
-    head_dim: PositiveInt | None = Field(None, description="Per-head width; default d_model / n_heads.")
+    head_dim: PositiveInt | None = Field(
+        None, description="Per-head width; default d_model / n_heads."
+    )
     d_ff: PositiveInt = Field(description="Hidden width of the FFN (per expert for MoE).")
     activation: Activation = Field(
         "gelu", description="FFN activation; swiglu and geglu are gated (3 matrices)."
@@ -80,19 +82,21 @@ class ModelConfig(BaseModel):
                 f"n_heads ({self.n_heads}) must divide d_model ({self.d_model}); "
                 "set head_dim to use heads that do not divide it"
             )
-        if self.n_kv_heads is not None:
-            if self.n_kv_heads > self.n_heads or self.n_heads % self.n_kv_heads:
-                raise ValueError(
-                    f"n_kv_heads ({self.n_kv_heads}) must divide n_heads ({self.n_heads})"
-                )
+        if self.n_kv_heads is not None and (
+            self.n_kv_heads > self.n_heads or self.n_heads % self.n_kv_heads
+        ):
+            raise ValueError(f"n_kv_heads ({self.n_kv_heads}) must divide n_heads ({self.n_heads})")
         if (self.n_experts is None) != (self.experts_per_token is None):
             raise ValueError("n_experts and experts_per_token go together: set both or neither")
-        if self.n_experts is not None and self.experts_per_token is not None:
-            if self.experts_per_token > self.n_experts:
-                raise ValueError(
-                    f"experts_per_token ({self.experts_per_token}) cannot exceed "
-                    f"n_experts ({self.n_experts})"
-                )
+        if (
+            self.n_experts is not None
+            and self.experts_per_token is not None
+            and (self.experts_per_token > self.n_experts)
+        ):
+            raise ValueError(
+                f"experts_per_token ({self.experts_per_token}) cannot exceed "
+                f"n_experts ({self.n_experts})"
+            )
         if self.positions == "learned" and self.max_positions is None:
             raise ValueError("positions = 'learned' needs max_positions (the table's rows)")
         if self.n_decoder_layers is not None and self.architecture != "encoder-decoder":

@@ -61,8 +61,12 @@ def _projection_terms(cfg: ModelConfig, b: int, s_q: int, s_kv: int, prefix: str
     src = "S" if prefix == "cross " else s
     return [
         term(g, f"{prefix}Q", f"2 x B x {s} x d_model x (n_heads x head_dim)", 2, b, s_q, d, q),
-        term(g, f"{prefix}K", f"2 x B x {src} x d_model x (n_kv_heads x head_dim)", 2, b, s_kv, d, kv),
-        term(g, f"{prefix}V", f"2 x B x {src} x d_model x (n_kv_heads x head_dim)", 2, b, s_kv, d, kv),
+        term(
+            g, f"{prefix}K", f"2 x B x {src} x d_model x (n_kv_heads x head_dim)", 2, b, s_kv, d, kv
+        ),
+        term(
+            g, f"{prefix}V", f"2 x B x {src} x d_model x (n_kv_heads x head_dim)", 2, b, s_kv, d, kv
+        ),
         term(g, f"{prefix}O", f"2 x B x {s} x (n_heads x head_dim) x d_model", 2, b, s_q, q, d),
     ]
 
@@ -77,7 +81,11 @@ def _score_terms(
             term(g, f"{prefix}QK^T (causal)", f"B x n_heads x {sym}({sym}+1) x head_dim", b, h, s_q, s_q + 1, hd),
             term(g, f"{prefix}AV (causal)", f"B x n_heads x {sym}({sym}+1) x head_dim", b, h, s_q, s_q + 1, hd),
         ]  # fmt: skip
-    pair = f"{sym} x {sym}" if s_q == s_kv and not prefix else ("T x S" if prefix else f"{sym} x {sym}")
+    pair = (
+        f"{sym} x {sym}"
+        if s_q == s_kv and not prefix
+        else ("T x S" if prefix else f"{sym} x {sym}")
+    )
     return [
         term(g, f"{prefix}QK^T", f"2 x B x n_heads x {pair} x head_dim", 2, b, h, s_q, s_kv, hd),
         term(g, f"{prefix}AV", f"2 x B x n_heads x {pair} x head_dim", 2, b, h, s_q, s_kv, hd),
@@ -108,7 +116,9 @@ def layer_flops(cfg: ModelConfig, w: Workload) -> list[LayerFlops]:
         dec = _projection_terms(cfg, b, t, t, "")
         dec = [Term(x.name, x.formula.replace(" S ", " T "), x.factors, x.group) for x in dec]
         dec += _score_terms(cfg, b, t, t, w.causal, "", "T")
-        dec += _projection_terms(cfg, b, t, s, "cross ") + _score_terms(cfg, b, t, s, False, "cross ", "T")
+        dec += _projection_terms(cfg, b, t, s, "cross ") + _score_terms(
+            cfg, b, t, s, False, "cross ", "T"
+        )
         out.append(LayerFlops("decoder", cfg.decoder_layers, dec + _ffn_terms(cfg, b, t, "T")))
         return out
     stack = "encoder" if cfg.architecture == "encoder-only" else "decoder"

@@ -39,7 +39,9 @@ def to_csv(tables: list[Table]) -> str:
         writer.writerow([t.title])
         writer.writerow([c.name for c in t.columns])
         for row in t.rows:
-            writer.writerow([cell_text(v, c, exact=True) for v, c in zip(row, t.columns, strict=True)])
+            writer.writerow(
+                [cell_text(v, c, exact=True) for v, c in zip(row, t.columns, strict=True)]
+            )
     return buf.getvalue()
 
 
@@ -52,7 +54,9 @@ def to_markdown(tables: list[Table]) -> str:
     for t in tables:
         out += [f"### {_md_escape(t.title)}", ""]
         out.append("| " + " | ".join(_md_escape(c.name) for c in t.columns) + " |")
-        out.append("| " + " | ".join("---" if c.kind == "text" else "---:" for c in t.columns) + " |")
+        out.append(
+            "| " + " | ".join("---" if c.kind == "text" else "---:" for c in t.columns) + " |"
+        )
         for row, style in zip(t.rows, t.styles, strict=True):
             cells = [_md_escape(cell_text(v, c)) for v, c in zip(row, t.columns, strict=True)]
             if style == "total":

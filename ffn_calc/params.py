@@ -127,7 +127,9 @@ def model_terms(cfg: ModelConfig) -> list[Term]:
         out.append(term("embedding", "token embedding", "vocab_size x d_model", cfg.vocab_size, d))
         if cfg.architecture == "encoder-decoder" and not cfg.shared_embeddings:
             out.append(
-                term("embedding", "target token embedding", "vocab_size x d_model", cfg.vocab_size, d)
+                term(
+                    "embedding", "target token embedding", "vocab_size x d_model", cfg.vocab_size, d
+                )
             )
     if cfg.positions == "learned" and cfg.max_positions is not None:
         out.append(
@@ -135,7 +137,13 @@ def model_terms(cfg: ModelConfig) -> list[Term]:
         )
     if cfg.type_vocab_size:
         out.append(
-            term("embedding", "token-type embedding", "type_vocab_size x d_model", cfg.type_vocab_size, d)
+            term(
+                "embedding",
+                "token-type embedding",
+                "type_vocab_size x d_model",
+                cfg.type_vocab_size,
+                d,
+            )
         )
     if cfg.embedding_norm:
         out += _norm_terms(cfg, "norm", "embedding norm")

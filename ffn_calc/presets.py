@@ -34,7 +34,9 @@ def presets_dir() -> Traversable:
 
 def preset_names() -> list[str]:
     """Names of every shipped preset, sorted."""
-    return sorted(p.name[: -len(".toml")] for p in presets_dir().iterdir() if p.name.endswith(".toml"))
+    return sorted(
+        p.name[: -len(".toml")] for p in presets_dir().iterdir() if p.name.endswith(".toml")
+    )
 
 
 def load_preset_data(name: str) -> tuple[dict[str, Any], str]:
@@ -44,9 +46,7 @@ def load_preset_data(name: str) -> tuple[dict[str, Any], str]:
         names = preset_names()
         close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
         hint = f" Did you mean {', '.join(close)}?" if close else ""
-        raise ConfigError(
-            f"unknown preset '{name}'.{hint} Available presets: {', '.join(names)}."
-        )
+        raise ConfigError(f"unknown preset '{name}'.{hint} Available presets: {', '.join(names)}.")
     text = resource.read_text(encoding="utf-8")
     data = _parse_toml(text, f"preset {name}")
     data.setdefault("name", name)
@@ -171,7 +171,9 @@ def resolve_model(
     flags: Mapping[str, Any] | None = None,
 ) -> ModelConfig:
     """Pick the one model source given, apply flag overrides, validate once."""
-    given = [n for n, v in (("--preset", preset), ("--config", config), ("--hf-config", hf_config)) if v]
+    given = [
+        n for n, v in (("--preset", preset), ("--config", config), ("--hf-config", hf_config)) if v
+    ]
     if len(given) > 1:
         raise UsageError(f"choose one model source: {' and '.join(given)} were both given.")
     overrides = flag_fields(flags or {})

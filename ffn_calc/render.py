@@ -11,6 +11,7 @@ from ffn_calc.formats import cell_text
 from ffn_calc.report import CrossoverReport
 from ffn_calc.views import Table
 
+BAR_CHARS = {"attention_projections": "█", "attention_scores": "▒", "ffn": "░"}
 DOMINANT_STYLE = {
     "attention_projections": "cyan",
     "attention_scores": "magenta",
@@ -37,7 +38,9 @@ def rich_table(t: Table) -> RichTable:
         if style == "grid":
             out.add_row(*(Text(x, style=_grid_style(v)) for x, v in zip(cells, row, strict=True)))
         else:
-            row_style = "bold" if style == "total" else DOMINANT_STYLE.get(style.split(" = ")[0], "")
+            row_style = (
+                "bold" if style == "total" else DOMINANT_STYLE.get(style.split(" = ")[0], "")
+            )
             out.add_row(*cells, style=row_style)
     return out
 
@@ -45,8 +48,8 @@ def rich_table(t: Table) -> RichTable:
 def share_bars(r: CrossoverReport, width: int = 50) -> RichTable:
     """Each term's share of the layer as S grows, one stacked bar per length."""
     out = RichTable(
-        title="Share of one layer's FLOPs as S grows: [cyan]projections[/] "
-        "[magenta]scores[/] [green]FFN[/]",
+        title="Share of one layer's FLOPs as S grows: [cyan]█ projections[/] "
+        "[magenta]▒ scores[/] [green]░ FFN[/]",
         box=None, title_justify="left", show_header=False,
     )  # fmt: skip
     out.add_column("S", justify="right")
@@ -57,7 +60,7 @@ def share_bars(r: CrossoverReport, width: int = 50) -> RichTable:
         keys = list(DOMINANT_STYLE)
         for i, key in enumerate(keys):
             n = width - used if i == len(keys) - 1 else round(row.shares[key] * width)
-            bar.append("█" * n, style=DOMINANT_STYLE[key])
+            bar.append(BAR_CHARS[key] * n, style=DOMINANT_STYLE[key])
             used += n
         label = f"{row.seq_len:,}" if isinstance(row.seq_len, int) else f"{row.seq_len:,.2f}"
         out.add_row(label, bar)

@@ -170,7 +170,12 @@ def _approximations(
     d, s = cfg.d_model, w.seq_len
     h, q = cfg.n_heads, cfg.head_size
     rows = [
-        ("2N x tokens (forward)", "2 x N x tokens, N = all parameters", 2 * n * tokens, exact_flops),
+        (
+            "2N x tokens (forward)",
+            "2 x N x tokens, N = all parameters",
+            2 * n * tokens,
+            exact_flops,
+        ),
         ("6N x tokens (training)", "6 x N x tokens", 6 * n * tokens, 3 * exact_flops),
         (
             "Kaplan et al. 2020 (forward)",
@@ -248,7 +253,9 @@ def crossover_report(
 ) -> CrossoverReport:
     pt = fl.per_token(cfg)
     points = fl.crossovers(cfg, causal)
-    lengths: dict[Fraction, list[str]] = {Fraction(s): [] for s in fl.sweep_lengths(list(points.values()))}
+    lengths: dict[Fraction, list[str]] = {
+        Fraction(s): [] for s in fl.sweep_lengths(list(points.values()))
+    }
     for key, s in points.items():
         if s > 0:
             lengths.setdefault(s, []).append(CROSSOVER_LABELS[key])

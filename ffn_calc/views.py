@@ -61,12 +61,17 @@ def params_tables(r: ParamsReport, explain: bool = False) -> list[Table]:
         if explain:
             t.notes += [_explain(x.name, x.formula, x.numbers, x.value) for x in layer.terms]
         tables.append(t)
-    t = Table(f"{r.model}: whole model", [Column("component", "text"), Column("params"), Column("share", "pct")])
+    t = Table(
+        f"{r.model}: whole model",
+        [Column("component", "text"), Column("params"), Column("share", "pct")],
+    )
     for key, value in r.components.items():
         t.add(key, value, r.shares[key])
     t.add("total", r.total_params, 1.0, style="total")
     if r.active_params != r.total_params:
-        t.add("active (per token)", r.active_params, r.active_params / r.total_params, style="total")
+        t.add(
+            "active (per token)", r.active_params, r.active_params / r.total_params, style="total"
+        )
     t.notes.append(
         f"Total {human(r.total_params)} parameters; FFN : attention = {r.ffn_to_attention:.3f}; "
         f"non-embedding {r.non_embedding_params:,}."
@@ -108,7 +113,9 @@ def flops_tables(r: FlopsReport, explain: bool = False) -> list[Table]:
             t.notes += [_explain(x.name, x.formula, x.numbers, x.value) for x in layer.terms]
         t.notes.append(r.convention)
         tables.append(t)
-    shape = f"B={r.batch}, S={r.seq_len}" + (f", T={r.target_len}" if r.target_len is not None else "")
+    shape = f"B={r.batch}, S={r.seq_len}" + (
+        f", T={r.target_len}" if r.target_len is not None else ""
+    )
     t = Table(
         f"{r.model}: whole model, {shape}",
         [Column("component", "text"), Column(f"forward {unit}"), Column("share", "pct")],
@@ -116,7 +123,7 @@ def flops_tables(r: FlopsReport, explain: bool = False) -> list[Table]:
     for key, value in r.components.items():
         t.add(key, value, r.shares[key])
     t.add("forward", r.forward_flops, 1.0, style="total")
-    t.add("training (3 x forward)", r.training_flops, 3.0, style="total")
+    t.add("training (3 x forward)", r.training_flops, None, style="total")
     t.notes.append(
         f"Forward {human(r.forward_flops)} {unit}, {r.flops_per_token:,.0f} {unit} per token "
         f"({r.tokens:,} tokens); training {human(r.training_flops)} {unit}."
@@ -136,7 +143,10 @@ def flops_tables(r: FlopsReport, explain: bool = False) -> list[Table]:
 
 
 SHORT = {"attention_projections": "proj", "attention_scores": "scores", "ffn": "FFN"}
-SHORT_MARKS = {v: k.removeprefix("scores_vs_").replace("projections", "proj") for k, v in CROSSOVER_LABELS.items()}
+SHORT_MARKS = {
+    v: k.removeprefix("scores_vs_").replace("projections", "proj")
+    for k, v in CROSSOVER_LABELS.items()
+}
 
 
 def _short(dominant: str) -> str:
@@ -179,7 +189,8 @@ def crossover_tables(r: CrossoverReport) -> list[Table]:
             "scores = FFN at S = " + ", ".join(f"{x:,}" for x in g.scores_vs_ffn) + " (per column)."
         )
         grid.notes.append(
-            "d_ff per column: " + ", ".join(f"{d}->{f}" for d, f in zip(g.d_models, g.d_ff, strict=True))
+            "d_ff per column: "
+            + ", ".join(f"{d}->{f}" for d, f in zip(g.d_models, g.d_ff, strict=True))
             + ". Same d_ff / d_model ratio and head_dim as the model."
         )
         tables.append(grid)

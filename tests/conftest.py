@@ -1,0 +1,39 @@
+"""Shared fixtures: the reference cases, a CLI runner that keeps stdout and stderr apart."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from ffn_calc.cli import app
+
+DATA = Path(__file__).parent / "data"
+
+# Exact figures from instantiated models; see tests/data/README.md for how each was obtained.
+CASES: list[dict[str, Any]] = json.loads((DATA / "reference_cases.json").read_text())["cases"]
+CASES_BY_NAME = {c["name"]: c for c in CASES}
+
+
+class Result:
+    def __init__(self, exit_code: int, stdout: str, stderr: str) -> None:
+        self.exit_code, self.stdout, self.stderr = exit_code, stdout, stderr
+
+    def json(self) -> Any:
+        return json.loads(self.stdout)
+
+
+def run(*args: str) -> Result:
+    """Invoke the CLI in-process; a wide terminal so tables are not wrapped."""
+    r = CliRunner().invoke(app, list(args), env={"COLUMNS": "200", "NO_COLOR": "1"})
+    if r.exception and not isinstance(r.exception, SystemExit):
+        raise r.exception
+    return Result(r.exit_code, r.stdout, r.stderr)
+
+
+@pytest.fixture
+def cli() -> Any:
+    return run
