@@ -272,6 +272,19 @@ def show_cmd(
         emit(cfg, lambda: config_listing(cfg), format)
 
 
+@app.command("import-hf")
+def import_hf_cmd(
+    path: Annotated[
+        Path, typer.Argument(help="A Hugging Face config.json, or a directory holding one.")
+    ],
+) -> None:
+    """Write the ffn-calc TOML config equivalent to a Hugging Face config.json to stdout."""
+    from ffn_calc.presets import dump_toml, resolve_model
+
+    with user_errors():
+        sys.stdout.write(dump_toml(resolve_model(hf_config=path)))
+
+
 def main() -> None:
     """Console-script entry point."""
     app()

@@ -91,7 +91,9 @@ def parse_json_object(text: str, origin: str) -> dict[str, Any]:
             f"{origin}, line {exc.lineno}, column {exc.colno}: malformed JSON: {exc.msg}."
         ) from None
     if not isinstance(data, dict):
-        kind = "an array" if isinstance(data, list) else f"a {type(data).__name__} value"
+        kinds = {"list": "an array", "str": "a string", "int": "a number", "float": "a number",
+                 "bool": "a boolean", "NoneType": "null"}  # fmt: skip
+        kind = kinds.get(type(data).__name__, type(data).__name__)
         raise FileError(f"{origin}: expected a JSON object {{...}} at the top level, found {kind}.")
     return data
 
@@ -133,6 +135,17 @@ def _describe(err: Mapping[str, Any], origin: str, text: str | None) -> str:
     if not loc:  # a model_validator invariant
         return f"{where}: {msg.removeprefix('Value error, ')}."
     return f"{where}: {loc} = {err['input']!r}: {msg[0].lower()}{msg[1:]}."
+
+
+def dump_toml(cfg: ModelConfig) -> str:
+    """The config as TOML in ffn-calc's schema (unset optional fields left out)."""
+    import json
+
+    lines = []
+    for key, value in cfg.model_dump(exclude_none=True).items():
+        text = ("true" if value else "false") if isinstance(value, bool) else json.dumps(value)
+        lines.append(f"{key} = {text}")
+    return "\n".join(lines) + "\n"
 
 
 def build_config(data: Mapping[str, Any], origin: str, text: str | None = None) -> ModelConfig:
