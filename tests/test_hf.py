@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from conftest import CASES, DATA, run
+
 from ffn_calc.params import layer_counts, total_params
 from ffn_calc.presets import resolve_model
 
