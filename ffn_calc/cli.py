@@ -6,6 +6,7 @@ stderr and exit code 2; nothing is written to stdout on error.
 
 import functools
 import inspect
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -21,14 +22,37 @@ if TYPE_CHECKING:
     from ffn_calc.config import ModelConfig
     from ffn_calc.views import Table
 
-app = typer.Typer(
-    name="ffn-calc",
-    no_args_is_help=True,
-    rich_markup_mode="rich",
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    help="Exact parameter and FLOP counts for Transformers, with the FFN set against attention.",
-)
+APP_HELP = "Exact parameter and FLOP counts for Transformers, with the FFN set against attention."
+
+# Every command, registered on the app by name. Building a Typer command costs time at each
+# start (Typer inspects every parameter), so `main` builds only the command that was asked for.
+COMMANDS: dict[str, Callable[..., None]] = {}
+
+
+def command(name: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    def register(func: Callable[..., None]) -> Callable[..., None]:
+        COMMANDS[name] = func
+        return func
+
+    return register
+
+
+def build_app(only: str | None = None) -> typer.Typer:
+    """The Typer app with every command, or with one (the one being run)."""
+    new = typer.Typer(
+        name="ffn-calc",
+        no_args_is_help=True,
+        rich_markup_mode="rich",
+        add_completion=False,
+        pretty_exceptions_enable=False,
+        help=APP_HELP,
+    )
+    if only is not None:
+        new.callback()(lambda: None)  # keep `ffn-calc NAME ...` a group with one command
+    for name, func in COMMANDS.items():
+        if only is None or name == only:
+            new.command(name)(func)
+    return new
 
 
 class Format(StrEnum):
@@ -151,10 +175,17 @@ def model_command(name: str) -> Callable[[Callable[..., None]], Callable[..., No
         params = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own] + shared
         wrapper.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
         wrapper.__annotations__ = {p.name: p.annotation for p in params}
-        app.command(name)(wrapper)
+        COMMANDS[name] = wrapper
         return func
 
     return decorate
+
+
+def views() -> Any:
+    """The table builders, imported only when a text format is drawn."""
+    import ffn_calc.views
+
+    return ffn_calc.views
 
 
 def emit(
@@ -188,10 +219,9 @@ def params_cmd(
 ) -> None:
     """Parameters per layer kind and per component, with shares and the FFN : attention ratio."""
     from ffn_calc.report import params_report
-    from ffn_calc.views import params_tables
 
     report = params_report(model)
-    emit(report, lambda: params_tables(report, explain), format)
+    emit(report, lambda: views().params_tables(report, explain), format)
 
 
 @model_command("flops")
@@ -209,7 +239,6 @@ def flops_cmd(
     """Forward and training FLOPs per component, per layer and per token, with rules of thumb."""
     from ffn_calc.flops import Workload
     from ffn_calc.report import flops_report
-    from ffn_calc.views import flops_tables
 
     if target_len is not None and model.architecture != "encoder-decoder":
         raise UsageError(
@@ -219,7 +248,7 @@ def flops_cmd(
         batch=batch, seq_len=seq_len, target_len=target_len, causal=causal, lm_head=lm_head
     )
     report = flops_report(model, w, unit.value)
-    emit(report, lambda: flops_tables(report, explain), format)
+    emit(report, lambda: views().flops_tables(report, explain), format)
 
 
 GRID_D_MODELS = [256, 512, 1024, 2048, 4096, 8192, 16384]
@@ -235,7 +264,6 @@ def crossover_cmd(
 ) -> None:  # fmt: skip
     """The sequence length S where attention's S^2 scores overtake the FFN and the projections."""
     from ffn_calc.report import crossover_report, grid_report
-    from ffn_calc.views import crossover_tables
 
     g = grid_report(model, GRID_D_MODELS, GRID_SEQ_LENS) if grid else None
     report = crossover_report(model, causal=causal, grid=g)
@@ -245,10 +273,10 @@ def crossover_cmd(
 
         return [share_bars(report)]
 
-    emit(report, lambda: crossover_tables(report), format, bars)
+    emit(report, lambda: views().crossover_tables(report), format, bars)
 
 
-@app.command("presets")
+@command("presets")
 def presets_cmd(format: FormatOpt = Format.table) -> None:
     """List the shipped presets with their shapes and exact totals."""
     from ffn_calc.catalog import presets_listing
@@ -258,7 +286,7 @@ def presets_cmd(format: FormatOpt = Format.table) -> None:
         emit(report, tables, format)
 
 
-@app.command("show")
+@command("show")
 def show_cmd(
     name: Annotated[str, typer.Argument(help="A preset name.")],
     format: Annotated[Format, typer.Option("--format", "-f", help="table, json, csv or markdown (TOML: see import-hf).")] = Format.table,
@@ -272,7 +300,7 @@ def show_cmd(
         emit(cfg, lambda: config_listing(cfg), format)
 
 
-@app.command("import-hf")
+@command("import-hf")
 def import_hf_cmd(
     path: Annotated[
         Path, typer.Argument(help="A Hugging Face config.json, or a directory holding one.")
@@ -285,6 +313,11 @@ def import_hf_cmd(
         sys.stdout.write(dump_toml(resolve_model(hf_config=path)))
 
 
+app = build_app()
+
+
 def main() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point: builds only the command asked for, when it is one."""
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")  # no entry-point scan at start
+    name = sys.argv[1] if len(sys.argv) > 1 else None
+    build_app(name if name in COMMANDS else None)()

@@ -6,8 +6,6 @@ names the file, the line, the field and the value where there is one.
 
 from __future__ import annotations
 
-import difflib
-import json
 import re
 import tomllib
 from collections.abc import Mapping
@@ -43,6 +41,8 @@ def load_preset_data(name: str) -> tuple[dict[str, Any], str]:
     """The raw fields of one preset (its file only) and its origin for messages."""
     resource = presets_dir() / f"{name}.toml"
     if not resource.is_file():
+        import difflib
+
         names = preset_names()
         close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
         hint = f" Did you mean {', '.join(close)}?" if close else ""
@@ -84,6 +84,8 @@ def _parse_toml(text: str, origin: str) -> dict[str, Any]:
 
 def parse_json_object(text: str, origin: str) -> dict[str, Any]:
     """Parse JSON text that must hold an object."""
+    import json
+
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -127,6 +129,8 @@ def _describe(err: Mapping[str, Any], origin: str, text: str | None) -> str:
     where = f"{origin}, line {line}" if line else origin
     kind, msg = err["type"], str(err["msg"])
     if kind == "extra_forbidden":
+        import difflib
+
         close = difflib.get_close_matches(loc, list(ModelConfig.model_fields), n=1, cutoff=0.6)
         hint = f" (did you mean '{close[0]}'?)" if close else ""
         return f"{where}: unknown field '{loc}'{hint}."

@@ -1,0 +1,69 @@
+"""Structure that keeps start-up small (timings live in benchmarks/startup.py, not here)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).parent.parent
+
+
+def run_python(code: str) -> str:
+    r = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True
+    )
+    return r.stdout
+
+
+def test_json_path_does_not_import_rich() -> None:
+    out = run_python(
+        "import sys, io, contextlib\n"
+        "from ffn_calc.cli import main\n"
+        "sys.argv = ['ffn-calc', 'params', '--preset', 'gpt2-small', '--format', 'json']\n"
+        "buf = io.StringIO()\n"
+        "with contextlib.redirect_stdout(buf):\n"
+        "    try:\n        main()\n    except SystemExit:\n        pass\n"
+        "assert '124439808' in buf.getvalue()\n"
+        "print(sorted(m for m in sys.modules if m == 'rich' or m.startswith('rich.')))\n"
+    )
+    assert out.strip() == "[]"
+
+
+def test_importing_the_cli_does_no_work() -> None:
+    out = run_python(
+        "import sys\nimport ffn_calc.cli\n"
+        "print([m for m in ('rich', 'ffn_calc.report', 'ffn_calc.views', 'ffn_calc.hf') if m in sys.modules])"
+    )
+    assert out.strip() == "[]"
+
+
+def test_loading_one_preset_reads_only_its_file(monkeypatch) -> None:
+    from importlib.resources.abc import Traversable
+
+    import ffn_calc.presets as presets
+
+    real = presets.presets_dir()
+    read: list[str] = []
+
+    class Spy:
+        def __init__(self, inner: Traversable) -> None:
+            self.inner = inner
+
+        def __truediv__(self, name: str) -> Spy:
+            return Spy(self.inner / name)
+
+        def is_file(self) -> bool:
+            return self.inner.is_file()
+
+        def read_text(self, encoding: str = "utf-8") -> str:
+            read.append(self.inner.name)
+            return self.inner.read_text(encoding=encoding)
+
+        def iterdir(self):  # listing the folder would mean scanning every preset
+            raise AssertionError("loading one preset listed the presets folder")
+
+    monkeypatch.setattr(presets, "presets_dir", lambda: Spy(real))
+    cfg = presets.resolve_model(preset="llama-2-7b")
+    assert cfg.d_ff == 11008
+    assert read == ["llama-2-7b.toml"]
