@@ -276,6 +276,55 @@ def crossover_cmd(
     emit(report, lambda: views().crossover_tables(report), format, bars)
 
 
+@model_command("tensors")
+def tensors_cmd(
+    model: "ModelConfig",
+    seq_len: Annotated[int, typer.Option("--seq-len", "-s", min=1, help="Sequence length for the matmul list.")] = 1,
+    matmuls: Annotated[bool, typer.Option("--matmuls", help="Also list the matmuls of one forward pass.")] = False,
+    format: FormatOpt = Format.table,
+) -> None:  # fmt: skip
+    """List every parameter tensor (name, shape, count) as the reference implementation stores it."""
+    from ffn_calc.report import tensors_report
+
+    report = tensors_report(model, seq_len, matmuls)
+    emit(report, lambda: views().tensors_tables(report), format)
+
+
+@command("verify")
+def verify_cmd(
+    preset: Annotated[list[str] | None, typer.Option("--preset", "-p", help="A preset to verify; repeat for several.")] = None,
+    all_presets: Annotated[bool, typer.Option("--all", help="Verify every shipped preset.")] = False,
+    config: Annotated[Path | None, typer.Option("--config", "-c", help="A TOML or JSON file in ffn-calc's schema.")] = None,
+    hf_config: Annotated[Path | None, typer.Option("--hf-config", help="A Hugging Face config.json, or a directory holding one.")] = None,
+    checkpoint: Annotated[Path | None, typer.Option("--checkpoint", help="A .safetensors file, or a directory with model.safetensors or a sharded index: compare its header with the model.")] = None,
+    seq_len: Annotated[int, typer.Option("--seq-len", "-s", min=1, help="Sequence length for the FLOP checks.")] = 128,
+    batch: Annotated[int, typer.Option("--batch", "-b", min=1, help="Batch size for the FLOP checks.")] = 1,
+    format: FormatOpt = Format.table,
+) -> None:  # fmt: skip
+    """Check the closed-form formulas against a torch-free instantiation (and a checkpoint's header).
+
+    Exit 0 when everything matches, 1 on any mismatch.
+    """
+    from ffn_calc.presets import preset_names, resolve_model
+    from ffn_calc.verify import verify
+
+    with user_errors():
+        names = preset_names() if all_presets else list(preset or [])
+        models = [resolve_model(preset=n) for n in names]
+        if config or hf_config:
+            models.append(resolve_model(config=config, hf_config=hf_config))
+        if not models:
+            raise UsageError(
+                "nothing to verify: give --preset NAME, --all, --config FILE or --hf-config PATH."
+            )
+        if checkpoint is not None and len(models) != 1:
+            raise UsageError(f"--checkpoint compares one model; {len(models)} were given.")
+        report = verify(models, batch, seq_len, checkpoint)
+    emit(report, lambda: views().verify_tables(report), format)
+    if not report.ok:
+        raise typer.Exit(1)
+
+
 @command("presets")
 def presets_cmd(format: FormatOpt = Format.table) -> None:
     """List the shipped presets with their shapes and exact totals."""

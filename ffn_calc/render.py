@@ -32,7 +32,7 @@ def _grid_style(value: object) -> str:
 def rich_table(t: Table) -> RichTable:
     out = RichTable(title=t.title, box=box.SIMPLE_HEAVY, title_justify="left")
     for c in t.columns:
-        out.add_column(c.name, justify="left" if c.kind == "text" else "right")
+        out.add_column(c.name, justify="left" if c.kind == "text" else "right", overflow="fold")
     for row, style in zip(t.rows, t.styles, strict=True):
         cells = [cell_text(v, c) for v, c in zip(row, t.columns, strict=True)]
         if style == "grid":

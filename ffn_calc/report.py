@@ -286,3 +286,46 @@ def grid_report(cfg: ModelConfig, d_models: list[int], seq_lens: list[int]) -> G
         d_models=d_models, d_ff=[c.d_ff for c in scaled], seq_lens=seq_lens, ratios=ratios,
         scores_vs_ffn=[num(fl.solve(p, p.ffn)) for p in pts],
     )  # fmt: skip
+
+
+class TensorRow(BaseModel):
+    name: str
+    shape: list[int]
+    params: int
+    component: str
+    tied_to: str | None
+
+
+class MatmulRow(BaseModel):
+    name: str
+    component: str
+    m: int
+    k: int
+    n: int
+    count: int
+    flops: int
+
+
+class TensorsReport(BaseModel):
+    model: str
+    total_params: int
+    tensors: list[TensorRow]
+    seq_len: int
+    matmuls: list[MatmulRow] | None
+
+
+def tensors_report(cfg: ModelConfig, seq_len: int = 1, matmuls: bool = False) -> TensorsReport:
+    from ffn_calc.instantiate import instantiate
+
+    inv = instantiate(cfg, 1, seq_len)
+    return TensorsReport(
+        model=cfg.name, total_params=inv.params(), seq_len=seq_len,
+        tensors=[
+            TensorRow(name=t.name, shape=list(t.shape), params=t.numel, component=t.component, tied_to=t.tied_to)
+            for t in inv.tensors
+        ],
+        matmuls=[
+            MatmulRow(name=m.name, component=m.component, m=m.m, k=m.k, n=m.n, count=m.count, flops=m.flops)
+            for m in inv.matmuls
+        ] if matmuls else None,
+    )  # fmt: skip

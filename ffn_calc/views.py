@@ -9,7 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from ffn_calc.report import CROSSOVER_LABELS, CrossoverReport, FlopsReport, ParamsReport
+from ffn_calc.report import (
+    CROSSOVER_LABELS,
+    CrossoverReport,
+    FlopsReport,
+    ParamsReport,
+    TensorsReport,
+)
+from ffn_calc.verify import VerifyReport
 
 Kind = Literal["text", "int", "pct", "ratio", "num", "human"]
 
@@ -194,4 +201,77 @@ def crossover_tables(r: CrossoverReport) -> list[Table]:
             + ". Same d_ff / d_model ratio and head_dim as the model."
         )
         tables.append(grid)
+    return tables
+
+
+def tensors_tables(r: TensorsReport) -> list[Table]:
+    t = Table(
+        f"{r.model}: parameter tensors",
+        [
+            Column("name", "text"),
+            Column("shape", "text"),
+            Column("params"),
+            Column("component", "text"),
+        ],
+    )
+    for x in r.tensors:
+        shape = "[" + ", ".join(str(n) for n in x.shape) + "]"
+        t.add(
+            x.name,
+            shape,
+            0 if x.tied_to else x.params,
+            x.component + (f" (tied to {x.tied_to})" if x.tied_to else ""),
+        )
+    t.add("total", "", r.total_params, "", style="total")
+    t.notes.append(
+        f"{len(r.tensors)} tensors; a tied tensor counts once. Shapes as stored (GPT-2's Conv1D: [in, out]; nn.Linear: [out, in])."
+    )
+    tables = [t]
+    if r.matmuls is not None:
+        m = Table(
+            f"{r.model}: matmuls of one forward pass (batch 1, S={r.seq_len})",
+            [Column("name", "text"), Column("component", "text"), Column("[m, k] x [k, n]", "text"), Column("times"), Column("FLOPs")],
+        )  # fmt: skip
+        for x in r.matmuls:
+            m.add(x.name, x.component, f"[{x.m}, {x.k}] x [{x.k}, {x.n}]", x.count, x.flops)
+        m.add("total", "", "", None, sum(x.flops for x in r.matmuls), style="total")
+        tables.append(m)
+    return tables
+
+
+def verify_tables(r: VerifyReport) -> list[Table]:
+    tables: list[Table] = []
+    for model in dict.fromkeys(c.model for c in r.checks):
+        t = Table(
+            f"{model}: closed form vs instantiation (FLOPs at batch {r.batch}, S={r.seq_len})",
+            [Column("kind", "text"), Column("component", "text"), Column("closed form"), Column("instantiated"), Column("", "text")],
+        )  # fmt: skip
+        for c in r.checks:
+            if c.model == model:
+                t.add(c.kind, c.component, c.closed_form, c.inventory, "ok" if c.ok else "MISMATCH",
+                      style="total" if c.component == "total" else "")  # fmt: skip
+        tables.append(t)
+    if r.checkpoint is not None:
+        k = r.checkpoint
+        t = Table(f"checkpoint {k.path}", [Column("check", "text"), Column("result", "text")])
+        t.add("tensors in the file", f"{k.tensors:,}")
+        t.add("parameters (file / model)", f"{k.checkpoint_params:,} / {k.expected_params:,}")
+        t.add("missing tensors", ", ".join(k.missing) or "none")
+        t.add("unexpected tensors", ", ".join(k.unexpected) or "none")
+        t.add(
+            "shape mismatches",
+            "; ".join(
+                f"{m.name}: expected {m.expected}, found {m.found}" for m in k.shape_mismatches
+            )
+            or "none",
+        )
+        t.add("buffers (not counted)", ", ".join(k.buffers) or "none")
+        t.add("tied copies (not counted)", ", ".join(k.tied_copies) or "none")
+        t.add(
+            "bytes by dtype",
+            ", ".join(f"{d}: {n:,}" for d, n in k.bytes_by_dtype.items()) or "none",
+        )
+        t.add("result", "ok" if k.ok else "MISMATCH", style="total")
+        tables.append(t)
+    tables[-1].notes.append("All checks match." if r.ok else "Mismatch found: exit code 1.")
     return tables

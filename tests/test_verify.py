@@ -1,0 +1,296 @@
+"""verify: closed form vs the torch-free instantiation, and safetensors headers."""
+
+from __future__ import annotations
+
+import json
+import struct
+from math import prod
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import DATA, run
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ffn_calc import instantiate as inst
+from ffn_calc import params as pm
+from ffn_calc.config import ModelConfig
+from ffn_calc.flops import Workload, flop_components
+from ffn_calc.instantiate import instantiate
+from ffn_calc.params import components
+from ffn_calc.presets import preset_names, resolve_model
+
+CKPT = DATA / "checkpoints"
+
+
+def header(name: str) -> dict[str, Any]:
+    # The header save_pretrained wrote for a tiny real checkpoint (tests/data/README.md).
+    return json.loads((CKPT / f"{name}.safetensors-header.json").read_text())
+
+
+def write_safetensors(path: Path, entries: dict[str, Any]) -> Path:
+    """A valid safetensors file: the 8-byte length, the JSON header, zeroed data."""
+    raw = json.dumps(entries).encode()
+    end = max((v["data_offsets"][1] for k, v in entries.items() if k != "__metadata__"), default=0)
+    path.write_bytes(struct.pack("<Q", len(raw)) + raw + bytes(end))
+    return path
+
+
+def add_entry(entries: dict[str, Any], name: str, shape: list[int], dtype: str = "F32") -> None:
+    end = max(v["data_offsets"][1] for k, v in entries.items() if k != "__metadata__")
+    size = prod(shape) * (4 if dtype == "F32" else 1)
+    entries[name] = {"dtype": dtype, "shape": shape, "data_offsets": [end, end + size]}
+
+
+def gpt2_config() -> str:
+    return str(CKPT / "tiny-gpt2.config.json")
+
+
+# --- closed form == instantiation ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", preset_names())
+def test_presets_inventory_matches_closed_form(name: str) -> None:
+    cfg = resolve_model(preset=name)
+    inv = instantiate(cfg, batch=2, seq_len=64, target_len=32)
+    for comp, value in components(cfg).items():
+        assert inv.params(comp) == value, comp
+    for comp, value in flop_components(cfg, Workload(2, 64, 32)).items():
+        assert inv.flops(comp) == value, comp
+
+
+def test_reference_names_and_layouts() -> None:
+    shapes = {t.name: t.shape for t in instantiate(resolve_model(preset="gpt2-small")).tensors}
+    assert shapes["transformer.h.0.mlp.c_fc.weight"] == (768, 3072)  # Conv1D: [in, out]
+    shapes = {t.name: t.shape for t in instantiate(resolve_model(preset="llama-2-7b")).tensors}
+    assert shapes["model.layers.0.mlp.gate_proj.weight"] == (11008, 4096)  # Linear: [out, in]
+    shapes = {t.name: t.shape for t in instantiate(resolve_model(preset="mixtral-8x7b")).tensors}
+    assert shapes["model.layers.0.block_sparse_moe.experts.0.w1.weight"] == (14336, 4096)
+    assert shapes["model.layers.0.block_sparse_moe.gate.weight"] == (8, 4096)
+    shapes = {
+        t.name: t.shape for t in instantiate(resolve_model(preset="transformer-base")).tensors
+    }
+    assert shapes["decoder.layers.5.multihead_attn.in_proj_weight"] == (1536, 512)
+    assert shapes["decoder.layers.5.norm3.bias"] == (512,)
+
+
+@st.composite
+def any_config(draw: Any) -> ModelConfig:
+    heads = draw(st.integers(1, 4))
+    arch = draw(st.sampled_from(["decoder-only", "encoder-only", "encoder-decoder"]))
+    family_for = {"decoder-only": ["gpt2", "llama", "mistral", "qwen2", "mixtral", "custom"],
+                  "encoder-only": ["bert", "custom"], "encoder-decoder": ["transformer", "custom"]}  # fmt: skip
+    fields: dict[str, Any] = {
+        "family": draw(st.sampled_from(family_for[arch])),
+        "architecture": arch,
+        "n_layers": draw(st.integers(1, 3)),
+        "d_model": heads * draw(st.integers(1, 6)),
+        "n_heads": heads,
+        "n_kv_heads": draw(st.sampled_from([k for k in range(1, heads + 1) if heads % k == 0])),
+        "head_dim": draw(st.one_of(st.none(), st.integers(1, 8))),
+        "d_ff": draw(st.integers(1, 50)),
+        "activation": draw(
+            st.sampled_from(["relu", "gelu", "gelu_tanh", "silu", "swiglu", "geglu"])
+        ),
+        "attention_bias": draw(st.booleans()),
+        "attention_out_bias": draw(st.one_of(st.none(), st.booleans())),
+        "ffn_bias": draw(st.booleans()),
+        "norm": draw(st.sampled_from(["layernorm", "rmsnorm"])),
+        "final_norm": draw(st.booleans()),
+        "embedding_norm": draw(st.booleans()),
+        "vocab_size": draw(st.one_of(st.none(), st.integers(1, 60))),
+        "pooler": draw(st.booleans()),
+        "lm_head": draw(st.booleans()),
+    }
+    if arch == "encoder-decoder":
+        fields["n_decoder_layers"] = draw(st.integers(1, 3))
+        fields["shared_embeddings"] = draw(st.booleans())
+    if fields["vocab_size"] is not None:
+        fields["tie_embeddings"] = fields["lm_head"] and draw(st.booleans())
+        fields["type_vocab_size"] = draw(st.integers(0, 3))
+    if draw(st.booleans()):
+        fields["positions"], fields["max_positions"] = "learned", draw(st.integers(1, 40))
+    if draw(st.booleans()):
+        experts = draw(st.integers(1, 4))
+        fields |= {"n_experts": experts, "experts_per_token": draw(st.integers(1, experts)),
+                   "router_bias": draw(st.booleans())}  # fmt: skip
+    return ModelConfig.model_validate(fields)
+
+
+@settings(max_examples=300, deadline=None)
+@given(cfg=any_config(), b=st.integers(1, 3), s=st.integers(1, 40), t=st.integers(1, 40))
+def test_random_configs_closed_form_equals_inventory(
+    cfg: ModelConfig, b: int, s: int, t: int
+) -> None:
+    inv = instantiate(cfg, b, s, t)
+    assert {k: inv.params(k) for k in components(cfg)} == components(cfg)
+    w = Workload(b, s, t)
+    assert {k: inv.flops(k) for k in flop_components(cfg, w)} == flop_components(cfg, w)
+    names = [x.name for x in inv.tensors]
+    assert len(names) == len(set(names))  # every tensor has its own name
+
+
+# --- the verify command ------------------------------------------------------------------------
+
+
+def test_verify_all_passes() -> None:
+    r = run("verify", "--all", "-f", "json")
+    assert r.exit_code == 0, r.stdout
+    data = r.json()
+    assert data["ok"] is True
+    assert {c["model"] for c in data["checks"]} == set(preset_names())
+    assert "All checks match" in run("verify", "-p", "gpt2-small", "-p", "bert-base").stdout
+
+
+def test_verify_catches_a_broken_formula(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = pm.ffn_terms
+    monkeypatch.setattr(pm, "ffn_terms", lambda cfg: real(cfg)[:-1])  # drop one FFN term
+    r = run("verify", "-p", "gpt2-small", "-f", "json")
+    assert r.exit_code == 1
+    bad = [c for c in r.json()["checks"] if not c["ok"]]
+    assert {(c["kind"], c["component"]) for c in bad} == {("params", "ffn"), ("params", "total")}
+    assert "MISMATCH" in run("verify", "-p", "gpt2-small").stdout
+
+
+def test_verify_catches_a_broken_inventory(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(inst._Walker, "norm", lambda self, name: None)  # forget every norm
+    r = run("verify", "-p", "llama-2-7b", "-f", "json")
+    assert r.exit_code == 1
+    assert {c["component"] for c in r.json()["checks"] if not c["ok"]} == {"norm", "total"}
+
+
+def test_verify_needs_a_model() -> None:
+    r = run("verify")
+    assert r.exit_code == 2 and "nothing to verify" in r.stderr
+
+
+def test_tensors_command() -> None:
+    data = run("tensors", "-p", "gpt2-small", "--matmuls", "-f", "json").json()
+    names = {t["name"]: t for t in data["tensors"]}
+    assert names["lm_head.weight"]["tied_to"] == "transformer.wte.weight"
+    assert data["total_params"] == 124_439_808  # reference_cases.json gpt2-small
+    # One token: 2 x 12 layers x 12 d^2 weights + scores 12 x 4 x 12 heads x 64 + head 2 x 768 x 50257
+    # = 169,869,312 + 36,864 + 77,194,752 (FLOPs = 2 x multiply-adds).
+    assert sum(m["flops"] for m in data["matmuls"]) == 247_100_928
+
+
+# --- checkpoints -------------------------------------------------------------------------------
+
+
+def test_real_headers_pass(tmp_path: Path) -> None:
+    for name in ("tiny-gpt2", "tiny-llama-gqa"):
+        f = write_safetensors(tmp_path / f"{name}.safetensors", header(name))
+        r = run(
+            "verify",
+            "--hf-config",
+            str(CKPT / f"{name}.config.json"),
+            "--checkpoint",
+            str(f),
+            "-f",
+            "json",
+        )
+        assert r.exit_code == 0, r.stdout
+        ck = r.json()["checkpoint"]
+        assert ck["ok"] and ck["missing"] == [] and ck["unexpected"] == []
+    # Bytes by dtype: the data section of the tiny Llama, 66,096 F32 values x 4 bytes.
+    assert ck["bytes_by_dtype"] == {"F32": 264_384}
+    table = run(
+        "verify", "--hf-config", str(CKPT / "tiny-llama-gqa.config.json"), "--checkpoint", str(f)
+    ).stdout
+    assert "F32: 264,384" in table
+
+
+def test_checkpoint_variants_still_pass(tmp_path: Path) -> None:
+    entries = header("tiny-gpt2")
+    # The original GPT-2 Hub layout: no "transformer." prefix, causal-mask buffers stored.
+    renamed = {k.removeprefix("transformer."): v for k, v in entries.items()}
+    add_entry(renamed, "h.0.attn.bias", [1, 1, 64, 64])
+    add_entry(renamed, "h.0.attn.masked_bias", [])
+    add_entry(renamed, "lm_head.weight", [101, 32])  # a tied head stored anyway
+    f = write_safetensors(tmp_path / "model.safetensors", renamed)
+    r = run("verify", "--hf-config", gpt2_config(), "--checkpoint", str(tmp_path), "-f", "json")
+    assert r.exit_code == 0, r.stdout
+    ck = r.json()["checkpoint"]
+    assert ck["buffers"] == ["h.0.attn.bias", "h.0.attn.masked_bias"]
+    assert ck["tied_copies"] == ["lm_head.weight"]
+    assert ck["checkpoint_params"] == 30_752  # tiny-gpt2 header sum, buffers and tied copy excluded
+    assert f.exists()
+
+
+def test_sharded_checkpoint(tmp_path: Path) -> None:
+    entries = header("tiny-llama-gqa")
+    names = sorted(k for k in entries if k != "__metadata__")
+    half = len(names) // 2
+    weight_map = {}
+    for shard, part in (
+        ("model-00001-of-00002.safetensors", names[:half]),
+        ("model-00002-of-00002.safetensors", names[half:]),
+    ):
+        sub: dict[str, Any] = {}
+        offset = 0
+        for n in part:
+            size = entries[n]["data_offsets"][1] - entries[n]["data_offsets"][0]
+            sub[n] = {**entries[n], "data_offsets": [offset, offset + size]}
+            offset += size
+            weight_map[n] = shard
+        write_safetensors(tmp_path / shard, sub)
+    (tmp_path / "model.safetensors.index.json").write_text(
+        json.dumps({"metadata": {}, "weight_map": weight_map})
+    )
+    cfg = str(CKPT / "tiny-llama-gqa.config.json")
+    r = run("verify", "--hf-config", cfg, "--checkpoint", str(tmp_path), "-f", "json")
+    assert r.exit_code == 0 and r.json()["checkpoint"]["checkpoint_params"] == 66_096
+    (tmp_path / "model-00002-of-00002.safetensors").unlink()
+    r = run("verify", "--hf-config", cfg, "--checkpoint", str(tmp_path))
+    assert r.exit_code == 2 and "shard 'model-00002-of-00002.safetensors' is missing" in r.stderr
+
+
+def test_mismatching_config_lists_differences(tmp_path: Path) -> None:
+    f = write_safetensors(tmp_path / "m.safetensors", header("tiny-llama-gqa"))
+    cfg = json.loads((CKPT / "tiny-llama-gqa.config.json").read_text())
+    other = tmp_path / "config.json"
+    other.write_text(
+        json.dumps(
+            {**cfg, "intermediate_size": 96, "num_hidden_layers": 4, "tie_word_embeddings": True}
+        )
+    )
+    r = run("verify", "--hf-config", str(other), "--checkpoint", str(f), "-f", "json")
+    assert r.exit_code == 1
+    ck = r.json()["checkpoint"]
+    assert "model.layers.3.mlp.down_proj.weight" in ck["missing"]
+    assert ck["unexpected"] == ["lm_head.weight"] or "lm_head.weight" in ck["tied_copies"]
+    assert {
+        "name": "model.layers.0.mlp.up_proj.weight",
+        "expected": [96, 48],
+        "found": [88, 48],
+    } in ck["shape_mismatches"]
+    out = run("verify", "--hf-config", str(other), "--checkpoint", str(f)).stdout
+    assert "MISMATCH" in out and "model.layers.0.mlp.up_proj.weight" in out
+
+
+def test_invalid_safetensors_files(tmp_path: Path) -> None:
+    cfg = gpt2_config()
+
+    def bad(path: Path) -> str:
+        r = run("verify", "--hf-config", cfg, "--checkpoint", str(path))
+        assert r.exit_code == 2 and r.stdout == "" and "Traceback" not in r.stderr
+        assert str(path) in r.stderr
+        return r.stderr
+
+    short = tmp_path / "short.safetensors"
+    short.write_bytes(b"\x01\x02")
+    assert "too short" in bad(short)
+    huge = tmp_path / "huge.safetensors"
+    huge.write_bytes(struct.pack("<Q", 2**60) + b"{}")  # claims an exabyte: never read
+    assert "beyond the file's size" in bad(huge)
+    notjson = tmp_path / "notjson.safetensors"
+    notjson.write_bytes(struct.pack("<Q", 4) + b"oops")
+    assert "not valid JSON" in bad(notjson)
+    array = tmp_path / "array.safetensors"
+    array.write_bytes(struct.pack("<Q", 2) + b"[]")
+    assert "not a JSON object" in bad(array)
+    assert "does not exist" in bad(tmp_path / "missing.safetensors")
+    empty = tmp_path / "empty_dir"
+    empty.mkdir()
+    assert "neither model.safetensors" in bad(empty)
