@@ -33,6 +33,7 @@ from ffn_calc.presets import dump_toml, preset_names, resolve_model  # noqa: E40
 
 transformers.logging.set_verbosity_error()
 warnings.filterwarnings("ignore")
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 HF_CLASSES = {
     "gpt2": ("GPT2Config", "GPT2LMHeadModel"),
@@ -90,7 +91,7 @@ class Seq2Seq(torch.nn.Module):
         self.embedding = torch.nn.Embedding(cfg.vocab_size, cfg.d_model)
         self.transformer = torch.nn.Transformer(
             cfg.d_model, cfg.n_heads, cfg.encoder_layers, cfg.decoder_layers, cfg.d_ff,
-            dropout=0.0, batch_first=True, enable_nested_tensor=False,
+            dropout=0.0, batch_first=True,
         )  # fmt: skip
         self.transformer.encoder.norm = None
         self.transformer.decoder.norm = None
