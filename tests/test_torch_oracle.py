@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import warnings
 from pathlib import Path
 from typing import Any
@@ -264,3 +265,34 @@ def test_checkpoint_of_a_sharded_save(tmp_path: Path) -> None:
     r = run("verify", "--hf-config", str(tmp_path), "--checkpoint", str(tmp_path), "-f", "json")
     assert r.exit_code == 0, r.stdout
     assert r.json()["checkpoint"]["checkpoint_params"] == 66_096  # the tiny Llama's header sum
+
+
+EXPLICIT = {
+    "llama tied and biased, GQA": {"family": "llama", "n_layers": 2, "d_model": 24, "n_heads": 6,
+        "n_kv_heads": 2, "head_dim": 6, "d_ff": 40, "activation": "swiglu", "norm": "rmsnorm",
+        "positions": "rotary", "vocab_size": 30, "tie_embeddings": True, "attention_bias": True,
+        "ffn_bias": True},
+    "gpt2 custom n_inner": {"family": "gpt2", "n_layers": 2, "d_model": 16, "n_heads": 2,
+        "d_ff": 50, "activation": "gelu_tanh", "attention_bias": True, "ffn_bias": True,
+        "positions": "learned", "max_positions": 16, "vocab_size": 30, "tie_embeddings": True},
+    "mixtral top-2 of 4": {"family": "mixtral", "n_layers": 1, "d_model": 16, "n_heads": 4,
+        "n_kv_heads": 1, "d_ff": 24, "activation": "swiglu", "norm": "rmsnorm",
+        "positions": "rotary", "vocab_size": 30, "n_experts": 4, "experts_per_token": 2},
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("label", EXPLICIT)
+def test_save_pretrained_checkpoints(label: str, tmp_path: Path) -> None:
+    cfg = ModelConfig.model_validate(EXPLICIT[label])
+    model = build(cfg)
+    assert sum(p.numel() for p in model.parameters()) == total_params(cfg)
+    model.save_pretrained(tmp_path)
+    r = run("verify", "--hf-config", str(tmp_path), "--checkpoint", str(tmp_path), "-f", "json")
+    assert r.exit_code == 0, r.stdout
+    ck = r.json()["checkpoint"]
+    assert ck["checkpoint_params"] == total_params(cfg)
+    config = json.loads((tmp_path / "config.json").read_text())
+    key = "n_layer" if cfg.family == "gpt2" else "num_hidden_layers"
+    (tmp_path / "config.json").write_text(json.dumps({**config, key: config[key] + 1}))
+    r = run("verify", "--hf-config", str(tmp_path), "--checkpoint", str(tmp_path), "-f", "json")
+    assert r.exit_code == 1 and r.json()["checkpoint"]["missing"]
