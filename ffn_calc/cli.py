@@ -52,6 +52,12 @@ def build_app(only: str | None = None) -> typer.Typer:
     for name, func in COMMANDS.items():
         if only is None or name == only:
             new.command(name)(func)
+    if only is None or only == "exercise":
+        new.add_typer(
+            exercise_app(),
+            name="exercise",
+            help="Homework exercises: list, show, check an answer, solve.",
+        )
     return new
 
 
@@ -325,6 +331,67 @@ def verify_cmd(
         raise typer.Exit(1)
 
 
+@command("compare")
+def compare_cmd(
+    presets: Annotated[list[str] | None, typer.Argument(help="Preset names.", show_default=False)] = None,
+    config: Annotated[list[Path] | None, typer.Option("--config", "-c", help="A TOML or JSON file in ffn-calc's schema; repeat for several.")] = None,
+    hf_config: Annotated[list[Path] | None, typer.Option("--hf-config", help="A Hugging Face config.json or its directory; repeat for several.")] = None,
+    seq_len: Annotated[int, typer.Option("--seq-len", "-s", min=1, help="Sequence length for the FLOP rows.")] = 1024,
+    format: FormatOpt = Format.table,
+) -> None:  # fmt: skip
+    """Compare models side by side: shapes, parameters, FLOPs and crossovers, a column each."""
+    from ffn_calc.compare import compare_report
+    from ffn_calc.presets import resolve_model
+
+    with user_errors():
+        models = [resolve_model(preset=n) for n in presets or []]
+        models += [resolve_model(config=p) for p in config or []]
+        models += [resolve_model(hf_config=p) for p in hf_config or []]
+        if not models:
+            raise UsageError(
+                "nothing to compare: name presets, or give --config / --hf-config files."
+            )
+        report = compare_report(models, seq_len)
+    emit(report, lambda: views().compare_tables(report), format)
+
+
+@command("activations")
+def activations_cmd(
+    x: Annotated[list[float] | None, typer.Option("--x", help="Points to evaluate at; repeat for several (default -3 ... 3).")] = None,
+    plot: Annotated[bool, typer.Option("--plot/--no-plot", help="Draw the curves in the terminal (table format).")] = True,
+    format: FormatOpt = Format.table,
+) -> None:  # fmt: skip
+    """ReLU, GELU (exact), GELU tanh approximation and SiLU, with their derivatives."""
+    from ffn_calc.activations import DEFAULT_X
+    from ffn_calc.report import activations_report
+
+    report = activations_report(list(x) if x else list(DEFAULT_X))
+
+    def curves() -> list[Any]:
+        from ffn_calc.render import activation_plot
+
+        return [activation_plot()] if plot else []
+
+    emit(report, lambda: views().activation_tables(report), format, curves)
+
+
+@command("swiglu-size")
+def swiglu_size_cmd(
+    d_model: Annotated[int, typer.Option("--d-model", min=1, help="Width of the residual stream.")],
+    multiple_of: Annotated[int, typer.Option("--multiple-of", min=1, help="Round d_ff up to a multiple of this.")] = 256,
+    ffn_dim_multiplier: Annotated[float | None, typer.Option("--ffn-dim-multiplier", help="Llama's multiplier on 2/3 of 4 d_model (e.g. 1.3).")] = None,
+    format: FormatOpt = Format.table,
+) -> None:  # fmt: skip
+    """The d_ff of a SwiGLU FFN: parameter parity with a plain 4x FFN, and Llama's rounding rule."""
+    from ffn_calc.sizing import swiglu_report
+
+    if ffn_dim_multiplier is not None and not ffn_dim_multiplier > 0:
+        with user_errors():
+            raise UsageError(f"--ffn-dim-multiplier must be positive, not {ffn_dim_multiplier:g}.")
+    report = swiglu_report(d_model, multiple_of, ffn_dim_multiplier)
+    emit(report, lambda: views().swiglu_tables(report), format)
+
+
 @command("presets")
 def presets_cmd(format: FormatOpt = Format.table) -> None:
     """List the shipped presets with their shapes and exact totals."""
@@ -362,6 +429,79 @@ def import_hf_cmd(
         sys.stdout.write(dump_toml(resolve_model(hf_config=path)))
 
 
+CatalogOpt = Annotated[
+    Path | None,
+    typer.Option("--exercises", help="An instructor's catalog (TOML, the built-in format)."),
+]
+
+
+def exercise_app() -> typer.Typer:
+    """The `exercise` sub-commands: list, show, check, solve."""
+    sub = typer.Typer(no_args_is_help=True, rich_markup_mode="rich")
+
+    @sub.command("list")
+    def list_cmd(exercises: CatalogOpt = None, format: FormatOpt = Format.table) -> None:
+        """List the exercises with their computed answers."""
+        from ffn_calc.report import exercises_report
+
+        with user_errors():
+            report = exercises_report(exercises)
+        emit(report, lambda: views().exercise_tables(report), format)
+
+    @sub.command("show")
+    def show_cmd(
+        exercise_id: Annotated[str, typer.Argument(metavar="ID", help="An exercise id.")],
+        exercises: CatalogOpt = None,
+    ) -> None:
+        """Print an exercise's question."""
+        from ffn_calc.exercises import find, load_catalog
+
+        with user_errors():
+            typer.echo(f"{exercise_id}: {find(load_catalog(exercises), exercise_id).question}")
+
+    @sub.command("check")
+    def check_cmd(
+        exercise_id: Annotated[str, typer.Argument(metavar="ID", help="An exercise id.")],
+        answer: Annotated[
+            str,
+            typer.Argument(
+                help="Your answer: 134217728, 134,217,728, 134.2M, 1.342e8, 28.4x, 46%."
+            ),
+        ],
+        exercises: CatalogOpt = None,
+    ) -> None:
+        """Check an answer within the precision it is written in; exit 1 when it is wrong."""
+        from ffn_calc.exercises import check, find, load_catalog
+
+        with user_errors():
+            ok, expected, _ = check(find(load_catalog(exercises), exercise_id), answer)
+        if ok:
+            typer.echo(f"Right: {answer} (exact: {expected.text()}).")
+            return
+        typer.echo(
+            f"Wrong: {answer}; expected {expected.text()}. See `ffn-calc exercise solve {exercise_id}`."
+        )
+        raise typer.Exit(1)
+
+    @sub.command("solve")
+    def solve_cmd(
+        exercise_id: Annotated[str, typer.Argument(metavar="ID", help="An exercise id.")],
+        exercises: CatalogOpt = None,
+    ) -> None:
+        """Print the worked solution: each formula with the numbers put in."""
+        from ffn_calc.exercises import answer, find, load_catalog
+
+        with user_errors():
+            e = find(load_catalog(exercises), exercise_id)
+            a = answer(e)
+        typer.echo(f"{e.id}: {e.question}\n")
+        for step in a.steps:
+            typer.echo(f"  {step}")
+        typer.echo(f"\nAnswer: {a.text()}")
+
+    return sub
+
+
 app = build_app()
 
 
@@ -369,4 +509,4 @@ def main() -> None:
     """Console-script entry point: builds only the command asked for, when it is one."""
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")  # no entry-point scan at start
     name = sys.argv[1] if len(sys.argv) > 1 else None
-    build_app(name if name in COMMANDS else None)()
+    build_app(name if name in COMMANDS or name == "exercise" else None)()

@@ -35,7 +35,11 @@ def rich_table(t: Table) -> RichTable:
         out.add_column(c.name, justify="left" if c.kind == "text" else "right", overflow="fold")
     for row, style in zip(t.rows, t.styles, strict=True):
         cells = [cell_text(v, c) for v, c in zip(row, t.columns, strict=True)]
-        if style == "grid":
+        if style.startswith("minmax:"):
+            hi, lo = (int(i) + 1 for i in style.split(":")[1:])
+            marks = {hi: "bold green", lo: "blue"}
+            out.add_row(*(Text(x, style=marks.get(i, "")) for i, x in enumerate(cells)))
+        elif style == "grid":
             out.add_row(*(Text(x, style=_grid_style(v)) for x, v in zip(cells, row, strict=True)))
         else:
             row_style = (
@@ -80,3 +84,33 @@ def print_tables(tables: list[Table], extra: list[RichTable] | None = None) -> N
         con.print()
     for e in extra or []:
         con.print(e)
+
+
+def activation_plot(width: int = 61, height: int = 17) -> Text:
+    """ReLU, GELU, GELU-tanh and SiLU on [-3, 3], one character per point."""
+    from ffn_calc import activations as act
+
+    curves = [("relu", act.relu, "r", "cyan"), ("gelu", act.gelu, "g", "green"),
+              ("silu", act.silu, "s", "magenta")]  # fmt: skip
+    lo_y, hi_y = -0.5, 3.0
+    grid = [[" "] * width for _ in range(height)]
+    styles: dict[tuple[int, int], str] = {}
+    zero = round((hi_y - 0.0) / (hi_y - lo_y) * (height - 1))
+    for c in range(width):
+        grid[zero][c] = "-"
+    for r in range(height):
+        grid[r][width // 2] = "|"
+    for _, f, ch, style in curves:
+        for c in range(width):
+            x = -3 + 6 * c / (width - 1)
+            y = f(x)
+            r = round((hi_y - y) / (hi_y - lo_y) * (height - 1))
+            if 0 <= r < height:
+                grid[r][c] = ch
+                styles[(r, c)] = style
+    out = Text("Curves on [-3, 3] (r ReLU, g GELU, s SiLU; GELU-tanh overlaps GELU)\n")
+    for r, row in enumerate(grid):
+        for c, ch in enumerate(row):
+            out.append(ch, style=styles.get((r, c), "dim"))
+        out.append("\n")
+    return out

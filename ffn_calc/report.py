@@ -7,6 +7,7 @@ nothing is printed. Integers stay exact; shares are floats in [0, 1].
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
 
 from pydantic import BaseModel, Field
 
@@ -329,3 +330,55 @@ def tensors_report(cfg: ModelConfig, seq_len: int = 1, matmuls: bool = False) ->
             for m in inv.matmuls
         ] if matmuls else None,
     )  # fmt: skip
+
+
+class ActivationRow(BaseModel):
+    x: float
+    relu: float
+    gelu: float
+    gelu_tanh: float
+    silu: float
+    d_relu: float
+    d_gelu: float
+    d_gelu_tanh: float
+    d_silu: float
+
+
+class ActivationsReport(BaseModel):
+    rows: list[ActivationRow]
+
+
+def activations_report(xs: list[float]) -> ActivationsReport:
+    from ffn_calc.activations import table
+
+    return ActivationsReport(rows=[ActivationRow(**row) for row in table(xs)])
+
+
+class ExerciseRow(BaseModel):
+    id: str
+    question: str
+    quantity: str
+    answer: Number
+    answer_text: str
+
+
+class ExercisesReport(BaseModel):
+    exercises: list[ExerciseRow]
+
+
+def exercises_report(path: Path | None = None) -> ExercisesReport:
+    from ffn_calc.exercises import answer, load_catalog
+
+    rows = []
+    for e in load_catalog(path):
+        a = answer(e)
+        rows.append(
+            ExerciseRow(
+                id=e.id,
+                question=e.question,
+                quantity=e.quantity,
+                answer=a.plain(),
+                answer_text=a.text(),
+            )
+        )
+    return ExercisesReport(exercises=rows)

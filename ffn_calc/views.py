@@ -9,13 +9,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from ffn_calc.compare import CompareReport
 from ffn_calc.report import (
     CROSSOVER_LABELS,
+    ActivationsReport,
     CrossoverReport,
+    ExercisesReport,
     FlopsReport,
     ParamsReport,
     TensorsReport,
 )
+from ffn_calc.sizing import SwigluReport
 from ffn_calc.verify import VerifyReport
 
 Kind = Literal["text", "int", "pct", "ratio", "num", "human"]
@@ -275,3 +279,120 @@ def verify_tables(r: VerifyReport) -> list[Table]:
         tables.append(t)
     tables[-1].notes.append("All checks match." if r.ok else "Mismatch found: exit code 1.")
     return tables
+
+
+COMPARE_ROWS: list[tuple[str, str, Kind, bool]] = [
+    # (label, field, kind, highlight the largest / smallest)
+    ("family", "family", "text", False),
+    ("d_model", "d_model", "int", True),
+    ("d_ff", "d_ff", "int", True),
+    ("d_ff / d_model", "d_ff_ratio", "ratio", True),
+    ("FFN kind", "ffn_kind", "text", False),
+    ("heads / kv heads / head_dim", "heads", "text", False),
+    ("layers", "layers", "int", True),
+    ("attention params per layer", "attention_params_per_layer", "int", True),
+    ("FFN params per layer", "ffn_params_per_layer", "int", True),
+    ("FFN share of a layer", "ffn_share_of_layer", "pct", True),
+    ("FFN share of the model", "ffn_share_of_model", "pct", True),
+    ("total params", "total_params", "int", True),
+    ("active params", "active_params", "int", True),
+    ("forward FLOPs", "forward_flops", "int", True),
+    ("FLOPs per token", "flops_per_token", "num", True),
+    ("FFN share of FLOPs", "ffn_share_of_flops", "pct", True),
+    ("S: scores = FFN", "scores_vs_ffn", "num", True),
+    ("S: scores = projections", "scores_vs_projections", "num", True),
+    ("S: scores = projections + FFN", "scores_vs_dense", "num", True),
+]
+
+
+def compare_tables(r: CompareReport) -> list[Table]:
+    t = Table(
+        f"Compared at S = {r.seq_len:,} (batch 1)",
+        [Column("", "text")] + [Column(m.model, "num") for m in r.models],
+    )
+    for label, key, kind, mark in COMPARE_ROWS:
+        values: list[object] = []
+        for m in r.models:
+            if key == "heads":
+                values.append(f"{m.n_heads} / {m.n_kv_heads} / {m.head_dim}")
+            elif key.startswith("scores_vs_"):
+                values.append(m.crossover[key])
+            else:
+                values.append(getattr(m, key))
+        numbers = [v for v in values if isinstance(v, int | float)]
+        style = ""
+        if mark and len(r.models) > 1 and len(set(numbers)) > 1:
+            style = f"minmax:{values.index(max(numbers))}:{values.index(min(numbers))}"
+        t.add(label, *(_as_kind(v, kind) for v in values), style=style)
+    t.notes.append(
+        "Largest in each row in bold green, smallest in blue. Per layer: the first layer kind. FLOPs: forward, default convention; encoder-decoder models at T = S."
+    )
+    return [t]
+
+
+def _as_kind(value: object, kind: Kind) -> object:
+    if kind == "pct" and isinstance(value, float):
+        return f"{100 * value:.1f}%"
+    if kind == "ratio" and isinstance(value, float):
+        return f"{value:.2f}"
+    return value
+
+
+def activation_tables(r: ActivationsReport) -> list[Table]:
+    tables = []
+    for title, cols in (
+        ("FFN activations", ["relu", "gelu", "gelu_tanh", "silu"]),
+        ("Their derivatives", ["d_relu", "d_gelu", "d_gelu_tanh", "d_silu"]),
+    ):
+        t = Table(title, [Column("x", "text")] + [Column(c, "text") for c in cols])
+        for row in r.rows:
+            t.add(f"{row.x:g}", *(f"{getattr(row, c):.7f}" for c in cols))
+        tables.append(t)
+    tables[-1].notes.append(
+        "GELU(x) = x Phi(x) (exact, erf); gelu_tanh = 0.5 x (1 + tanh(sqrt(2/pi)(x + 0.044715 x^3))); "
+        "SiLU = x sigmoid(x); ReLU'(0) = 0."
+    )
+    return tables
+
+
+def swiglu_tables(r: SwigluReport) -> list[Table]:
+    t = Table(
+        f"SwiGLU sizing at d_model = {r.d_model:,}",
+        [
+            Column("FFN", "text"),
+            Column("d_ff", "text"),
+            Column("params (no biases)"),
+            Column("vs plain 4x", "ratio"),
+        ],
+    )
+    t.add("plain, 4 x d_model (2 matrices)", f"{r.plain_d_ff:,}", r.plain_params, 1.0)
+    t.add(
+        "gated at parity, 8/3 d_model (3 matrices)",
+        f"{r.parity_d_ff:,.2f} ({r.parity_d_ff_exact})",
+        r.plain_params,
+        1.0,
+    )
+    mult = f" x {r.ffn_dim_multiplier:g}" if r.ffn_dim_multiplier is not None else ""
+    t.add(
+        f"gated, Llama's rule{mult}, multiple of {r.multiple_of:,}",
+        f"{r.llama_d_ff:,}",
+        r.llama_params,
+        r.llama_vs_plain,
+        style="total",
+    )
+    t.notes.append(
+        "Llama's rule: int(2 x 4 d_model / 3), times --ffn-dim-multiplier if given, rounded up to a multiple of --multiple-of."
+    )
+    return [t]
+
+
+def exercise_tables(r: ExercisesReport) -> list[Table]:
+    t = Table(
+        "Exercises", [Column("id", "text"), Column("question", "text"), Column("answer", "text")]
+    )
+    for e in r.exercises:
+        t.add(e.id, e.question, e.answer_text)
+    t.notes.append(
+        "`ffn-calc exercise check ID ANSWER` checks an answer; `ffn-calc exercise solve ID` shows the work."
+    )
+    return [t]

@@ -1,0 +1,68 @@
+"""Side-by-side comparison of several models at one sequence length."""
+
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+from ffn_calc import flops as fl
+from ffn_calc import params as pm
+from ffn_calc.config import ModelConfig
+from ffn_calc.report import Number, num, share
+
+
+class ComparedModel(BaseModel):
+    model: str
+    family: str
+    architecture: str
+    d_model: int
+    d_ff: int
+    d_ff_ratio: float
+    ffn_kind: str
+    activation: str
+    n_heads: int
+    n_kv_heads: int
+    head_dim: int
+    layers: int
+    attention_params_per_layer: int
+    ffn_params_per_layer: int
+    ffn_share_of_layer: float
+    ffn_share_of_model: float
+    total_params: int
+    active_params: int
+    seq_len: int
+    forward_flops: int
+    flops_per_token: float
+    ffn_share_of_flops: float
+    crossover: dict[str, Number]
+
+
+class CompareReport(BaseModel):
+    seq_len: int
+    models: list[ComparedModel]
+
+
+def compared(cfg: ModelConfig, seq_len: int) -> ComparedModel:
+    layer = pm.layer_counts(cfg)[0]
+    comps = pm.components(cfg)
+    total = sum(comps.values())
+    w = fl.Workload(batch=1, seq_len=seq_len)
+    fc = fl.flop_components(cfg, w)
+    fwd = sum(fc.values())
+    tokens = 2 * seq_len if cfg.architecture == "encoder-decoder" else seq_len
+    return ComparedModel(
+        model=cfg.name, family=cfg.family, architecture=cfg.architecture, d_model=cfg.d_model,
+        d_ff=cfg.d_ff, d_ff_ratio=cfg.d_ff / cfg.d_model, ffn_kind=cfg.ffn_kind,
+        activation=cfg.activation, n_heads=cfg.n_heads, n_kv_heads=cfg.kv_heads,
+        head_dim=cfg.head_size, layers=cfg.encoder_layers + cfg.decoder_layers,
+        attention_params_per_layer=layer.group("attention"),
+        ffn_params_per_layer=layer.group("ffn"),
+        ffn_share_of_layer=share(layer.group("ffn"), layer.total),
+        ffn_share_of_model=share(comps["ffn"], total), total_params=total,
+        active_params=pm.active_params(cfg), seq_len=seq_len, forward_flops=fwd,
+        flops_per_token=fwd / tokens, ffn_share_of_flops=share(fc["ffn"], fwd),
+        crossover={k: num(v) for k, v in fl.crossovers(cfg).items()},
+    )  # fmt: skip
+
+
+def compare_report(models: list[ModelConfig], seq_len: int) -> CompareReport:
+    return CompareReport(seq_len=seq_len, models=[compared(m, seq_len) for m in models])

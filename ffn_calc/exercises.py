@@ -1,0 +1,353 @@
+"""Homework exercises: questions as data, answers computed by ffn-calc's own formulas.
+
+A catalog is TOML: `[[exercise]]` tables with an `id`, a `question`, the `quantity` that answers
+it and that quantity's parameters. The expected answer is never typed in: `answer()` computes
+it, with the worked solution, from the same functions every other command uses.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Callable
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from fractions import Fraction
+from importlib.resources import files
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ffn_calc import activations as act
+from ffn_calc import flops as fl
+from ffn_calc import params as pm
+from ffn_calc import sizing
+from ffn_calc.config import ModelConfig
+from ffn_calc.errors import FfnCalcError, FileError
+from ffn_calc.presets import read_text_file, resolve_model
+
+Kind = Literal["int", "ratio", "percent", "number"]
+Quantity = Literal[
+    "total_params", "layer_ffn_params", "layer_attention_params", "ffn_ratio", "layer_share",
+    "model_ffn_share", "ffn_to_attention", "ffn_share_of_matrices", "swiglu_parity_d_ff", "llama_d_ff", "layer_macs",
+    "crossover", "gelu",
+]  # fmt: skip
+
+
+class Exercise(BaseModel):
+    """One catalog entry: the question and what answers it (never the answer itself)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(min_length=1)
+    question: str = Field(min_length=1)
+    quantity: Quantity
+    model: dict[str, Any] | None = Field(None, description="preset = NAME and/or size flags")
+    other: dict[str, Any] | None = Field(None, description="the second model of a ratio")
+    part: Literal["attention", "ffn", "norm", "attention_projections"] | None = None
+    which: Literal["scores_vs_ffn", "scores_vs_projections", "scores_vs_dense"] | None = None
+    d_model: int | None = Field(None, gt=0)
+    multiple_of: int = Field(256, gt=0)
+    ffn_dim_multiplier: float | None = Field(None, gt=0)
+    batch: int = Field(1, gt=0)
+    seq_len: int | None = Field(None, gt=0)
+    x: float | None = None
+
+
+@dataclass(frozen=True)
+class Answer:
+    value: Fraction
+    kind: Kind
+    steps: list[str]
+
+    def text(self) -> str:
+        return format_value(self.value, self.kind)
+
+    def plain(self) -> int | float:
+        return int(self.value) if self.value.denominator == 1 else float(self.value)
+
+
+def format_value(value: Fraction, kind: Kind) -> str:
+    if kind == "int" and value.denominator == 1:
+        return f"{int(value):,}"
+    if kind == "ratio":
+        return f"{float(value):,.2f}x"
+    if kind == "percent":
+        return f"{100 * float(value):.2f}%"
+    return f"{float(value):,.7g}"
+
+
+def _model(spec: dict[str, Any] | None, what: str = "model") -> ModelConfig:
+    if not spec:
+        raise FfnCalcError(
+            f"this quantity needs a `{what}` table (preset = NAME and/or size flags)"
+        )
+    flags = {k: v for k, v in spec.items() if k != "preset"}
+    return resolve_model(preset=spec.get("preset"), flags=flags)
+
+
+def _need(value: Any, name: str) -> Any:
+    if value is None:
+        raise FfnCalcError(f"this quantity needs `{name}`")
+    return value
+
+
+def _layer(cfg: ModelConfig) -> pm.LayerCount:
+    return pm.layer_counts(cfg)[0]
+
+
+def _explained(layer: pm.LayerCount, group: str) -> list[str]:
+    return [t.explain() for t in layer.terms if t.group == group]
+
+
+def _total_params(e: Exercise) -> Answer:
+    cfg = _model(e.model)
+    comps = pm.components(cfg)
+    steps = [f"{k}: {v:,}" for k, v in comps.items()]
+    steps.append(
+        f"total = {' + '.join(f'{v:,}' for v in comps.values())} = {sum(comps.values()):,}"
+    )
+    return Answer(Fraction(sum(comps.values())), "int", steps)
+
+
+def _layer_group(group: str) -> Callable[[Exercise], Answer]:
+    def solve(e: Exercise) -> Answer:
+        layer = _layer(_model(e.model))
+        value = layer.group(group)
+        steps = [*_explained(layer, group), f"{group} per layer = {value:,}"]
+        return Answer(Fraction(value), "int", steps)
+
+    return solve
+
+
+def _ffn_ratio(e: Exercise) -> Answer:
+    a, b = _layer(_model(e.model)), _layer(_model(e.other, "other"))
+    fa, fb = a.group("ffn"), b.group("ffn")
+    steps = ["first model:", *_explained(a, "ffn"), "second model:", *_explained(b, "ffn")]
+    steps.append(f"ratio = {fa:,} / {fb:,} = {fa / fb:.4f}")
+    return Answer(Fraction(fa, fb), "ratio", steps)
+
+
+def _layer_share(e: Exercise) -> Answer:
+    layer = _layer(_model(e.model))
+    part = _need(e.part, "part")
+    groups = {g: layer.group(g) for g in ("attention", "ffn", "norm")}
+    steps = [f"{g} = {v:,}" for g, v in groups.items()]
+    steps.append(f"layer = {' + '.join(f'{v:,}' for v in groups.values())} = {layer.total:,}")
+    steps.append(
+        f"{part} share = {groups[part]:,} / {layer.total:,} = {100 * groups[part] / layer.total:.2f}%"
+    )
+    return Answer(Fraction(groups[part], layer.total), "percent", steps)
+
+
+def _model_ffn_share(e: Exercise) -> Answer:
+    cfg = _model(e.model)
+    comps = pm.components(cfg)
+    total = sum(comps.values())
+    layers = pm.layer_counts(cfg)
+    per_stack = " + ".join(f"{x.count} x {x.group('ffn'):,}" for x in layers)
+    steps = [f"FFN = {per_stack} = {comps['ffn']:,}"]
+    steps.append(f"total = {total:,}")
+    steps.append(f"share = {comps['ffn']:,} / {total:,} = {100 * comps['ffn'] / total:.2f}%")
+    return Answer(Fraction(comps["ffn"], total), "percent", steps)
+
+
+def _ffn_to_attention(e: Exercise) -> Answer:
+    layer = _layer(_model(e.model))
+    f, a = layer.group("ffn"), layer.group("attention")
+    steps = _explained(layer, "attention") + _explained(layer, "ffn")
+    steps.append(f"FFN / attention = {f:,} / {a:,} = {f / a:.4f}")
+    return Answer(Fraction(f, a), "ratio", steps)
+
+
+def _ffn_share_of_matrices(e: Exercise) -> Answer:
+    layer = _layer(_model(e.model))
+    f, a = layer.group("ffn"), layer.group("attention")
+    steps = _explained(layer, "attention") + _explained(layer, "ffn")
+    steps.append(f"FFN / (attention + FFN) = {f:,} / {f + a:,} = {f / (f + a):.4f}")
+    steps.append("at d_ff = 4 d_model without biases: 8 d^2 / (4 d^2 + 8 d^2) = 2/3, whatever d is")
+    return Answer(Fraction(f, f + a), "percent", steps)
+
+
+def _swiglu_parity(e: Exercise) -> Answer:
+    d = _need(e.d_model, "d_model")
+    f = sizing.parity_d_ff(d)
+    steps = [
+        f"plain 4x FFN: 2 x d_model x 4 d_model = 8 x {d:,}^2 = {8 * d * d:,}",
+        "gated FFN: 3 x d_model x d_ff; equal when d_ff = 8 d_model / 3",
+        f"d_ff = 8 x {d:,} / 3 = {float(f):,.4f}",
+    ]
+    return Answer(f, "number", steps)
+
+
+def _llama_d_ff(e: Exercise) -> Answer:
+    d = _need(e.d_model, "d_model")
+    hidden = int(2 * (4 * d) / 3)
+    steps = [f"int(2 x 4 x {d:,} / 3) = {hidden:,}"]
+    if e.ffn_dim_multiplier is not None:
+        steps.append(
+            f"int({e.ffn_dim_multiplier} x {hidden:,}) = {int(e.ffn_dim_multiplier * hidden):,}"
+        )
+    f = sizing.llama_d_ff(d, e.multiple_of, e.ffn_dim_multiplier)
+    steps.append(f"rounded up to a multiple of {e.multiple_of:,}: {f:,}")
+    return Answer(Fraction(f), "int", steps)
+
+
+def _layer_macs(e: Exercise) -> Answer:
+    cfg = _model(e.model)
+    part = _need(e.part, "part")
+    w = fl.Workload(batch=e.batch, seq_len=_need(e.seq_len, "seq_len"))
+    layer = fl.layer_flops(cfg, w)[0]
+    group = "attention_projections" if part in ("attention", "attention_projections") else part
+    steps = [t.explain() for t in layer.terms if t.group == group]
+    value = layer.group(group) // 2
+    steps.append(f"FLOPs {layer.group(group):,} / 2 = {value:,} multiply-adds")
+    return Answer(Fraction(value), "int", steps)
+
+
+def _crossover(e: Exercise) -> Answer:
+    cfg = _model(e.model)
+    which = _need(e.which, "which")
+    pt = fl.per_token(cfg)
+    target = {"scores_vs_ffn": pt.ffn, "scores_vs_projections": pt.projections,
+              "scores_vs_dense": pt.ffn + pt.projections}[which]  # fmt: skip
+    s = fl.solve(pt, target)
+    steps = [
+        f"scores per token and layer: 4 x n_heads x head_dim x S = {pt.scores_slope:,} x S",
+        f"{which.removeprefix('scores_vs_')} per token and layer: {target:,} FLOPs",
+        f"S = {target:,} / {pt.scores_slope:,} = {float(s):,.4g}",
+    ]
+    return Answer(s, "number", steps)
+
+
+def _gelu(e: Exercise) -> Answer:
+    x = _need(e.x, "x")
+    value = act.gelu(x)
+    steps = ["GELU(x) = x Phi(x), Phi(x) = (1 + erf(x / sqrt 2)) / 2",
+             f"Phi({x:g}) = {act.cdf(x):.7f}", f"GELU({x:g}) = {x:g} x {act.cdf(x):.7f} = {value:.7f}"]  # fmt: skip
+    return Answer(Fraction(value), "number", steps)
+
+
+QUANTITIES: dict[str, Callable[[Exercise], Answer]] = {
+    "total_params": _total_params,
+    "layer_ffn_params": _layer_group("ffn"),
+    "layer_attention_params": _layer_group("attention"),
+    "ffn_ratio": _ffn_ratio,
+    "layer_share": _layer_share,
+    "model_ffn_share": _model_ffn_share,
+    "ffn_to_attention": _ffn_to_attention,
+    "ffn_share_of_matrices": _ffn_share_of_matrices,
+    "swiglu_parity_d_ff": _swiglu_parity,
+    "llama_d_ff": _llama_d_ff,
+    "layer_macs": _layer_macs,
+    "crossover": _crossover,
+    "gelu": _gelu,
+}
+
+
+def answer(e: Exercise) -> Answer:
+    return QUANTITIES[e.quantity](e)
+
+
+# --- catalogs ------------------------------------------------------------------------------------
+
+
+def load_catalog(path: Path | None = None) -> list[Exercise]:
+    """The shipped catalog, or an instructor's; every entry checked and answerable."""
+    if path is None:
+        text, origin = (
+            (files("ffn_calc") / "exercises.toml").read_text(encoding="utf-8"),
+            "the built-in catalog",
+        )
+    else:
+        text, origin = read_text_file(path, "exercise catalog"), f"'{path}'"
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise FileError(f"{origin}: malformed TOML: {exc}.") from None
+    entries = data.get("exercise")
+    if not isinstance(entries, list) or not entries:
+        raise FileError(f"{origin}: no [[exercise]] entries.")
+    out: list[Exercise] = []
+    seen: set[str] = set()
+    for i, raw in enumerate(entries, start=1):
+        label = f"{origin}, exercise {i}" + (
+            f" ('{raw['id']}')" if isinstance(raw, dict) and "id" in raw else ""
+        )
+        try:
+            e = Exercise.model_validate(raw)
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            loc = ".".join(str(p) for p in err["loc"]) or "entry"
+            raise FfnCalcError(f"{label}: {loc}: {err['msg']}.") from None
+        if e.id in seen:
+            raise FfnCalcError(f"{label}: the id '{e.id}' is used twice.")
+        seen.add(e.id)
+        try:
+            answer(e)
+        except FfnCalcError as exc:
+            raise FfnCalcError(f"{label}: {exc}") from None
+        out.append(e)
+    return out
+
+
+def find(catalog: list[Exercise], exercise_id: str) -> Exercise:
+    for e in catalog:
+        if e.id == exercise_id:
+            return e
+    import difflib
+
+    close = difflib.get_close_matches(exercise_id, [e.id for e in catalog], n=3, cutoff=0.5)
+    hint = f" Did you mean {', '.join(close)}?" if close else ""
+    raise FfnCalcError(f"unknown exercise '{exercise_id}'.{hint} See `ffn-calc exercise list`.")
+
+
+# --- checking answers as people write them -------------------------------------------------------
+
+_ANSWER = re.compile(
+    r"^\s*(?P<num>[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)?(?:\.\d+)?)(?:[eE](?P<exp>[+-]?\d+))?\s*"
+    r"(?P<suffix>[kKMGBT]|%|x|X|\u00d7)?\s*$"
+)
+_SCALE = {"k": 3, "K": 3, "M": 6, "G": 9, "B": 9, "T": 12}
+
+
+@dataclass(frozen=True)
+class Given:
+    value: Decimal
+    tolerance: Decimal
+    percent: bool
+
+
+def parse_answer(text: str) -> Given:
+    """134217728, 134,217,728, 134.2M, 1.342e8, 28.4x, 46%: a value and the half-unit of its
+    last written digit as the tolerance."""
+    m = _ANSWER.match(text)
+    if not m or not m.group("num") or m.group("num") in "+-.":
+        raise FfnCalcError(
+            f"cannot read the answer '{text}': write a number such as 134217728, 134,217,728, "
+            "134.2M, 1.342e8, 28.4x or 46%."
+        )
+    digits = m.group("num").replace(",", "")
+    try:
+        mantissa = Decimal(digits)
+    except InvalidOperation:
+        raise FfnCalcError(f"cannot read the answer '{text}'.") from None
+    decimals = len(digits.split(".")[1]) if "." in digits else 0
+    exp = int(m.group("exp") or 0) + _SCALE.get(m.group("suffix") or "", 0)
+    scale = Decimal(10) ** exp
+    return Given(
+        mantissa * scale,
+        Decimal(5) * Decimal(10) ** (-decimals - 1) * scale,
+        m.group("suffix") == "%",
+    )
+
+
+def check(e: Exercise, text: str) -> tuple[bool, Answer, Given]:
+    """Whether `text` is right, within the precision it was written in."""
+    a = answer(e)
+    given = parse_answer(text)
+    expected = Decimal(a.value.numerator) / Decimal(a.value.denominator)
+    if a.kind == "percent" and (given.percent or given.value > 1):
+        expected *= 100  # 46% or 45.5 against a share of 0.455
+    return abs(given.value - expected) <= given.tolerance, a, given
