@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import math
 
+from ffn_calc.result import Result
+
 SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
 DEFAULT_X = (-3.0, -2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, 3.0)
 
@@ -72,3 +74,23 @@ FUNCTIONS = {
 def table(xs: tuple[float, ...] | list[float]) -> list[dict[str, float]]:
     """One row per x: every activation and derivative."""
     return [{"x": x, **{name: f(x) for name, f in FUNCTIONS.items()}} for x in xs]
+
+
+class ActivationRow(Result):
+    x: float
+    relu: float
+    gelu: float
+    gelu_tanh: float
+    silu: float
+    d_relu: float
+    d_gelu: float
+    d_gelu_tanh: float
+    d_silu: float
+
+
+class ActivationsReport(Result):
+    rows: list[ActivationRow]
+
+
+def activations_report(xs: list[float]) -> ActivationsReport:
+    return ActivationsReport(rows=[ActivationRow(**row) for row in table(xs)])

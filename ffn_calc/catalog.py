@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from pydantic import BaseModel
-
 from ffn_calc import params as pm
 from ffn_calc.config import ModelConfig
 from ffn_calc.presets import preset_names, resolve_model
+from ffn_calc.result import Result
 from ffn_calc.views import Column, Table
 
 
-class PresetRow(BaseModel):
+class PresetRow(Result):
     name: str
     family: str
     architecture: str
@@ -28,7 +27,7 @@ class PresetRow(BaseModel):
     source: str | None
 
 
-class PresetsReport(BaseModel):
+class PresetsReport(Result):
     presets: list[PresetRow]
 
 

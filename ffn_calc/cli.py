@@ -290,7 +290,7 @@ def tensors_cmd(
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
     """List every parameter tensor (name, shape, count) as the reference implementation stores it."""
-    from ffn_calc.report import tensors_report
+    from ffn_calc.verify import tensors_report
 
     report = tensors_report(model, seq_len, matmuls)
     emit(report, lambda: views().tensors_tables(report), format)
@@ -362,8 +362,7 @@ def activations_cmd(
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
     """ReLU, GELU (exact), GELU tanh approximation and SiLU, with their derivatives."""
-    from ffn_calc.activations import DEFAULT_X
-    from ffn_calc.report import activations_report
+    from ffn_calc.activations import DEFAULT_X, activations_report
 
     report = activations_report(list(x) if x else list(DEFAULT_X))
 
@@ -442,7 +441,7 @@ def exercise_app() -> typer.Typer:
     @sub.command("list")
     def list_cmd(exercises: CatalogOpt = None, format: FormatOpt = Format.table) -> None:
         """List the exercises with their computed answers."""
-        from ffn_calc.report import exercises_report
+        from ffn_calc.exercises import exercises_report
 
         with user_errors():
             report = exercises_report(exercises)

@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from pydantic import BaseModel
-
 from ffn_calc import flops as fl
 from ffn_calc import params as pm
 from ffn_calc.config import ModelConfig
 from ffn_calc.report import Number, num, share
+from ffn_calc.result import Result
 
 
-class ComparedModel(BaseModel):
+class ComparedModel(Result):
     model: str
     family: str
     architecture: str
@@ -36,7 +35,7 @@ class ComparedModel(BaseModel):
     crossover: dict[str, Number]
 
 
-class CompareReport(BaseModel):
+class CompareReport(Result):
     seq_len: int
     models: list[ComparedModel]
 

@@ -26,6 +26,8 @@ from ffn_calc import sizing
 from ffn_calc.config import ModelConfig
 from ffn_calc.errors import FfnCalcError, FileError
 from ffn_calc.presets import read_text_file, resolve_model
+from ffn_calc.report import Number
+from ffn_calc.result import Result
 
 Kind = Literal["int", "ratio", "percent", "number"]
 Quantity = Literal[
@@ -351,3 +353,31 @@ def check(e: Exercise, text: str) -> tuple[bool, Answer, Given]:
     if a.kind == "percent" and (given.percent or given.value > 1):
         expected *= 100  # 46% or 45.5 against a share of 0.455
     return abs(given.value - expected) <= given.tolerance, a, given
+
+
+class ExerciseRow(Result):
+    id: str
+    question: str
+    quantity: str
+    answer: Number
+    answer_text: str
+
+
+class ExercisesReport(Result):
+    exercises: list[ExerciseRow]
+
+
+def exercises_report(path: Path | None = None) -> ExercisesReport:
+    rows = []
+    for e in load_catalog(path):
+        a = answer(e)
+        rows.append(
+            ExerciseRow(
+                id=e.id,
+                question=e.question,
+                quantity=e.quantity,
+                answer=a.plain(),
+                answer_text=a.text(),
+            )
+        )
+    return ExercisesReport(exercises=rows)

@@ -7,13 +7,13 @@ nothing is printed. Integers stay exact; shares are floats in [0, 1].
 from __future__ import annotations
 
 from fractions import Fraction
-from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from ffn_calc import flops as fl
 from ffn_calc import params as pm
 from ffn_calc.config import ModelConfig
+from ffn_calc.result import Result
 from ffn_calc.terms import Term
 
 Number = int | float
@@ -29,7 +29,7 @@ def share(part: int | Fraction, whole: int | Fraction) -> float:
     return float(Fraction(part) / Fraction(whole)) if whole else 0.0
 
 
-class TermReport(BaseModel):
+class TermReport(Result):
     name: str
     group: str
     formula: str
@@ -41,7 +41,7 @@ class TermReport(BaseModel):
         return cls(name=t.name, group=t.group, formula=t.formula, numbers=t.numbers, value=t.value)
 
 
-class ParamLayer(BaseModel):
+class ParamLayer(Result):
     stack: str
     count: int
     attention: int
@@ -51,7 +51,7 @@ class ParamLayer(BaseModel):
     terms: list[TermReport]
 
 
-class ParamsReport(BaseModel):
+class ParamsReport(Result):
     model: str
     source: str | None
     total_params: int
@@ -89,7 +89,7 @@ def params_report(cfg: ModelConfig) -> ParamsReport:
     )
 
 
-class FlopLayer(BaseModel):
+class FlopLayer(Result):
     stack: str
     count: int
     attention_projections: int
@@ -99,7 +99,7 @@ class FlopLayer(BaseModel):
     terms: list[TermReport]
 
 
-class Approximation(BaseModel):
+class Approximation(Result):
     name: str
     formula: str
     value: int
@@ -107,7 +107,7 @@ class Approximation(BaseModel):
     error: float = Field(description="(approximation - exact) / exact")
 
 
-class FlopsReport(BaseModel):
+class FlopsReport(Result):
     model: str
     batch: int
     seq_len: int
@@ -200,7 +200,7 @@ def _approximations(
     ]  # fmt: skip
 
 
-class CrossoverRow(BaseModel):
+class CrossoverRow(Result):
     seq_len: Number
     attention_projections: Number
     attention_scores: Number
@@ -210,7 +210,7 @@ class CrossoverRow(BaseModel):
     marks: list[str]
 
 
-class GridReport(BaseModel):
+class GridReport(Result):
     d_models: list[int]
     d_ff: list[int]
     seq_lens: list[int]
@@ -218,7 +218,7 @@ class GridReport(BaseModel):
     scores_vs_ffn: list[Number]
 
 
-class CrossoverReport(BaseModel):
+class CrossoverReport(Result):
     model: str
     layer: str
     causal: bool
@@ -287,98 +287,3 @@ def grid_report(cfg: ModelConfig, d_models: list[int], seq_lens: list[int]) -> G
         d_models=d_models, d_ff=[c.d_ff for c in scaled], seq_lens=seq_lens, ratios=ratios,
         scores_vs_ffn=[num(fl.solve(p, p.ffn)) for p in pts],
     )  # fmt: skip
-
-
-class TensorRow(BaseModel):
-    name: str
-    shape: list[int]
-    params: int
-    component: str
-    tied_to: str | None
-
-
-class MatmulRow(BaseModel):
-    name: str
-    component: str
-    m: int
-    k: int
-    n: int
-    count: int
-    flops: int
-
-
-class TensorsReport(BaseModel):
-    model: str
-    total_params: int
-    tensors: list[TensorRow]
-    seq_len: int
-    matmuls: list[MatmulRow] | None
-
-
-def tensors_report(cfg: ModelConfig, seq_len: int = 1, matmuls: bool = False) -> TensorsReport:
-    from ffn_calc.instantiate import instantiate
-
-    inv = instantiate(cfg, 1, seq_len)
-    return TensorsReport(
-        model=cfg.name, total_params=inv.params(), seq_len=seq_len,
-        tensors=[
-            TensorRow(name=t.name, shape=list(t.shape), params=t.numel, component=t.component, tied_to=t.tied_to)
-            for t in inv.tensors
-        ],
-        matmuls=[
-            MatmulRow(name=m.name, component=m.component, m=m.m, k=m.k, n=m.n, count=m.count, flops=m.flops)
-            for m in inv.matmuls
-        ] if matmuls else None,
-    )  # fmt: skip
-
-
-class ActivationRow(BaseModel):
-    x: float
-    relu: float
-    gelu: float
-    gelu_tanh: float
-    silu: float
-    d_relu: float
-    d_gelu: float
-    d_gelu_tanh: float
-    d_silu: float
-
-
-class ActivationsReport(BaseModel):
-    rows: list[ActivationRow]
-
-
-def activations_report(xs: list[float]) -> ActivationsReport:
-    from ffn_calc.activations import table
-
-    return ActivationsReport(rows=[ActivationRow(**row) for row in table(xs)])
-
-
-class ExerciseRow(BaseModel):
-    id: str
-    question: str
-    quantity: str
-    answer: Number
-    answer_text: str
-
-
-class ExercisesReport(BaseModel):
-    exercises: list[ExerciseRow]
-
-
-def exercises_report(path: Path | None = None) -> ExercisesReport:
-    from ffn_calc.exercises import answer, load_catalog
-
-    rows = []
-    for e in load_catalog(path):
-        a = answer(e)
-        rows.append(
-            ExerciseRow(
-                id=e.id,
-                question=e.question,
-                quantity=e.quantity,
-                answer=a.plain(),
-                answer_text=a.text(),
-            )
-        )
-    return ExercisesReport(exercises=rows)

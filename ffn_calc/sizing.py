@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from pydantic import BaseModel
+from ffn_calc.result import Result
 
 
 def parity_d_ff(d_model: int) -> Fraction:
@@ -24,7 +24,7 @@ def llama_d_ff(
     return multiple_of * math.ceil(hidden / multiple_of)
 
 
-class SwigluReport(BaseModel):
+class SwigluReport(Result):
     d_model: int
     multiple_of: int
     ffn_dim_multiplier: float | None

@@ -5,12 +5,11 @@ from __future__ import annotations
 from math import prod
 from pathlib import Path
 
-from pydantic import BaseModel
-
 from ffn_calc import flops as fl
 from ffn_calc import params as pm
 from ffn_calc.config import ModelConfig
 from ffn_calc.instantiate import PREFIXES, Inventory, instantiate
+from ffn_calc.result import Result
 from ffn_calc.safetensors import Entry
 
 # Non-parameter buffers that some checkpoints carry (reported, never counted).
@@ -23,7 +22,7 @@ BUFFER_SUFFIXES = (
 )
 
 
-class Check(BaseModel):
+class Check(Result):
     model: str
     kind: str  # "params" | "flops"
     component: str
@@ -32,13 +31,13 @@ class Check(BaseModel):
     ok: bool
 
 
-class Mismatch(BaseModel):
+class Mismatch(Result):
     name: str
     expected: list[int]
     found: list[int]
 
 
-class CheckpointReport(BaseModel):
+class CheckpointReport(Result):
     path: str
     ok: bool
     tensors: int
@@ -52,7 +51,7 @@ class CheckpointReport(BaseModel):
     bytes_by_dtype: dict[str, int]
 
 
-class VerifyReport(BaseModel):
+class VerifyReport(Result):
     ok: bool
     seq_len: int
     batch: int
@@ -159,3 +158,46 @@ def verify(
             ckpt = compare_checkpoint(str(checkpoint), inv, read_checkpoint(checkpoint))
     ok = all(c.ok for c in checks) and (ckpt is None or ckpt.ok)
     return VerifyReport(ok=ok, seq_len=seq_len, batch=batch, checks=checks, checkpoint=ckpt)
+
+
+class TensorRow(Result):
+    name: str
+    shape: list[int]
+    params: int
+    component: str
+    tied_to: str | None
+
+
+class MatmulRow(Result):
+    name: str
+    component: str
+    m: int
+    k: int
+    n: int
+    count: int
+    flops: int
+
+
+class TensorsReport(Result):
+    model: str
+    total_params: int
+    tensors: list[TensorRow]
+    seq_len: int
+    matmuls: list[MatmulRow] | None
+
+
+def tensors_report(cfg: ModelConfig, seq_len: int = 1, matmuls: bool = False) -> TensorsReport:
+    from ffn_calc.instantiate import instantiate
+
+    inv = instantiate(cfg, 1, seq_len)
+    return TensorsReport(
+        model=cfg.name, total_params=inv.params(), seq_len=seq_len,
+        tensors=[
+            TensorRow(name=t.name, shape=list(t.shape), params=t.numel, component=t.component, tied_to=t.tied_to)
+            for t in inv.tensors
+        ],
+        matmuls=[
+            MatmulRow(name=m.name, component=m.component, m=m.m, k=m.k, n=m.n, count=m.count, flops=m.flops)
+            for m in inv.matmuls
+        ] if matmuls else None,
+    )  # fmt: skip

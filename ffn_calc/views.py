@@ -7,20 +7,17 @@ run without importing it.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
-from ffn_calc.compare import CompareReport
-from ffn_calc.report import (
-    CROSSOVER_LABELS,
-    ActivationsReport,
-    CrossoverReport,
-    ExercisesReport,
-    FlopsReport,
-    ParamsReport,
-    TensorsReport,
-)
-from ffn_calc.sizing import SwigluReport
-from ffn_calc.verify import VerifyReport
+from ffn_calc.report import CROSSOVER_LABELS
+
+if TYPE_CHECKING:  # the report types only annotate: importing them would load every command
+    from ffn_calc.activations import ActivationsReport
+    from ffn_calc.compare import CompareReport
+    from ffn_calc.exercises import ExercisesReport
+    from ffn_calc.report import CrossoverReport, FlopsReport, ParamsReport
+    from ffn_calc.sizing import SwigluReport
+    from ffn_calc.verify import TensorsReport, VerifyReport
 
 Kind = Literal["text", "int", "pct", "ratio", "num", "human"]
 
