@@ -21,6 +21,27 @@ from pathlib import Path
 
 FLOOR = [sys.executable, "-c", "import typer, pydantic, rich.table"]
 
+# Reference points (not targets): what the dependencies cost once they are used, not only
+# imported. A Typer command with two options, and one validated Pydantic model.
+TYPER_APP = (
+    "import typer\n"
+    "app = typer.Typer()\n"
+    "@app.command()\n"
+    "def main(x: int = 1, fmt: str = 'json') -> None:\n"
+    "    pass\n"
+    "app(['--x', '3'])\n"
+)
+PYDANTIC_MODEL = (
+    "import typer, pydantic, rich.table\n"
+    "class A(pydantic.BaseModel):\n"
+    "    x: int\n"
+    "A(x=1)\n"
+)
+REFERENCES = {
+    "ref: a 2-option Typer command": [sys.executable, "-c", TYPER_APP],
+    "ref: floor + one Pydantic model": [sys.executable, "-c", PYDANTIC_MODEL],
+}
+
 COMMANDS: dict[str, tuple[list[str], float]] = {
     # label: (arguments, target ratio to the floor)
     "params --preset gpt2-small": (["params", "--preset", "gpt2-small"], 1.15),
@@ -53,6 +74,7 @@ def main() -> int:
     args = parser.parse_args()
     base = entry_point()
     jobs = {"floor: import typer, pydantic, rich.table": FLOOR}
+    jobs |= REFERENCES
     jobs |= {label: base + argv for label, (argv, _) in COMMANDS.items()}
     labels = list(jobs)
     times: dict[str, list[float]] = {label: [] for label in labels}

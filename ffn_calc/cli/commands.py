@@ -1,0 +1,223 @@
+"""The commands: each loads a model, computes a report and emits it."""
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from ffn_calc.cli.app import ExplainOpt, Format, FormatOpt, command, emit, user_errors, views
+from ffn_calc.cli.options import Unit, model_command
+from ffn_calc.errors import UsageError
+
+if TYPE_CHECKING:
+    from ffn_calc.config import ModelConfig
+
+
+@model_command("params")
+def params_cmd(
+    model: "ModelConfig", explain: ExplainOpt = False, format: FormatOpt = Format.table
+) -> None:
+    """Parameters per layer kind and per component, with shares and the FFN : attention ratio."""
+    from ffn_calc.report import params_report
+
+    report = params_report(model)
+    emit(report, lambda: views().params_tables(report, explain), format)
+
+
+@model_command("flops")
+def flops_cmd(
+    model: "ModelConfig",
+    seq_len: Annotated[int, typer.Option("--seq-len", "-s", min=1, help="Sequence length S (source length for encoder-decoder).")],
+    batch: Annotated[int, typer.Option("--batch", "-b", min=1, help="Batch size B.")] = 1,
+    target_len: Annotated[int | None, typer.Option("--target-len", "-t", min=1, help="Target length T of an encoder-decoder model (default S).")] = None,
+    unit: Annotated[Unit, typer.Option("--unit", help="flops (2 per multiply-add) or macs (multiply-adds).")] = Unit.flops,
+    causal: Annotated[bool, typer.Option("--causal", help="Decoder self-attention scores over the S(S+1)/2 visible pairs only.")] = False,
+    lm_head: Annotated[bool, typer.Option("--lm-head/--no-lm-head", help="Count the output projection.")] = True,
+    explain: ExplainOpt = False,
+    format: FormatOpt = Format.table,
+) -> None:  # fmt: skip
+    """Forward and training FLOPs per component, per layer and per token, with rules of thumb."""
+    from ffn_calc.flops import Workload
+    from ffn_calc.report import flops_report
+
+    if target_len is not None and model.architecture != "encoder-decoder":
+        raise UsageError(
+            f"--target-len applies to encoder-decoder models; {model.name} is {model.architecture}."
+        )
+    w = Workload(
+        batch=batch, seq_len=seq_len, target_len=target_len, causal=causal, lm_head=lm_head
+    )
+    report = flops_report(model, w, unit.value)
+    emit(report, lambda: views().flops_tables(report, explain), format)
+
+
+GRID_D_MODELS = [256, 512, 1024, 2048, 4096, 8192, 16384]
+GRID_SEQ_LENS = [2**k for k in range(6, 18)]
+
+
+@model_command("crossover")
+def crossover_cmd(
+    model: "ModelConfig",
+    causal: Annotated[bool, typer.Option("--causal", help="Scores over the S(S+1)/2 visible pairs only.")] = False,
+    grid: Annotated[bool, typer.Option("--grid", help="Add the S x d_model grid of scores : FFN.")] = False,
+    format: FormatOpt = Format.table,
+) -> None:  # fmt: skip
+    """The sequence length S where attention's S^2 scores overtake the FFN and the projections."""
+    from ffn_calc.report import crossover_report, grid_report
+
+    g = grid_report(model, GRID_D_MODELS, GRID_SEQ_LENS) if grid else None
+    report = crossover_report(model, causal=causal, grid=g)
+
+    def bars() -> list[Any]:
+        from ffn_calc.render import share_bars
+
+        return [share_bars(report)]
+
+    emit(report, lambda: views().crossover_tables(report), format, bars)
+
+
+@model_command("tensors")
+def tensors_cmd(
+    model: "ModelConfig",
+    seq_len: Annotated[int, typer.Option("--seq-len", "-s", min=1, help="Sequence length for the matmul list.")] = 1,
+    matmuls: Annotated[bool, typer.Option("--matmuls", help="Also list the matmuls of one forward pass.")] = False,
+    format: FormatOpt = Format.table,
+) -> None:  # fmt: skip
+    """List every parameter tensor (name, shape, count) as the reference implementation stores it."""
+    from ffn_calc.verify import tensors_report
+
+    report = tensors_report(model, seq_len, matmuls)
+    emit(report, lambda: views().tensors_tables(report), format)
+
+
+@command("verify")
+def verify_cmd(
+    preset: Annotated[list[str] | None, typer.Option("--preset", "-p", help="A preset to verify; repeat for several.")] = None,
+    all_presets: Annotated[bool, typer.Option("--all", help="Verify every shipped preset.")] = False,
+    config: Annotated[Path | None, typer.Option("--config", "-c", help="A TOML or JSON file in ffn-calc's schema.")] = None,
+    hf_config: Annotated[Path | None, typer.Option("--hf-config", help="A Hugging Face config.json, or a directory holding one.")] = None,
+    checkpoint: Annotated[Path | None, typer.Option("--checkpoint", help="A .safetensors file, or a directory with model.safetensors or a sharded index: compare its header with the model.")] = None,
+    seq_len: Annotated[int, typer.Option("--seq-len", "-s", min=1, help="Sequence length for the FLOP checks.")] = 128,
+    batch: Annotated[int, typer.Option("--batch", "-b", min=1, help="Batch size for the FLOP checks.")] = 1,
+    format: FormatOpt = Format.table,
+) -> None:  # fmt: skip
+    """Check the closed-form formulas against a torch-free instantiation (and a checkpoint's header).
+
+    Exit 0 when everything matches, 1 on any mismatch.
+    """
+    from ffn_calc.presets import preset_names, resolve_model
+    from ffn_calc.verify import verify
+
+    with user_errors():
+        names = preset_names() if all_presets else list(preset or [])
+        models = [resolve_model(preset=n) for n in names]
+        if config or hf_config:
+            models.append(resolve_model(config=config, hf_config=hf_config))
+        if not models:
+            raise UsageError(
+                "nothing to verify: give --preset NAME, --all, --config FILE or --hf-config PATH."
+            )
+        if checkpoint is not None and len(models) != 1:
+            raise UsageError(f"--checkpoint compares one model; {len(models)} were given.")
+        report = verify(models, batch, seq_len, checkpoint)
+    emit(report, lambda: views().verify_tables(report), format)
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+@command("compare")
+def compare_cmd(
+    presets: Annotated[list[str] | None, typer.Argument(help="Preset names.", show_default=False)] = None,
+    config: Annotated[list[Path] | None, typer.Option("--config", "-c", help="A TOML or JSON file in ffn-calc's schema; repeat for several.")] = None,
+    hf_config: Annotated[list[Path] | None, typer.Option("--hf-config", help="A Hugging Face config.json or its directory; repeat for several.")] = None,
+    seq_len: Annotated[int, typer.Option("--seq-len", "-s", min=1, help="Sequence length for the FLOP rows.")] = 1024,
+    format: FormatOpt = Format.table,
+) -> None:  # fmt: skip
+    """Compare models side by side: shapes, parameters, FLOPs and crossovers, a column each."""
+    from ffn_calc.compare import compare_report
+    from ffn_calc.presets import resolve_model
+
+    with user_errors():
+        models = [resolve_model(preset=n) for n in presets or []]
+        models += [resolve_model(config=p) for p in config or []]
+        models += [resolve_model(hf_config=p) for p in hf_config or []]
+        if not models:
+            raise UsageError(
+                "nothing to compare: name presets, or give --config / --hf-config files."
+            )
+        report = compare_report(models, seq_len)
+    emit(report, lambda: views().compare_tables(report), format)
+
+
+@command("activations")
+def activations_cmd(
+    x: Annotated[list[float] | None, typer.Option("--x", help="Points to evaluate at; repeat for several (default -3 ... 3).")] = None,
+    plot: Annotated[bool, typer.Option("--plot/--no-plot", help="Draw the curves in the terminal (table format).")] = True,
+    format: FormatOpt = Format.table,
+) -> None:  # fmt: skip
+    """ReLU, GELU (exact), GELU tanh approximation and SiLU, with their derivatives."""
+    from ffn_calc.activations import DEFAULT_X, activations_report
+
+    report = activations_report(list(x) if x else list(DEFAULT_X))
+
+    def curves() -> list[Any]:
+        from ffn_calc.render import activation_plot
+
+        return [activation_plot()] if plot else []
+
+    emit(report, lambda: views().activation_tables(report), format, curves)
+
+
+@command("swiglu-size")
+def swiglu_size_cmd(
+    d_model: Annotated[int, typer.Option("--d-model", min=1, help="Width of the residual stream.")],
+    multiple_of: Annotated[int, typer.Option("--multiple-of", min=1, help="Round d_ff up to a multiple of this.")] = 256,
+    ffn_dim_multiplier: Annotated[float | None, typer.Option("--ffn-dim-multiplier", help="Llama's multiplier on 2/3 of 4 d_model (e.g. 1.3).")] = None,
+    format: FormatOpt = Format.table,
+) -> None:  # fmt: skip
+    """The d_ff of a SwiGLU FFN: parameter parity with a plain 4x FFN, and Llama's rounding rule."""
+    from ffn_calc.sizing import swiglu_report
+
+    if ffn_dim_multiplier is not None and not ffn_dim_multiplier > 0:
+        with user_errors():
+            raise UsageError(f"--ffn-dim-multiplier must be positive, not {ffn_dim_multiplier:g}.")
+    report = swiglu_report(d_model, multiple_of, ffn_dim_multiplier)
+    emit(report, lambda: views().swiglu_tables(report), format)
+
+
+@command("presets")
+def presets_cmd(format: FormatOpt = Format.table) -> None:
+    """List the shipped presets with their shapes and exact totals."""
+    from ffn_calc.catalog import presets_listing
+
+    with user_errors():
+        report, tables = presets_listing()
+        emit(report, tables, format)
+
+
+@command("show")
+def show_cmd(
+    name: Annotated[str, typer.Argument(help="A preset name.")],
+    format: Annotated[Format, typer.Option("--format", "-f", help="table, json, csv or markdown (TOML: see import-hf).")] = Format.table,
+) -> None:  # fmt: skip
+    """Show a preset's config: every field, its value and what it means."""
+    from ffn_calc.catalog import config_listing
+    from ffn_calc.presets import resolve_model
+
+    with user_errors():
+        cfg = resolve_model(preset=name)
+        emit(cfg, lambda: config_listing(cfg), format)
+
+
+@command("import-hf")
+def import_hf_cmd(
+    path: Annotated[
+        Path, typer.Argument(help="A Hugging Face config.json, or a directory holding one.")
+    ],
+) -> None:
+    """Write the ffn-calc TOML config equivalent to a Hugging Face config.json to stdout."""
+    from ffn_calc.presets import dump_toml, resolve_model
+
+    with user_errors():
+        sys.stdout.write(dump_toml(resolve_model(hf_config=path)))

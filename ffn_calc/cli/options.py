@@ -1,0 +1,117 @@
+"""The model options every model-taking command shares, and the decorator that adds them."""
+
+import functools
+import inspect
+from collections.abc import Callable
+from enum import Enum, StrEnum
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from ffn_calc.cli.app import COMMANDS, user_errors
+
+if TYPE_CHECKING:
+    from ffn_calc.config import ModelConfig
+
+
+class Activation(StrEnum):
+    relu = "relu"
+    gelu = "gelu"
+    gelu_tanh = "gelu_tanh"
+    silu = "silu"
+    swiglu = "swiglu"
+    geglu = "geglu"
+
+
+class NormKind(StrEnum):
+    layernorm = "layernorm"
+    rmsnorm = "rmsnorm"
+
+
+class PositionsKind(StrEnum):
+    learned = "learned"
+    sinusoidal = "sinusoidal"
+    rotary = "rotary"
+    none = "none"
+
+
+class ArchitectureKind(StrEnum):
+    decoder_only = "decoder-only"
+    encoder_only = "encoder-only"
+    encoder_decoder = "encoder-decoder"
+
+
+class Unit(StrEnum):
+    flops = "flops"
+    macs = "macs"
+
+
+_M = "Model"
+_S = "Size flags (alone, or overriding the chosen model)"
+
+
+def _opt(*names: str, help: str, panel: str = _S, **kw: Any) -> Any:
+    return typer.Option(*names, help=help, rich_help_panel=panel, **kw)
+
+
+# The model options every model-taking command shares: (name, type, Option).
+MODEL_OPTIONS: list[tuple[str, Any, Any]] = [
+    ("preset", str | None, _opt("--preset", "-p", help="A shipped preset (see `ffn-calc presets`).", panel=_M)),
+    ("config", Path | None, _opt("--config", "-c", help="A TOML or JSON file in ffn-calc's schema.", panel=_M)),
+    ("hf_config", Path | None, _opt("--hf-config", help="A Hugging Face config.json, or a directory holding one.", panel=_M)),
+    ("d_model", int | None, _opt("--d-model", help="Width of the residual stream.")),
+    ("d_ff", int | None, _opt("--d-ff", help="FFN hidden width (alone: default 4 x d_model).")),
+    ("n_heads", int | None, _opt("--n-heads", help="Query heads.")),
+    ("n_kv_heads", int | None, _opt("--n-kv-heads", help="Key/value heads (GQA/MQA).")),
+    ("head_dim", int | None, _opt("--head-dim", help="Per-head width (default d_model / n_heads).")),
+    ("n_layers", int | None, _opt("--n-layers", help="Layers per stack (alone: default 1).")),
+    ("n_decoder_layers", int | None, _opt("--n-decoder-layers", help="Decoder layers of an encoder-decoder model.")),
+    ("vocab_size", int | None, _opt("--vocab-size", help="Vocabulary (alone: none, a bare stack).")),
+    ("max_positions", int | None, _opt("--max-positions", help="Rows of a learned position table.")),
+    ("activation", Activation | None, _opt("--activation", help="FFN activation; swiglu/geglu are gated.")),
+    ("norm", NormKind | None, _opt("--norm", help="layernorm or rmsnorm.")),
+    ("positions", PositionsKind | None, _opt("--positions", help="Position encoding.")),
+    ("architecture", ArchitectureKind | None, _opt("--architecture", help="Which stacks the model has.")),
+    ("n_experts", int | None, _opt("--n-experts", help="MoE experts per layer.")),
+    ("experts_per_token", int | None, _opt("--experts-per-token", help="MoE experts each token uses.")),
+    ("bias", bool | None, _opt("--bias/--no-bias", help="Biases on attention and FFN (alone: on).")),
+    ("tie", bool | None, _opt("--tie/--no-tie", help="Tie the output head to the token embedding.")),
+]  # fmt: skip
+MODEL_OPTION_NAMES = [name for name, _, _ in MODEL_OPTIONS]
+
+
+def load_model(opts: dict[str, Any]) -> "ModelConfig":
+    from ffn_calc.presets import resolve_model
+
+    flags = {k: (v.value if isinstance(v, Enum) else v) for k, v in opts.items()}
+    return resolve_model(
+        preset=flags.pop("preset"), config=flags.pop("config"),
+        hf_config=flags.pop("hf_config"), flags=flags,
+    )  # fmt: skip
+
+
+def model_command(name: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Register a command whose `model` parameter is filled from the shared model options."""
+
+    def decorate(func: Callable[..., None]) -> Callable[..., None]:
+        sig = inspect.signature(func)
+        own = [p for p in sig.parameters.values() if p.name != "model"]
+        shared = [
+            inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Annotated[t, o])
+            for n, t, o in MODEL_OPTIONS
+        ]  # fmt: skip
+
+        @functools.wraps(func)
+        def wrapper(**kwargs: Any) -> None:
+            opts = {n: kwargs.pop(n) for n in MODEL_OPTION_NAMES}
+            with user_errors():
+                func(model=load_model(opts), **kwargs)
+
+        params = [p.replace(kind=inspect.Parameter.KEYWORD_ONLY) for p in own] + shared
+        wrapper.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
+        wrapper.__annotations__ = {p.name: p.annotation for p in params}
+        COMMANDS[name] = wrapper
+        return func
+
+    return decorate
