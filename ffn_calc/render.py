@@ -71,8 +71,13 @@ def share_bars(r: CrossoverReport, width: int = 50) -> RichTable:
     return out
 
 
+class _Console(Console):
+    def on_broken_pipe(self) -> None:
+        raise BrokenPipeError  # let the CLI end the way it ends every broken pipe
+
+
 def console(width: int | None = None) -> Console:
-    return Console(width=width, highlight=False)
+    return _Console(width=width, highlight=False)
 
 
 def print_tables(tables: list[Table], extra: list[RichTable] | None = None) -> None:

@@ -4,6 +4,7 @@ Commands are load -> compute -> emit. Core errors (FfnCalcError) become one mess
 stderr and exit code 2; nothing is written to stdout on error.
 """
 
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -97,19 +98,23 @@ def emit(
     extra: Callable[[], list[Any]] | None = None,
 ) -> None:
     """JSON straight from the report; other formats from the plain tables."""
-    if fmt is Format.json:
-        print(report.model_dump_json(indent=2))
-        return
-    if fmt is Format.csv:
-        from ffn_calc.formats import to_csv
+    try:
+        if fmt is Format.json:
+            print(report.model_dump_json(indent=2))
+        elif fmt is Format.csv:
+            from ffn_calc.formats import to_csv
 
-        sys.stdout.write(to_csv(tables()))
-        return
-    if fmt is Format.markdown:
-        from ffn_calc.formats import to_markdown
+            sys.stdout.write(to_csv(tables()))
+        elif fmt is Format.markdown:
+            from ffn_calc.formats import to_markdown
 
-        sys.stdout.write(to_markdown(tables()))
-        return
-    from ffn_calc.render import print_tables
+            sys.stdout.write(to_markdown(tables()))
+        else:
+            from ffn_calc.render import print_tables
 
-    print_tables(tables(), extra() if extra else None)
+            print_tables(tables(), extra() if extra else None)
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, as a process killed by SIGPIPE would.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        raise typer.Exit(141) from None
