@@ -25,7 +25,7 @@ class _Reader:
         line = _line_of(self.text, key)
         return f"{self.origin}, line {line}" if line else self.origin
 
-    def int(self, key: str, default: int | None = None, *, required: bool = True) -> int | None:
+    def integer(self, key: str, default: int | None = None, *, required: bool = True) -> int | None:
         value = self.data.get(key)
         if value is None:
             if default is None and required:
@@ -41,11 +41,11 @@ class _Reader:
         return value
 
     def req(self, key: str) -> int:
-        value = self.int(key)
+        value = self.integer(key)
         assert value is not None
         return value
 
-    def bool(self, key: str, default: bool) -> bool:
+    def boolean(self, key: str, default: bool) -> bool:
         value = self.data.get(key)
         if value is None:
             return default
@@ -56,7 +56,7 @@ class _Reader:
             )
         return value
 
-    def str(self, key: str, default: str) -> str:
+    def string(self, key: str, default: str) -> str:
         value = self.data.get(key)
         if value is None:
             return default
@@ -72,7 +72,7 @@ _GATED_ACT = {"silu": "swiglu", "swish": "swiglu", "gelu": "geglu", "gelu_new": 
 
 
 def _act(r: _Reader, key: str, table: dict[str, str], default: str) -> str:
-    name = r.str(key, default)
+    name = r.string(key, default)
     if name not in table:
         raise ConfigError(
             f"{r._where(key)}: {key} = {name!r} is not supported; use one of {', '.join(sorted(table))}."
@@ -84,11 +84,11 @@ def _gpt2(r: _Reader) -> dict[str, Any]:
     d = r.req("n_embd")
     return {
         "family": "gpt2", "architecture": "decoder-only", "n_layers": r.req("n_layer"),
-        "d_model": d, "n_heads": r.req("n_head"), "d_ff": r.int("n_inner", 4 * d),
+        "d_model": d, "n_heads": r.req("n_head"), "d_ff": r.integer("n_inner", 4 * d),
         "activation": _act(r, "activation_function", _GPT2_ACT, "gelu_new"),
         "attention_bias": True, "ffn_bias": True, "norm": "layernorm", "positions": "learned",
         "max_positions": r.req("n_positions"), "vocab_size": r.req("vocab_size"),
-        "tie_embeddings": r.bool("tie_word_embeddings", True),
+        "tie_embeddings": r.boolean("tie_word_embeddings", True),
     }  # fmt: skip
 
 
@@ -97,16 +97,16 @@ def _llama_like(r: _Reader, family: str) -> dict[str, Any]:
     out: dict[str, Any] = {
         "family": family, "architecture": "decoder-only", "n_layers": r.req("num_hidden_layers"),
         "d_model": r.req("hidden_size"), "n_heads": heads,
-        "n_kv_heads": r.int("num_key_value_heads", heads),
-        "head_dim": r.int("head_dim", required=False), "d_ff": r.req("intermediate_size"),
+        "n_kv_heads": r.integer("num_key_value_heads", heads),
+        "head_dim": r.integer("head_dim", required=False), "d_ff": r.req("intermediate_size"),
         "activation": _act(r, "hidden_act", _GATED_ACT, "silu"), "norm": "rmsnorm",
         "positions": "rotary", "vocab_size": r.req("vocab_size"),
-        "tie_embeddings": r.bool("tie_word_embeddings", False),
+        "tie_embeddings": r.boolean("tie_word_embeddings", False),
         "attention_bias": False, "ffn_bias": False,
     }  # fmt: skip
     if family == "llama":
-        out["attention_bias"] = r.bool("attention_bias", False)
-        out["ffn_bias"] = r.bool("mlp_bias", False)
+        out["attention_bias"] = r.boolean("attention_bias", False)
+        out["ffn_bias"] = r.boolean("mlp_bias", False)
     elif family == "qwen2":  # Qwen2Attention: bias on q/k/v, none on o_proj
         out["attention_bias"], out["attention_out_bias"] = True, False
     elif family == "mixtral":
@@ -124,7 +124,7 @@ def _bert(r: _Reader) -> dict[str, Any]:
         "attention_bias": True, "ffn_bias": True, "norm": "layernorm", "final_norm": False,
         "embedding_norm": True, "positions": "learned",
         "max_positions": r.req("max_position_embeddings"), "vocab_size": r.req("vocab_size"),
-        "type_vocab_size": r.int("type_vocab_size", 2), "lm_head": False, "pooler": True,
+        "type_vocab_size": r.integer("type_vocab_size", 2), "lm_head": False, "pooler": True,
     }  # fmt: skip
 
 

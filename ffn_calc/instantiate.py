@@ -214,11 +214,8 @@ class _Walker:
                 self.tensor(p + name, (width, d), g)
                 self.inv.matmuls.append(Matmul(p + name, proj, rows, d, width))
             if cfg.attention_bias:
-                self.tensor(
-                    p + (nm.cross_fused if cross else nm.fused_qkv or "") + "_bias",
-                    (q + 2 * kv,),
-                    g,
-                )
+                fused_name = (nm.cross_fused if cross else nm.fused_qkv) or "in_proj"
+                self.tensor(p + fused_name + "_bias", (q + 2 * kv,), g)
         else:
             self.linear(p + names[0], d, q, g, q_rows, proj, cfg.attention_bias, conv1d=nm.conv1d)
             self.linear(p + names[1], d, kv, g, kv_rows, proj, cfg.attention_bias, conv1d=nm.conv1d)

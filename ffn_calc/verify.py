@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from math import prod
 from pathlib import Path
 
@@ -96,7 +97,7 @@ def model_checks(
     return out
 
 
-def _match(name: str, expected: dict[str, object]) -> str | None:
+def _match(name: str, expected: Mapping[str, object]) -> str | None:
     """The inventory name of a checkpoint name, allowing a family prefix to be absent or extra."""
     if name in expected:
         return name

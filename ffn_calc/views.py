@@ -233,9 +233,9 @@ def tensors_tables(r: TensorsReport) -> list[Table]:
             f"{r.model}: matmuls of one forward pass (batch 1, S={r.seq_len})",
             [Column("name", "text"), Column("component", "text"), Column("[m, k] x [k, n]", "text"), Column("times"), Column("FLOPs")],
         )  # fmt: skip
-        for x in r.matmuls:
-            m.add(x.name, x.component, f"[{x.m}, {x.k}] x [{x.k}, {x.n}]", x.count, x.flops)
-        m.add("total", "", "", None, sum(x.flops for x in r.matmuls), style="total")
+        for mm in r.matmuls:
+            m.add(mm.name, mm.component, f"[{mm.m}, {mm.k}] x [{mm.k}, {mm.n}]", mm.count, mm.flops)
+        m.add("total", "", "", None, sum(mm.flops for mm in r.matmuls), style="total")
         tables.append(m)
     return tables
 
