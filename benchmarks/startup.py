@@ -32,10 +32,7 @@ TYPER_APP = (
     "app(['--x', '3'])\n"
 )
 PYDANTIC_MODEL = (
-    "import typer, pydantic, rich.table\n"
-    "class A(pydantic.BaseModel):\n"
-    "    x: int\n"
-    "A(x=1)\n"
+    "import typer, pydantic, rich.table\nclass A(pydantic.BaseModel):\n    x: int\nA(x=1)\n"
 )
 REFERENCES = {
     "ref: a 2-option Typer command": [sys.executable, "-c", TYPER_APP],

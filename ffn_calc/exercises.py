@@ -381,3 +381,27 @@ def exercises_report(path: Path | None = None) -> ExercisesReport:
             )
         )
     return ExercisesReport(exercises=rows)
+
+
+class ExerciseResult(Result):
+    """One exercise with its computed answer; `given` and `correct` after a check."""
+
+    id: str
+    question: str
+    quantity: str
+    answer: Number
+    answer_text: str
+    steps: list[str]
+    given: str | None = None
+    correct: bool | None = None
+
+
+def exercise_result(e: Exercise, given: str | None = None) -> ExerciseResult:
+    if given is None:
+        a, correct = answer(e), None
+    else:
+        correct, a, _ = check(e, given)
+    return ExerciseResult(
+        id=e.id, question=e.question, quantity=e.quantity, answer=a.plain(),
+        answer_text=a.text(), steps=a.steps, given=given, correct=correct,
+    )  # fmt: skip

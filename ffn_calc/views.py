@@ -14,7 +14,7 @@ from ffn_calc.report import CROSSOVER_LABELS
 if TYPE_CHECKING:  # the report types only annotate: importing them would load every command
     from ffn_calc.activations import ActivationsReport
     from ffn_calc.compare import CompareReport
-    from ffn_calc.exercises import ExercisesReport
+    from ffn_calc.exercises import ExerciseResult, ExercisesReport
     from ffn_calc.report import CrossoverReport, FlopsReport, ParamsReport
     from ffn_calc.sizing import SwigluReport
     from ffn_calc.verify import TensorsReport, VerifyReport
@@ -392,4 +392,16 @@ def exercise_tables(r: ExercisesReport) -> list[Table]:
     t.notes.append(
         "`ffn-calc exercise check ID ANSWER` checks an answer; `ffn-calc exercise solve ID` shows the work."
     )
+    return [t]
+
+
+def exercise_result_tables(r: ExerciseResult) -> list[Table]:
+    t = Table(f"Exercise {r.id}", [Column("field", "text"), Column("value", "text")])
+    t.add("question", r.question)
+    for i, step in enumerate(r.steps, start=1):
+        t.add(f"step {i}", step)
+    t.add("answer", r.answer_text)
+    if r.given is not None:
+        t.add("given", r.given)
+        t.add("correct", "yes" if r.correct else "no")
     return [t]

@@ -215,3 +215,14 @@ def bad_missing(tmp_path: Path) -> str:
     r = run("exercise", "list", "--exercises", str(tmp_path / "nope.toml"))
     assert r.exit_code == 2
     return r.stderr
+
+
+def test_exercise_json_outputs() -> None:
+    right = run("exercise", "check", "ffn-4096", "134,217,728", "-f", "json")
+    assert right.exit_code == 0 and right.json()["correct"] is True
+    assert right.json()["answer"] == 134_217_728  # 2 x 4096 x 16384
+    wrong = run("exercise", "check", "ffn-4096", "2e8", "-f", "json")
+    assert wrong.exit_code == 1 and wrong.json()["correct"] is False
+    solved = run("exercise", "solve", "llama-d-ff", "-f", "json").json()
+    assert solved["answer"] == 11008 and solved["steps"][0] == "int(2 x 4 x 4,096 / 3) = 10,922"
+    assert "| question |" in run("exercise", "show", "ffn-4096", "-f", "markdown").stdout

@@ -1,16 +1,38 @@
 """`ffn-calc exercise`: list, show, check an answer, solve."""
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ffn_calc.cli.app import Format, FormatOpt, emit, user_errors, views
 
+if TYPE_CHECKING:
+    from ffn_calc.exercises import ExerciseResult
+
 CatalogOpt = Annotated[
     Path | None,
     typer.Option("--exercises", help="An instructor's catalog (TOML, the built-in format)."),
 ]
+
+
+IdArg = Annotated[str, typer.Argument(metavar="ID", help="An exercise id.")]
+
+
+def _result(catalog: Path | None, exercise_id: str, given: str | None = None) -> "ExerciseResult":
+    from ffn_calc.exercises import exercise_result, find, load_catalog
+
+    with user_errors():
+        return exercise_result(find(load_catalog(catalog), exercise_id), given)
+
+
+def _emit(result: "ExerciseResult", lines: list[str], fmt: Format) -> None:
+    """Plain lines for people; JSON, CSV and Markdown from the result."""
+    if fmt is Format.table:
+        for line in lines:
+            typer.echo(line)
+        return
+    emit(result, lambda: views().exercise_result_tables(result), fmt)
 
 
 def exercise_app() -> typer.Typer:
@@ -28,18 +50,15 @@ def exercise_app() -> typer.Typer:
 
     @sub.command("show")
     def show_cmd(
-        exercise_id: Annotated[str, typer.Argument(metavar="ID", help="An exercise id.")],
-        exercises: CatalogOpt = None,
+        exercise_id: IdArg, exercises: CatalogOpt = None, format: FormatOpt = Format.table
     ) -> None:
         """Print an exercise's question."""
-        from ffn_calc.exercises import find, load_catalog
-
-        with user_errors():
-            typer.echo(f"{exercise_id}: {find(load_catalog(exercises), exercise_id).question}")
+        result = _result(exercises, exercise_id)
+        _emit(result, [f"{result.id}: {result.question}"], format)
 
     @sub.command("check")
     def check_cmd(
-        exercise_id: Annotated[str, typer.Argument(metavar="ID", help="An exercise id.")],
+        exercise_id: IdArg,
         answer: Annotated[
             str,
             typer.Argument(
@@ -47,34 +66,24 @@ def exercise_app() -> typer.Typer:
             ),
         ],
         exercises: CatalogOpt = None,
+        format: FormatOpt = Format.table,
     ) -> None:
         """Check an answer within the precision it is written in; exit 1 when it is wrong."""
-        from ffn_calc.exercises import check, find, load_catalog
-
-        with user_errors():
-            ok, expected, _ = check(find(load_catalog(exercises), exercise_id), answer)
-        if ok:
-            typer.echo(f"Right: {answer} (exact: {expected.text()}).")
+        r = _result(exercises, exercise_id, answer)
+        if r.correct:
+            _emit(r, [f"Right: {answer} (exact: {r.answer_text})."], format)
             return
-        typer.echo(
-            f"Wrong: {answer}; expected {expected.text()}. See `ffn-calc exercise solve {exercise_id}`."
-        )
+        hint = f"See `ffn-calc exercise solve {exercise_id}`."
+        _emit(r, [f"Wrong: {answer}; expected {r.answer_text}. {hint}"], format)
         raise typer.Exit(1)
 
     @sub.command("solve")
     def solve_cmd(
-        exercise_id: Annotated[str, typer.Argument(metavar="ID", help="An exercise id.")],
-        exercises: CatalogOpt = None,
+        exercise_id: IdArg, exercises: CatalogOpt = None, format: FormatOpt = Format.table
     ) -> None:
         """Print the worked solution: each formula with the numbers put in."""
-        from ffn_calc.exercises import answer, find, load_catalog
-
-        with user_errors():
-            e = find(load_catalog(exercises), exercise_id)
-            a = answer(e)
-        typer.echo(f"{e.id}: {e.question}\n")
-        for step in a.steps:
-            typer.echo(f"  {step}")
-        typer.echo(f"\nAnswer: {a.text()}")
+        r = _result(exercises, exercise_id)
+        lines = [f"{r.id}: {r.question}", "", *(f"  {step}" for step in r.steps), ""]
+        _emit(r, [*lines, f"Answer: {r.answer_text}"], format)
 
     return sub
