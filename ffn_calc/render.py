@@ -77,7 +77,7 @@ class _Console(Console):
 
 
 def console(width: int | None = None) -> Console:
-    return _Console(width=width, highlight=False)
+    return _Console(width=width, highlight=False, emoji=False)
 
 
 def print_tables(tables: list[Table], extra: list[RichTable] | None = None) -> None:
