@@ -251,3 +251,21 @@ def test_every_command_has_help_and_is_in_the_readme() -> None:
         r = run(name, "--help")
         assert r.exit_code == 0 and "Usage" in r.stdout
         assert f"ffn-calc {name}" in README, f"README does not show `ffn-calc {name}`"
+
+
+def test_readme_example_output_is_current() -> None:
+    from typer.testing import CliRunner
+
+    from ffn_calc.cli import app
+
+    for args, marker in (
+        (["params", "--preset", "gpt2-small"], "`ffn-calc params --preset gpt2-small`:"),
+        (["crossover", "--preset", "gpt2-small"], "`ffn-calc crossover --preset gpt2-small`:"),
+        (["presets"], "`ffn-calc presets`:"),
+    ):
+        r = CliRunner().invoke(app, args, env={"COLUMNS": "96", "NO_COLOR": "1", "TERM": "dumb"})
+        shown = "\n".join(line.rstrip() for line in r.stdout.splitlines()).strip("\n")
+        start = README.index("```text\n", README.index(marker)) + len("```text\n")
+        assert README[start : README.index("\n```", start)] == shown, (
+            f"README block after {marker} is stale"
+        )
