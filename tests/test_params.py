@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 from conftest import CASES, CASES_BY_NAME
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ffn_calc.params import active_params, components, layer_counts, total_params
 from ffn_calc.presets import preset_names, resolve_model
@@ -100,3 +102,45 @@ def test_gqa_and_head_dim_override() -> None:
     assert layer.group("attention") == 6_144
     cfg = resolve_model(flags={"d_model": 48, "n_heads": 4, "head_dim": 16, "bias": False})
     assert layer_counts(cfg)[0].group("attention") == 4 * 48 * 64
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    d_model=st.sampled_from([8, 16, 24, 64]),
+    n_heads=st.sampled_from([1, 2, 4, 8]),
+    d_ff=st.integers(1, 200),
+    vocab=st.one_of(st.none(), st.integers(1, 300)),
+    layers=st.integers(2, 6),
+    bias=st.booleans(),
+    activation=st.sampled_from(["relu", "swiglu"]),
+)
+def test_params_affine_in_layers(
+    d_model: int,
+    n_heads: int,
+    d_ff: int,
+    vocab: int | None,
+    layers: int,
+    bias: bool,
+    activation: str,
+) -> None:
+    flags = {"d_model": d_model, "n_heads": n_heads, "d_ff": d_ff, "vocab_size": vocab,
+             "bias": bias, "activation": activation}  # fmt: skip
+    totals = [
+        total_params(resolve_model(flags={**flags, "n_layers": n})) for n in (1, layers, layers + 1)
+    ]
+    [layer] = layer_counts(resolve_model(flags={**flags, "n_layers": 1}))
+    assert totals[2] - totals[1] == layer.total  # one more layer adds exactly one layer
+    assert totals[1] - totals[0] == (layers - 1) * layer.total
+
+
+def test_contradictory_fields() -> None:
+    from ffn_calc.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="tie_embeddings need"):
+        resolve_model(flags={"d_model": 8, "n_heads": 2, "tie": True})
+    with pytest.raises(ConfigError, match="n_decoder_layers applies only"):
+        resolve_model(preset="gpt2-small", flags={"n_decoder_layers": 2})
+    with pytest.raises(ConfigError, match="n_experts and experts_per_token go together"):
+        resolve_model(preset="llama-2-7b", flags={"n_experts": 4})
+    with pytest.raises(ConfigError, match="needs max_positions"):
+        resolve_model(flags={"d_model": 8, "n_heads": 2, "positions": "learned"})
