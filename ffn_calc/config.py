@@ -140,10 +140,6 @@ class ModelConfig(BaseModel):
         return "gated" if self.gated else "plain"
 
     @property
-    def is_moe(self) -> bool:
-        return self.n_experts is not None
-
-    @property
     def has_encoder(self) -> bool:
         return self.architecture != "decoder-only"
 
