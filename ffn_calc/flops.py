@@ -170,7 +170,7 @@ class PerToken:
     ffn: int  # 2 x mats x d_model x d_ff (MoE: router + active experts)
     scores_slope: int  # scores per token = scores_slope x S (full square)
 
-    def scores(self, s: int, causal: bool = False) -> Fraction:
+    def scores(self, s: int | Fraction, causal: bool = False) -> Fraction:
         """Score FLOPs per token at length S."""
         if causal:
             return Fraction(self.scores_slope * (s + 1), 2)

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ffn_calc.errors import ConfigError, FileError
-from ffn_calc.presets import _line_of, parse_json_object, read_text_file
+from ffn_calc.presets import line_of, parse_json_object, read_text_file
 
 
 class _Reader:
@@ -21,8 +21,8 @@ class _Reader:
     def __init__(self, data: dict[str, Any], origin: str, text: str) -> None:
         self.data, self.origin, self.text = data, origin, text
 
-    def _where(self, key: str) -> str:
-        line = _line_of(self.text, key)
+    def where(self, key: str) -> str:
+        line = line_of(self.text, key)
         return f"{self.origin}, line {line}" if line else self.origin
 
     def integer(self, key: str, default: int | None = None, *, required: bool = True) -> int | None:
@@ -33,11 +33,11 @@ class _Reader:
             return default
         if isinstance(value, bool) or not isinstance(value, int):
             raise ConfigError(
-                f"{self._where(key)}: {key} = {value!r}: expected an integer, "
+                f"{self.where(key)}: {key} = {value!r}: expected an integer, "
                 f"found {type(value).__name__}."
             )
         if value <= 0:
-            raise ConfigError(f"{self._where(key)}: {key} = {value}: must be greater than 0.")
+            raise ConfigError(f"{self.where(key)}: {key} = {value}: must be greater than 0.")
         return value
 
     def req(self, key: str) -> int:
@@ -51,7 +51,7 @@ class _Reader:
             return default
         if not isinstance(value, bool):
             raise ConfigError(
-                f"{self._where(key)}: {key} = {value!r}: expected true or false, "
+                f"{self.where(key)}: {key} = {value!r}: expected true or false, "
                 f"found {type(value).__name__}."
             )
         return value
@@ -61,7 +61,7 @@ class _Reader:
         if value is None:
             return default
         if not isinstance(value, str):
-            raise ConfigError(f"{self._where(key)}: {key} = {value!r}: expected a string.")
+            raise ConfigError(f"{self.where(key)}: {key} = {value!r}: expected a string.")
         return value
 
 
@@ -75,7 +75,7 @@ def _act(r: _Reader, key: str, table: dict[str, str], default: str) -> str:
     name = r.string(key, default)
     if name not in table:
         raise ConfigError(
-            f"{r._where(key)}: {key} = {name!r} is not supported; use one of {', '.join(sorted(table))}."
+            f"{r.where(key)}: {key} = {name!r} is not supported; use one of {', '.join(sorted(table))}."
         )
     return table[name]
 

@@ -184,16 +184,20 @@ def total_params(cfg: ModelConfig) -> int:
     return sum(components(cfg).values())
 
 
+def idle_params(cfg: ModelConfig) -> int:
+    """MoE: parameters of the experts a token does not use (0 for a dense model)."""
+    if cfg.n_experts is None or cfg.experts_per_token is None:
+        return 0
+    layers = cfg.encoder_layers + cfg.decoder_layers
+    return layers * (cfg.n_experts - cfg.experts_per_token) * expert_params(cfg)
+
+
 def active_params(cfg: ModelConfig) -> int:
     """Parameters one token uses: the router and experts_per_token experts per layer (MoE)."""
-    if cfg.n_experts is None or cfg.experts_per_token is None:
-        return total_params(cfg)
-    idle = (cfg.n_experts - cfg.experts_per_token) * expert_params(cfg)
-    layers = cfg.encoder_layers + cfg.decoder_layers
-    return total_params(cfg) - layers * idle
+    return total_params(cfg) - idle_params(cfg)
 
 
 def non_embedding_params(cfg: ModelConfig) -> int:
-    """Kaplan et al.'s N: all parameters but the embeddings (and the head tied to them)."""
+    """Kaplan et al.'s N: all parameters but the embeddings and the output head."""
     comps = components(cfg)
-    return total_params(cfg) - comps["embedding"] - comps["lm_head"]
+    return sum(comps.values()) - comps["embedding"] - comps["lm_head"]

@@ -112,7 +112,7 @@ def load_config_file(path: Path) -> tuple[dict[str, Any], str, str]:
     return data, origin, text
 
 
-def _line_of(text: str | None, key: str) -> int | None:
+def line_of(text: str | None, key: str) -> int | None:
     """The first line that sets `key` in TOML (`key =`) or JSON (`"key":`) text."""
     if not text:
         return None
@@ -125,7 +125,7 @@ def _line_of(text: str | None, key: str) -> int | None:
 
 def _describe(err: Mapping[str, Any], origin: str, text: str | None) -> str:
     loc = ".".join(str(p) for p in err["loc"])
-    line = _line_of(text, str(err["loc"][0])) if err["loc"] else None
+    line = line_of(text, str(err["loc"][0])) if err["loc"] else None
     where = f"{origin}, line {line}" if line else origin
     kind, msg = err["type"], str(err["msg"])
     if kind == "extra_forbidden":

@@ -79,8 +79,8 @@ def params_report(cfg: ModelConfig) -> ParamsReport:
         model=cfg.name,
         source=cfg.source,
         total_params=tot,
-        active_params=pm.active_params(cfg),
-        non_embedding_params=pm.non_embedding_params(cfg),
+        active_params=tot - pm.idle_params(cfg),
+        non_embedding_params=tot - comps["embedding"] - comps["lm_head"],
         components=comps,
         shares={k: share(v, tot) for k, v in comps.items()},
         ffn_to_attention=share(comps["ffn"], comps["attention"]),
@@ -165,8 +165,8 @@ def _approximations(
     cfg: ModelConfig, w: fl.Workload, exact_flops: int, div: int, tokens: int
 ) -> list[Approximation]:
     """Rules of thumb next to the exact figure (N: active parameters for MoE)."""
-    n = pm.active_params(cfg)
-    n_ne = n - (pm.total_params(cfg) - pm.non_embedding_params(cfg))
+    idle = pm.idle_params(cfg)
+    n, n_ne = pm.total_params(cfg) - idle, pm.non_embedding_params(cfg) - idle
     layers = cfg.encoder_layers + cfg.decoder_layers
     d, s = cfg.d_model, w.seq_len
     h, q = cfg.n_heads, cfg.head_size
@@ -238,7 +238,7 @@ CROSSOVER_LABELS = {
 
 def _row(pt: fl.PerToken, s: Fraction, causal: bool, marks: list[str]) -> CrossoverRow:
     proj, ffn = pt.projections * s, pt.ffn * s
-    scores = pt.scores_slope * s * ((s + 1) / 2 if causal else s)
+    scores = pt.scores(s, causal) * s
     layer = proj + ffn + scores
     parts = {"attention_projections": proj, "attention_scores": scores, "ffn": ffn}
     return CrossoverRow(
