@@ -37,8 +37,17 @@ class TermReport(Result):
     value: int
 
     @classmethod
-    def of(cls, t: Term) -> TermReport:
-        return cls(name=t.name, group=t.group, formula=t.formula, numbers=t.numbers, value=t.value)
+    def of(cls, t: Term, macs: bool = False) -> TermReport:
+        """The term as counted; in multiply-adds, the FLOP term halved (every one is even)."""
+        if not macs:
+            return cls(
+                name=t.name, group=t.group, formula=t.formula, numbers=t.numbers, value=t.value
+            )
+        if t.factors[0] == 2 and t.formula.startswith("2 x "):  # drop the 2 FLOPs per MAC
+            half = Term(t.name, t.formula.removeprefix("2 x "), t.factors[1:], t.group)
+            return cls.of(half)
+        return cls(name=t.name, group=t.group, formula=f"({t.formula}) / 2",
+                   numbers=f"({t.numbers}) / 2", value=t.value // 2)  # fmt: skip
 
 
 class ParamLayer(Result):
@@ -136,7 +145,7 @@ def flops_report(cfg: ModelConfig, w: fl.Workload, unit: str = "flops") -> Flops
             attention_projections=layer.group("attention_projections") // div,
             attention_scores=layer.group("attention_scores") // div,
             ffn=layer.group("ffn") // div, total=layer.total // div,
-            terms=[TermReport.of(t) for t in layer.terms],
+            terms=[TermReport.of(t, macs=div == 2) for t in layer.terms],
         )
         for layer in fl.layer_flops(cfg, w)
     ]  # fmt: skip

@@ -110,9 +110,8 @@ def flops_tables(r: FlopsReport, explain: bool = False) -> list[Table]:
             f"{r.model}: one {layer.stack} layer (x{layer.count}), forward {unit}",
             [Column("term", "text"), Column("component", "text"), Column(unit), Column("share of layer", "pct")],
         )  # fmt: skip
-        div = 2 if r.unit == "macs" else 1
         for term in layer.terms:
-            t.add(term.name, term.group, term.value // div, term.value / div / layer.total)
+            t.add(term.name, term.group, term.value, term.value / layer.total)
         for key in ("attention_projections", "attention_scores", "ffn"):
             value = getattr(layer, key)
             t.add(f"{key} total", "", value, value / layer.total, style="total")

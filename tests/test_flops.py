@@ -113,3 +113,14 @@ def test_flop_properties(flags: dict, b: int, s: int, causal: bool) -> None:
     # Scores quadratic in S (full square): doubling S multiplies them by 4.
     sc = lambda n: flop_components(cfg, Workload(1, n))["attention_scores"]  # noqa: E731
     assert sc(2 * s) == 4 * sc(s)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_macs_terms_sum_to_the_layer(causal: bool) -> None:
+    flops = flops_report(resolve_model(preset="llama-3-8b"), Workload(1, 128, causal=causal))
+    macs = flops_report(resolve_model(preset="llama-3-8b"), Workload(1, 128, causal=causal), "macs")
+    for f_layer, m_layer in zip(flops.layers, macs.layers, strict=True):
+        assert sum(t.value for t in m_layer.terms) == m_layer.total == f_layer.total // 2
+        assert [2 * t.value for t in m_layer.terms] == [t.value for t in f_layer.terms]
+    gate = next(t for t in macs.layers[0].terms if t.name == "gate")
+    assert gate.formula == "B x S x d_model x d_ff" and gate.value == 128 * 4096 * 14336
