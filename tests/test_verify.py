@@ -61,6 +61,9 @@ def test_presets_inventory_matches_closed_form(name: str) -> None:
 
 
 def test_reference_names_and_layouts() -> None:
+    # Names and layouts as the reference implementations store them (issue 5, item 1; the
+    # state_dicts of transformers' GPT2LMHeadModel, LlamaForCausalLM, Mixtral Hub checkpoints,
+    # torch.nn.Transformer: MultiheadAttention.in_proj_weight is [3 d_model, d_model]).
     shapes = {t.name: t.shape for t in instantiate(resolve_model(preset="gpt2-small")).tensors}
     assert shapes["transformer.h.0.mlp.c_fc.weight"] == (768, 3072)  # Conv1D: [in, out]
     shapes = {t.name: t.shape for t in instantiate(resolve_model(preset="llama-2-7b")).tensors}
