@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 
+from ffn_calc.errors import UsageError
 from ffn_calc.result import Result
 
 SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
@@ -46,12 +47,16 @@ def d_gelu(x: float) -> float:
 
 
 def gelu_tanh(x: float) -> float:
-    return 0.5 * x * (1.0 + math.tanh(SQRT_2_OVER_PI * (x + 0.044715 * x**3)))
+    # x * x * x, not x**3: a float power raises OverflowError where a product gives inf,
+    # and tanh(+-inf) = +-1 is the right limit.
+    return 0.5 * x * (1.0 + math.tanh(SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)))
 
 
 def d_gelu_tanh(x: float) -> float:
-    u = SQRT_2_OVER_PI * (x + 0.044715 * x**3)
+    u = SQRT_2_OVER_PI * (x + 0.044715 * x * x * x)
     t = math.tanh(u)
+    if t * t == 1.0:  # tanh saturated: sech^2(u) underflows faster than x * du grows
+        return 0.5 * (1.0 + t)
     du = SQRT_2_OVER_PI * (1.0 + 3 * 0.044715 * x * x)
     return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * du
 
@@ -93,4 +98,8 @@ class ActivationsReport(Result):
 
 
 def activations_report(xs: list[float]) -> ActivationsReport:
+    """Every x must be finite: inf and nan have no row to show (exit 2 in the CLI)."""
+    for x in xs:
+        if not math.isfinite(x):
+            raise UsageError(f"--x {x}: give finite numbers; inf and nan are not evaluated.")
     return ActivationsReport(rows=[ActivationRow(**row) for row in table(xs)])

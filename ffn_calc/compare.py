@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 from ffn_calc import flops as fl
 from ffn_calc import params as pm
 from ffn_calc.config import ModelConfig
-from ffn_calc.report import Number, num, share
+from ffn_calc.report import Number, exact, num, share
 from ffn_calc.result import Result
 
 
@@ -30,7 +32,8 @@ class ComparedModel(Result):
     active_params: int
     seq_len: int
     forward_flops: int
-    flops_per_token: float
+    flops_per_token: Number
+    flops_per_token_exact: str
     ffn_share_of_flops: float
     crossover: dict[str, Number]
 
@@ -58,7 +61,7 @@ def compared(cfg: ModelConfig, seq_len: int) -> ComparedModel:
         ffn_share_of_layer=share(layer.group("ffn"), layer.total),
         ffn_share_of_model=share(comps["ffn"], total), total_params=total,
         active_params=pm.active_params(cfg), seq_len=seq_len, forward_flops=fwd,
-        flops_per_token=fwd / tokens, ffn_share_of_flops=share(fc["ffn"], fwd),
+        flops_per_token=num(Fraction(fwd, tokens)), flops_per_token_exact=exact(Fraction(fwd, tokens)), ffn_share_of_flops=share(fc["ffn"], fwd),
         crossover={k: num(v) for k, v in fl.crossovers(cfg).items()},
     )  # fmt: skip
 

@@ -11,7 +11,12 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-PositiveInt = Annotated[int, Field(gt=0)]
+# The largest size any field may take: 2^40 (about 1.1 x 10^12), far beyond any real model
+# (vocabularies reach 2^18, d_model 2^15, context lengths 2^24). It keeps every count an exact
+# integer that the shares and human-readable summaries can also show as a float.
+MAX_SIZE = 2**40
+
+PositiveInt = Annotated[int, Field(gt=0, le=MAX_SIZE)]
 
 Architecture = Literal["decoder-only", "encoder-only", "encoder-decoder"]
 Activation = Literal["relu", "gelu", "gelu_tanh", "silu", "swiglu", "geglu"]
@@ -64,7 +69,9 @@ class ModelConfig(BaseModel):
     vocab_size: PositiveInt | None = Field(
         None, description="Token vocabulary; none means a bare stack with no embedding or head."
     )
-    type_vocab_size: int = Field(0, ge=0, description="Token-type (segment) embeddings (BERT).")
+    type_vocab_size: int = Field(
+        0, ge=0, le=MAX_SIZE, description="Token-type (segment) embeddings (BERT)."
+    )
     shared_embeddings: bool = Field(
         True, description="Encoder-decoder: one token embedding for both stacks."
     )

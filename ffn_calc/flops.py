@@ -227,8 +227,11 @@ def scaled(cfg: ModelConfig, d_model: int) -> ModelConfig:
     kv = max(1, heads // group)
     while heads % kv:
         kv -= 1
-    return ModelConfig.model_validate(
-        {
+    # Built without validation: every invariant holds by construction (kv divides heads,
+    # head_dim given), and a wide d_ff / d_model ratio may carry d_ff past the bound on
+    # sizes that input files are held to, which the exact integer counts do not need.
+    return ModelConfig.model_construct(
+        **{
             **cfg.model_dump(exclude={"name", "head_dim", "n_heads", "n_kv_heads", "d_ff"}),
             "name": f"{cfg.name} @ d_model {d_model}",
             "d_model": d_model,

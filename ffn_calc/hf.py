@@ -11,8 +11,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ffn_calc.config import MAX_SIZE
 from ffn_calc.errors import ConfigError, FileError
-from ffn_calc.presets import line_of, parse_json_object, read_text_file
+from ffn_calc.files import parse_json_object, read_text_file
+from ffn_calc.presets import line_of, shown
 
 
 class _Reader:
@@ -33,11 +35,16 @@ class _Reader:
             return default
         if isinstance(value, bool) or not isinstance(value, int):
             raise ConfigError(
-                f"{self.where(key)}: {key} = {value!r}: expected an integer, "
+                f"{self.where(key)}: {key} = {shown(value)}: expected an integer, "
                 f"found {type(value).__name__}."
             )
         if value <= 0:
-            raise ConfigError(f"{self.where(key)}: {key} = {value}: must be greater than 0.")
+            raise ConfigError(f"{self.where(key)}: {key} = {shown(value)}: must be greater than 0.")
+        if value > MAX_SIZE:
+            raise ConfigError(
+                f"{self.where(key)}: {key} = {shown(value)}: larger than ffn-calc's bound on "
+                f"sizes, 2^40 = {MAX_SIZE:,}."
+            )
         return value
 
     def req(self, key: str) -> int:
@@ -51,7 +58,7 @@ class _Reader:
             return default
         if not isinstance(value, bool):
             raise ConfigError(
-                f"{self.where(key)}: {key} = {value!r}: expected true or false, "
+                f"{self.where(key)}: {key} = {shown(value)}: expected true or false, "
                 f"found {type(value).__name__}."
             )
         return value
@@ -61,7 +68,7 @@ class _Reader:
         if value is None:
             return default
         if not isinstance(value, str):
-            raise ConfigError(f"{self.where(key)}: {key} = {value!r}: expected a string.")
+            raise ConfigError(f"{self.where(key)}: {key} = {shown(value)}: expected a string.")
         return value
 
 
@@ -75,7 +82,7 @@ def _act(r: _Reader, key: str, table: dict[str, str], default: str) -> str:
     name = r.string(key, default)
     if name not in table:
         raise ConfigError(
-            f"{r.where(key)}: {key} = {name!r} is not supported; use one of {', '.join(sorted(table))}."
+            f"{r.where(key)}: {key} = {shown(name)} is not supported; use one of {', '.join(sorted(table))}."
         )
     return table[name]
 
@@ -153,9 +160,13 @@ def hf_fields(data: dict[str, Any], origin: str, text: str = "") -> dict[str, An
     model_type = data.get("model_type")
     if model_type is None:
         raise ConfigError(f"{origin}: required field 'model_type' is missing.")
+    if not isinstance(model_type, str):
+        raise ConfigError(
+            f'{origin}: model_type = {shown(model_type)}: expected a string such as "llama".'
+        )
     if model_type not in MAPPERS:
         raise ConfigError(
-            f"{origin}: model_type {model_type!r} is not supported; "
+            f"{origin}: model_type {shown(model_type)} is not supported; "
             f"supported: {', '.join(sorted(MAPPERS))}."
         )
     fields = MAPPERS[model_type](_Reader(data, origin, text))
@@ -169,11 +180,12 @@ def load_hf_config(path: Path) -> tuple[dict[str, Any], str]:
     origin = f"'{file}'"
     data = parse_json_object(text, origin)
     fields = hf_fields(data, origin, text)
-    name = (
-        path.name
-        if path.is_dir()
-        else (file.parent.name if file.name == "config.json" else file.stem)
-    )
+    if path.is_dir():
+        name = path.name
+    elif not file.is_file():  # a pipe (`--hf-config <(...)`): its "name" is a descriptor number
+        name = ""
+    else:
+        name = file.parent.name if file.name == "config.json" else file.stem
     fields["name"] = name or str(data["model_type"])
     fields["source"] = f"Hugging Face config.json ({data['model_type']}): {file}"
     return fields, origin

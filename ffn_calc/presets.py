@@ -7,7 +7,6 @@ names the file, the line, the field and the value where there is one.
 from __future__ import annotations
 
 import re
-import tomllib
 from collections.abc import Mapping
 from importlib.resources import files
 from importlib.resources.abc import Traversable
@@ -16,9 +15,13 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ffn_calc.config import ModelConfig
-from ffn_calc.errors import ConfigError, FileError, UsageError
+from ffn_calc.config import MAX_SIZE, ModelConfig
+from ffn_calc.errors import ConfigError, UsageError
+from ffn_calc.files import parse_json_object as parse_json_object  # re-exported
+from ffn_calc.files import parse_toml as parse_toml
+from ffn_calc.files import read_text_file as read_text_file
 
+_PRESET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 _CHECKOUT_PRESETS = Path(__file__).resolve().parent.parent / "presets"
 
 
@@ -39,65 +42,27 @@ def preset_names() -> list[str]:
 
 def load_preset_data(name: str) -> tuple[dict[str, Any], str]:
     """The raw fields of one preset (its file only) and its origin for messages."""
+    if not name.strip():
+        raise ConfigError("the preset name is empty; see `ffn-calc presets` for the names.")
+    if "/" in name or "\\" in name or name.endswith((".toml", ".json")):
+        raise ConfigError(
+            f"--preset takes a preset name, not a file: '{name[:200]}'. "
+            "Use --config FILE for your own config, or --hf-config PATH for a config.json."
+        )
     resource = presets_dir() / f"{name}.toml"
-    if not resource.is_file():
+    if not _PRESET_NAME.fullmatch(name) or not resource.is_file():
         import difflib
 
         names = preset_names()
         close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
         hint = f" Did you mean {', '.join(close)}?" if close else ""
-        raise ConfigError(f"unknown preset '{name}'.{hint} Available presets: {', '.join(names)}.")
+        raise ConfigError(
+            f"unknown preset '{name[:200]}'.{hint} Available presets: {', '.join(names)}."
+        )
     text = resource.read_text(encoding="utf-8")
-    data = _parse_toml(text, f"preset {name}")
+    data = parse_toml(text, f"preset {name}")
     data.setdefault("name", name)
     return data, f"preset '{name}' ({name}.toml)"
-
-
-def read_text_file(path: Path, what: str = "config file") -> str:
-    """Read a user's text file, with a clear message for every way it can fail."""
-    if not path.exists():
-        raise FileError(f"{what} '{path}' does not exist.")
-    if path.is_dir():
-        raise FileError(f"{what} '{path}' is a directory, not a file.")
-    try:
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise FileError(f"cannot read {what} '{path}': {exc.strerror or exc}.") from None
-    if not raw.strip():
-        raise FileError(f"{what} '{path}' is empty.")
-    if b"\x00" in raw[:8192]:
-        raise FileError(f"{what} '{path}' is a binary file, not TOML or JSON text.")
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise FileError(
-            f"{what} '{path}' is not UTF-8 text (bad byte at offset {exc.start})."
-        ) from None
-
-
-def _parse_toml(text: str, origin: str) -> dict[str, Any]:
-    try:
-        return tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise FileError(f"{origin}: malformed TOML: {exc}.") from None
-
-
-def parse_json_object(text: str, origin: str) -> dict[str, Any]:
-    """Parse JSON text that must hold an object."""
-    import json
-
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise FileError(
-            f"{origin}, line {exc.lineno}, column {exc.colno}: malformed JSON: {exc.msg}."
-        ) from None
-    if not isinstance(data, dict):
-        kinds = {"list": "an array", "str": "a string", "int": "a number", "float": "a number",
-                 "bool": "a boolean", "NoneType": "null"}  # fmt: skip
-        kind = kinds.get(type(data).__name__, type(data).__name__)
-        raise FileError(f"{origin}: expected a JSON object {{...}} at the top level, found {kind}.")
-    return data
 
 
 def load_config_file(path: Path) -> tuple[dict[str, Any], str, str]:
@@ -107,8 +72,9 @@ def load_config_file(path: Path) -> tuple[dict[str, Any], str, str]:
     is_json = path.suffix.lower() == ".json" or (
         path.suffix.lower() != ".toml" and text.lstrip().startswith(("{", "["))
     )
-    data = parse_json_object(text, origin) if is_json else _parse_toml(text, origin)
-    data.setdefault("name", path.stem)
+    data = parse_json_object(text, origin) if is_json else parse_toml(text, origin)
+    # A pipe (`-c <(...)`) has a file descriptor, not a name, for a path: "63" is no name.
+    data.setdefault("name", path.stem if path.is_file() else "custom")
     return data, origin, text
 
 
@@ -136,9 +102,26 @@ def _describe(err: Mapping[str, Any], origin: str, text: str | None) -> str:
         return f"{where}: unknown field '{loc}'{hint}."
     if kind == "missing":
         return f"{where}: required field '{loc}' is missing."
+    if kind == "less_than_equal" and err["ctx"].get("le") == MAX_SIZE:
+        return (
+            f"{where}: {loc} = {shown(err['input'])}: larger than ffn-calc's bound on sizes, "
+            f"2^40 = {MAX_SIZE:,}."
+        )
     if not loc:  # a model_validator invariant
         return f"{where}: {msg.removeprefix('Value error, ')}."
-    return f"{where}: {loc} = {err['input']!r}: {msg[0].lower()}{msg[1:]}."
+    return f"{where}: {loc} = {shown(err['input'])}: {msg[0].lower()}{msg[1:]}."
+
+
+def shown(value: object, limit: int = 60) -> str:
+    """A value as a message quotes it: short, and never deep (a huge or nested input is cut)."""
+    import reprlib
+
+    r = reprlib.Repr()
+    r.maxstring, r.maxother, r.maxlevel, r.maxlist, r.maxdict = limit, limit, 2, 4, 4
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
+        return f"a number of about {int(value.bit_length() * 0.30103) + 1:,} digits"
+    text = r.repr(value)
+    return text if len(text) <= limit + 10 else text[:limit] + "..."
 
 
 def dump_toml(cfg: ModelConfig) -> str:
@@ -189,17 +172,19 @@ def resolve_model(
 ) -> ModelConfig:
     """Pick the one model source given, apply flag overrides, validate once."""
     given = [
-        n for n, v in (("--preset", preset), ("--config", config), ("--hf-config", hf_config)) if v
+        n
+        for n, v in (("--preset", preset), ("--config", config), ("--hf-config", hf_config))
+        if v is not None
     ]
     if len(given) > 1:
         raise UsageError(f"choose one model source: {' and '.join(given)} were both given.")
     overrides = flag_fields(flags or {})
     text: str | None = None
-    if preset:
+    if preset is not None:
         data, origin = load_preset_data(preset)
-    elif config:
+    elif config is not None:
         data, origin, text = load_config_file(config)
-    elif hf_config:
+    elif hf_config is not None:
         from ffn_calc.hf import load_hf_config  # only when asked for
 
         data, origin = load_hf_config(hf_config)
@@ -213,7 +198,7 @@ def resolve_model(
         data = {"name": "custom", "n_layers": 1, "d_ff": 4 * d,
                 "attention_bias": True, "ffn_bias": True}  # fmt: skip
         origin = "the size flags"
-    if overrides and (preset or config or hf_config):
+    if overrides and given:
         changed = ", ".join(f"{k}={v}" for k, v in overrides.items() if k != "attention_out_bias")
         data = {**data, "name": f"{data.get('name', 'custom')} ({changed})"}
         origin = f"{origin} with flags {changed}"

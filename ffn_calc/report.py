@@ -25,6 +25,11 @@ def num(x: Fraction | int) -> Number:
     return int(x) if x.denominator == 1 else float(x)
 
 
+def exact(x: Fraction | int) -> str:
+    """The exact value as text: "284812800", or a fraction in lowest terms, "32768/3"."""
+    return str(Fraction(x))
+
+
 def share(part: int | Fraction, whole: int | Fraction) -> float:
     return float(Fraction(part) / Fraction(whole)) if whole else 0.0
 
@@ -127,7 +132,8 @@ class FlopsReport(Result):
     tokens: int
     forward_flops: int
     training_flops: int
-    flops_per_token: float
+    flops_per_token: Number = Field(description="forward / tokens: an int when exact")
+    flops_per_token_exact: str = Field(description="forward / tokens as an exact fraction")
     components: dict[str, int]
     shares: dict[str, float]
     layers: list[FlopLayer]
@@ -163,7 +169,8 @@ def flops_report(cfg: ModelConfig, w: fl.Workload, unit: str = "flops") -> Flops
         target_len=w.target_len if cfg.architecture == "encoder-decoder" else None,
         unit=unit, causal=w.causal, lm_head_counted="lm_head" in comps and w.lm_head and cfg.has_lm_head,
         tokens=tokens, forward_flops=fwd, training_flops=3 * fwd,
-        flops_per_token=fwd / tokens, components=comps,
+        flops_per_token=num(Fraction(fwd, tokens)), flops_per_token_exact=exact(Fraction(fwd, tokens)),
+        components=comps,
         shares={k: share(v, fwd) for k, v in comps.items()},
         layers=layers, approximations=_approximations(cfg, w, fwd * div, div, tokens),
         convention=convention,
@@ -202,10 +209,10 @@ def _approximations(
     ]
     return [
         Approximation(
-            name=name, formula=formula, value=value // div, exact=exact // div,
-            error=share(value - exact, exact),
+            name=name, formula=formula, value=value // div, exact=ref // div,
+            error=share(value - ref, ref),
         )
-        for name, formula, value, exact in rows
+        for name, formula, value, ref in rows
     ]  # fmt: skip
 
 
@@ -217,6 +224,7 @@ class CrossoverRow(Result):
     shares: dict[str, float]
     dominant: str
     marks: list[str]
+    exact: dict[str, str] = Field(description="seq_len and each term as an exact fraction")
 
 
 class GridReport(Result):
@@ -225,6 +233,7 @@ class GridReport(Result):
     seq_lens: list[int]
     ratios: list[list[float]] = Field(description="scores : FFN per [seq_len][d_model]")
     scores_vs_ffn: list[Number]
+    scores_vs_ffn_exact: list[str]
 
 
 class CrossoverReport(Result):
@@ -254,7 +263,7 @@ def _row(pt: fl.PerToken, s: Fraction, causal: bool, marks: list[str]) -> Crosso
         seq_len=num(s), attention_projections=num(proj), attention_scores=num(scores),
         ffn=num(ffn), shares={k: share(v, layer) for k, v in parts.items()},
         dominant=" = ".join(k for k, v in parts.items() if v == max(parts.values())),
-        marks=marks,
+        marks=marks, exact={"seq_len": exact(s), **{k: exact(v) for k, v in parts.items()}},
     )  # fmt: skip
 
 
@@ -280,7 +289,7 @@ def crossover_report(
         layer=fl.layer_flops(cfg, fl.Workload(1, 1))[0].stack,
         causal=causal,
         crossover={k: num(v) for k, v in points.items()},
-        exact={k: str(v) for k, v in points.items()},
+        exact={k: exact(v) for k, v in points.items()},
         rows=rows,
         grid=grid,
         convention=convention,
@@ -295,4 +304,5 @@ def grid_report(cfg: ModelConfig, d_models: list[int], seq_lens: list[int]) -> G
     return GridReport(
         d_models=d_models, d_ff=[c.d_ff for c in scaled], seq_lens=seq_lens, ratios=ratios,
         scores_vs_ffn=[num(fl.solve(p, p.ffn)) for p in pts],
+        scores_vs_ffn_exact=[exact(fl.solve(p, p.ffn)) for p in pts],
     )  # fmt: skip

@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+from ffn_calc.config import MAX_SIZE
+from ffn_calc.errors import UsageError
 from ffn_calc.result import Result
 
 
@@ -20,8 +22,18 @@ def llama_d_ff(
     if given, rounded up to a multiple of multiple_of."""
     hidden = int(2 * (4 * d_model) / 3)
     if ffn_dim_multiplier is not None:
-        hidden = int(ffn_dim_multiplier * hidden)
-    return multiple_of * math.ceil(hidden / multiple_of)
+        scaled = ffn_dim_multiplier * hidden  # a float product, as in Meta's code
+        if not (math.isfinite(ffn_dim_multiplier) and ffn_dim_multiplier > 0):
+            raise UsageError(
+                f"--ffn-dim-multiplier must be a positive finite number, not {ffn_dim_multiplier}."
+            )
+        if not scaled <= MAX_SIZE:
+            raise UsageError(
+                f"--ffn-dim-multiplier {ffn_dim_multiplier:g} x {hidden:,} is beyond ffn-calc's "
+                f"bound on sizes, 2^40 = {MAX_SIZE:,}."
+            )
+        hidden = int(scaled)
+    return multiple_of * -(-hidden // multiple_of)  # ceil, in integers
 
 
 class SwigluReport(Result):
@@ -47,5 +59,5 @@ def swiglu_report(d_model: int, multiple_of: int, multiplier: float | None) -> S
         d_model=d_model, multiple_of=multiple_of, ffn_dim_multiplier=multiplier,
         plain_d_ff=4 * d_model, plain_params=plain, parity_d_ff=float(parity),
         parity_d_ff_exact=str(parity), llama_d_ff=f, llama_params=gated,
-        llama_vs_plain=gated / plain,
+        llama_vs_plain=float(Fraction(gated, plain)),
     )  # fmt: skip

@@ -4,11 +4,14 @@
 command being run, since Typer inspects every parameter of every registered command at start.
 """
 
+import errno
 import os
 import sys
 
 from ffn_calc.cli import commands as _commands  # noqa: F401  (registers the commands)
-from ffn_calc.cli.app import COMMANDS, build_app
+from ffn_calc.cli.app import COMMANDS, EXIT_OUTPUT_ERROR, build_app, drop_stdout
+
+WRITE_ERRORS = {errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EDQUOT}
 
 app = build_app()
 
@@ -17,4 +20,13 @@ def main() -> None:
     """Console-script entry point: builds only the command asked for, when it is one."""
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")  # no entry-point scan at start
     name = sys.argv[1] if len(sys.argv) > 1 else None
-    build_app(name if name in COMMANDS or name == "exercise" else None)()
+    completing = "_FFN_CALC_COMPLETE" in os.environ  # the shell asks for completions
+    one = name in COMMANDS or name == "exercise"
+    try:
+        build_app(name if one and not completing else None)()
+    except OSError as exc:  # a write that no command caught (commands use output_errors)
+        if exc.errno not in WRITE_ERRORS:
+            raise
+        drop_stdout()
+        sys.stderr.write(f"Error: cannot write the output: {exc.strerror}.\n")
+        sys.exit(EXIT_OUTPUT_ERROR)

@@ -4,6 +4,7 @@ Commands are load -> compute -> emit. Core errors (FfnCalcError) become one mess
 stderr and exit code 2; nothing is written to stdout on error.
 """
 
+import contextlib
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -33,30 +34,122 @@ def command(name: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
     return register
 
 
+def version() -> str:
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as installed
+
+    try:
+        return installed("ffn-calc")
+    except PackageNotFoundError:  # run from a checkout that is not installed
+        return "unknown (not installed)"
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        typer.echo(f"ffn-calc {version()}")
+        raise typer.Exit()
+
+
+def _root(
+    show_version: Annotated[
+        bool,
+        typer.Option("--version", help="Print the version and exit.", is_eager=True, callback=_show_version),
+    ] = False,
+) -> None:  # fmt: skip
+    """The top level: options that come before the command."""
+
+
 def build_app(only: str | None = None) -> typer.Typer:
-    """The Typer app with every command, or with one (the one being run)."""
+    """The Typer app with every command, or with one (the one being run).
+
+    Shell completion (`--install-completion`, `--show-completion`) is on the full app only:
+    the one-command app that `main` builds for a run does not pay for it.
+    """
     new = typer.Typer(
         name="ffn-calc",
         no_args_is_help=True,
         rich_markup_mode="rich",
-        add_completion=False,
+        add_completion=only is None,
         pretty_exceptions_enable=False,
         help=APP_HELP,
     )
-    if only is not None:
-        new.callback()(lambda: None)  # keep `ffn-calc NAME ...` a group with one command
+    new.callback()(with_metavars(_root))  # also keeps `ffn-calc NAME ...` a group of one
     for name, func in COMMANDS.items():
         if only is None or name == only:
-            new.command(name)(func)
+            new.command(name)(with_metavars(func))
     if only is None or only == "exercise":
         from ffn_calc.cli.exercise import exercise_app
 
+        sub = exercise_app()
+        for info in sub.registered_commands:
+            if info.callback is not None:
+                with_metavars(info.callback)
         new.add_typer(
-            exercise_app(),
+            sub,
             name="exercise",
             help="Homework exercises: list, show, check an answer, solve.",
         )
     return new
+
+
+def _flag_type(self: typer.core.TyperOption, ctx: Any) -> str | None:
+    return "" if self.is_flag else _typer_display_type(self, ctx)
+
+
+def _argument_type(self: typer.core.TyperArgument, ctx: Any) -> str | None:
+    return _metavar(self.type_descriptor.annotation) or ""
+
+
+# Typer 0.29 prints Python types in help ("<bool>" for every flag, --help and Typer's own
+# completion options included; "<str>" for arguments). A flag takes no value, so it shows
+# none; arguments show TEXT / PATH / INTEGER like the options (see with_metavars).
+_typer_display_type = typer.core.TyperOption.display_type_rich
+typer.core.TyperOption.display_type_rich = _flag_type  # type: ignore[method-assign]
+typer.core.TyperArgument.display_type_rich = _argument_type  # type: ignore[method-assign,assignment]
+
+
+def _metavar(annotation: Any, decls: str = "") -> str | None:
+    """FILE / PATH / INTEGER / FLOAT / TEXT / [a|b], as usage lines write them; "" for flags."""
+    import types
+    import typing
+    from pathlib import Path
+
+    args = [a for a in typing.get_args(annotation) if a is not type(None)]
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType) and len(args) == 1:
+        return _metavar(args[0], decls)
+    if typing.get_origin(annotation) is list:
+        return _metavar(args[0], decls)
+    if annotation is bool:
+        return ""
+    if isinstance(annotation, type) and issubclass(annotation, StrEnum):
+        return "[" + "|".join(m.value for m in annotation) + "]"
+    if annotation is Path:
+        return "FILE" if ("--config" in decls or "--exercises" in decls) else "PATH"
+    if "--preset" in decls:
+        return "NAME"
+    names = {int: "INTEGER", float: "FLOAT", str: "TEXT"}
+    return names.get(annotation) if isinstance(annotation, type) else None
+
+
+def with_metavars(func: Callable[..., None]) -> Callable[..., None]:
+    """Give every option of `func` a metavar in the usual style (Typer would print Python
+    types such as <list[Path]> or <bool>)."""
+    import inspect
+    import typing
+
+    for p in inspect.signature(func).parameters.values():
+        if typing.get_origin(p.annotation) is not Annotated:
+            continue
+        base, *meta = typing.get_args(p.annotation)
+        for info in meta:
+            if isinstance(info, typer.models.OptionInfo) and info.metavar is None:
+                # Inside Annotated, Typer takes the first positional argument (`default`)
+                # as a name too.
+                decls = " ".join(str(d) for d in (info.default, *(info.param_decls or ())))
+                info.metavar = _metavar(base, decls)
+            elif isinstance(info, typer.models.ArgumentInfo) and info.metavar is None:
+                info.metavar = p.name.upper()  # NAME in usage lines, like the options
+    return func
 
 
 class Format(StrEnum):
@@ -98,7 +191,7 @@ def emit(
     extra: Callable[[], list[Any]] | None = None,
 ) -> None:
     """JSON straight from the report; other formats from the plain tables."""
-    try:
+    with output_errors():
         if fmt is Format.json:
             print(report.model_dump_json(indent=2))
         elif fmt is Format.csv:
@@ -113,8 +206,30 @@ def emit(
             from ffn_calc.render import print_tables
 
             print_tables(tables(), extra() if extra else None)
+
+
+# Exit status when stdout cannot be written (a full disk, an I/O error): sysexits' EX_IOERR.
+EXIT_OUTPUT_ERROR = 74
+
+
+@contextmanager
+def output_errors() -> Iterator[None]:
+    """Write to stdout and flush; a closed pipe ends quietly with 141 (as SIGPIPE would), any
+    other write error with one line on stderr and EXIT_OUTPUT_ERROR, never a traceback."""
+    try:
+        yield
         sys.stdout.flush()
     except BrokenPipeError:
-        # The reader went away (`| head`): stop quietly, as a process killed by SIGPIPE would.
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        drop_stdout()
         raise typer.Exit(141) from None
+    except OSError as exc:
+        drop_stdout()
+        typer.echo(f"Error: cannot write the output: {exc.strerror or exc}.", err=True)
+        raise typer.Exit(EXIT_OUTPUT_ERROR) from None
+
+
+def drop_stdout() -> None:
+    """Point stdout at /dev/null so the exit-time flush of what is buffered cannot fail again."""
+    # ValueError: no real file descriptor (an in-process test runner).
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())

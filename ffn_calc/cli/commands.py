@@ -1,14 +1,26 @@
 """The commands: each loads a model, computes a report and emits it."""
 
 import sys
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ffn_calc.cli.app import ExplainOpt, Format, FormatOpt, command, emit, user_errors, views
+from ffn_calc.cli.app import (
+    ExplainOpt,
+    Format,
+    FormatOpt,
+    command,
+    emit,
+    output_errors,
+    user_errors,
+    views,
+)
 from ffn_calc.cli.options import Unit, model_command
 from ffn_calc.errors import UsageError
+
+MAX_SIZE = 2**40  # ffn_calc.config.MAX_SIZE (not imported: it would load Pydantic at start)
 
 if TYPE_CHECKING:
     from ffn_calc.config import ModelConfig
@@ -28,9 +40,9 @@ def params_cmd(
 @model_command("flops")
 def flops_cmd(
     model: "ModelConfig",
-    seq_len: Annotated[int, typer.Option("--seq-len", "-s", min=1, help="Sequence length S (source length for encoder-decoder).")],
-    batch: Annotated[int, typer.Option("--batch", "-b", min=1, help="Batch size B.")] = 1,
-    target_len: Annotated[int | None, typer.Option("--target-len", "-t", min=1, help="Target length T of an encoder-decoder model (default S).")] = None,
+    seq_len: Annotated[int, typer.Option("--seq-len", "-s", min=1, max=MAX_SIZE, help="Sequence length S (source length for encoder-decoder).")],
+    batch: Annotated[int, typer.Option("--batch", "-b", min=1, max=MAX_SIZE, help="Batch size B.")] = 1,
+    target_len: Annotated[int | None, typer.Option("--target-len", "-t", min=1, max=MAX_SIZE, help="Target length T of an encoder-decoder model (default S).")] = None,
     unit: Annotated[Unit, typer.Option("--unit", help="flops (2 per multiply-add) or macs (multiply-adds).")] = Unit.flops,
     causal: Annotated[bool, typer.Option("--causal", help="Decoder self-attention scores over the S(S+1)/2 visible pairs only.")] = False,
     lm_head: Annotated[bool, typer.Option("--lm-head/--no-lm-head", help="Count the output projection.")] = True,
@@ -80,7 +92,7 @@ def crossover_cmd(
 @model_command("tensors")
 def tensors_cmd(
     model: "ModelConfig",
-    seq_len: Annotated[int, typer.Option("--seq-len", "-s", min=1, help="Sequence length for the matmul list.")] = 1,
+    seq_len: Annotated[int, typer.Option("--seq-len", "-s", min=1, max=MAX_SIZE, help="Sequence length for the matmul list.")] = 1,
     matmuls: Annotated[bool, typer.Option("--matmuls", help="Also list the matmuls of one forward pass.")] = False,
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
@@ -98,8 +110,8 @@ def verify_cmd(
     config: Annotated[Path | None, typer.Option("--config", "-c", help="A TOML or JSON file in ffn-calc's schema.")] = None,
     hf_config: Annotated[Path | None, typer.Option("--hf-config", help="A Hugging Face config.json, or a directory holding one.")] = None,
     checkpoint: Annotated[Path | None, typer.Option("--checkpoint", help="A .safetensors file, or a directory with model.safetensors or a sharded index: compare its header with the model.")] = None,
-    seq_len: Annotated[int, typer.Option("--seq-len", "-s", min=1, help="Sequence length for the FLOP checks.")] = 128,
-    batch: Annotated[int, typer.Option("--batch", "-b", min=1, help="Batch size for the FLOP checks.")] = 1,
+    seq_len: Annotated[int, typer.Option("--seq-len", "-s", min=1, max=MAX_SIZE, help="Sequence length for the FLOP checks.")] = 128,
+    batch: Annotated[int, typer.Option("--batch", "-b", min=1, max=MAX_SIZE, help="Batch size for the FLOP checks.")] = 1,
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
     """Check the closed-form formulas against a torch-free instantiation (and a checkpoint's header).
@@ -131,7 +143,7 @@ def compare_cmd(
     presets: Annotated[list[str] | None, typer.Argument(help="Preset names.", show_default=False)] = None,
     config: Annotated[list[Path] | None, typer.Option("--config", "-c", help="A TOML or JSON file in ffn-calc's schema; repeat for several.")] = None,
     hf_config: Annotated[list[Path] | None, typer.Option("--hf-config", help="A Hugging Face config.json or its directory; repeat for several.")] = None,
-    seq_len: Annotated[int, typer.Option("--seq-len", "-s", min=1, help="Sequence length for the FLOP rows.")] = 1024,
+    seq_len: Annotated[int, typer.Option("--seq-len", "-s", min=1, max=MAX_SIZE, help="Sequence length for the FLOP rows.")] = 1024,
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
     """Compare models side by side: shapes, parameters, FLOPs and crossovers, a column each."""
@@ -159,7 +171,8 @@ def activations_cmd(
     """ReLU, GELU (exact), GELU tanh approximation and SiLU, with their derivatives."""
     from ffn_calc.activations import DEFAULT_X, activations_report
 
-    report = activations_report(list(x) if x else list(DEFAULT_X))
+    with user_errors():
+        report = activations_report(list(x) if x else list(DEFAULT_X))
 
     def curves() -> list[Any]:
         from ffn_calc.render import activation_plot
@@ -171,18 +184,16 @@ def activations_cmd(
 
 @command("swiglu-size")
 def swiglu_size_cmd(
-    d_model: Annotated[int, typer.Option("--d-model", min=1, help="Width of the residual stream.")],
-    multiple_of: Annotated[int, typer.Option("--multiple-of", min=1, help="Round d_ff up to a multiple of this.")] = 256,
+    d_model: Annotated[int, typer.Option("--d-model", min=1, max=MAX_SIZE, help="Width of the residual stream.")],
+    multiple_of: Annotated[int, typer.Option("--multiple-of", min=1, max=MAX_SIZE, help="Round d_ff up to a multiple of this.")] = 256,
     ffn_dim_multiplier: Annotated[float | None, typer.Option("--ffn-dim-multiplier", help="Llama's multiplier on 2/3 of 4 d_model (e.g. 1.3).")] = None,
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
     """The d_ff of a SwiGLU FFN: parameter parity with a plain 4x FFN, and Llama's rounding rule."""
     from ffn_calc.sizing import swiglu_report
 
-    if ffn_dim_multiplier is not None and not ffn_dim_multiplier > 0:
-        with user_errors():
-            raise UsageError(f"--ffn-dim-multiplier must be positive, not {ffn_dim_multiplier:g}.")
-    report = swiglu_report(d_model, multiple_of, ffn_dim_multiplier)
+    with user_errors():
+        report = swiglu_report(d_model, multiple_of, ffn_dim_multiplier)
     emit(report, lambda: views().swiglu_tables(report), format)
 
 
@@ -210,14 +221,23 @@ def show_cmd(
         emit(cfg, lambda: config_listing(cfg), format)
 
 
+class ConfigFormat(StrEnum):
+    toml = "toml"
+    json = "json"
+
+
 @command("import-hf")
 def import_hf_cmd(
-    path: Annotated[
-        Path, typer.Argument(help="A Hugging Face config.json, or a directory holding one.")
-    ],
-) -> None:
-    """Write the ffn-calc TOML config equivalent to a Hugging Face config.json to stdout."""
+    path: Annotated[Path, typer.Argument(help="A Hugging Face config.json, or a directory holding one.")],
+    format: Annotated[ConfigFormat, typer.Option("--format", "-f", help="toml or json: either loads with --config.")] = ConfigFormat.toml,
+) -> None:  # fmt: skip
+    """Write the ffn-calc config equivalent to a Hugging Face config.json to stdout."""
     from ffn_calc.presets import dump_toml, resolve_model
 
     with user_errors():
-        sys.stdout.write(dump_toml(resolve_model(hf_config=path)))
+        cfg = resolve_model(hf_config=path)
+    with output_errors():
+        if format is ConfigFormat.json:
+            sys.stdout.write(cfg.model_dump_json(indent=2, exclude_none=True) + "\n")
+        else:
+            sys.stdout.write(dump_toml(cfg))
