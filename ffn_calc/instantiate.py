@@ -5,33 +5,68 @@ name and storage layout of the family's reference implementation (Hugging Face
 `transformers` for gpt2 / llama / mistral / mixtral / qwen2 / bert, `torch.nn.Transformer`
 for the original Transformer). It never calls the closed-form formulas in params.py and
 flops.py, so the two can check each other (`ffn-calc verify`).
+
+Identical layers and experts are described once: a name is a template such as
+`model.layers.{i}.mlp.experts.{e}.w1.weight` with the range of each index (`{i}` over the
+layers of its stack, `{e}` over the experts of a layer), and the tensor stands for every
+combination. The size of an inventory depends on the architecture, never on the number of
+layers or experts.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from math import prod
+from typing import TypeAlias
 
 from ffn_calc.config import ModelConfig
+
+# The indices of a name template, outermost first: (("i", 32), ("e", 8)) is {i} in 0..31 and
+# {e} in 0..7, 32 x 8 copies.
+Ranges: TypeAlias = tuple[tuple[str, int], ...]
+
+
+def spell(template: str, spans: Mapping[str, tuple[int, int]]) -> str:
+    """A template with each index's span written out: (0, 31) -> `{0..31}`, (5, 5) -> `5`."""
+    return template.format_map(
+        {key: str(a) if a == b else f"{{{a}..{b}}}" for key, (a, b) in spans.items()}
+    )
+
+
+def label(template: str, ranges: Ranges) -> str:
+    """The name of every copy at once: `model.layers.{0..31}.mlp.up_proj.weight`."""
+    return spell(template, {key: (0, n - 1) for key, n in ranges})
 
 
 @dataclass(frozen=True)
 class Tensor:
-    """One parameter as a state_dict holds it."""
+    """One parameter as a state_dict holds it, once for every index in `ranges`."""
 
-    name: str
+    name: str  # a template when ranges is not empty
     shape: tuple[int, ...]
     component: str
     tied_to: str | None = None  # a tied tensor shares its storage and counts once
+    ranges: Ranges = ()
 
     @property
     def numel(self) -> int:
+        """Parameters of one copy."""
         return prod(self.shape)
+
+    @property
+    def count(self) -> int:
+        """How many tensors the template stands for."""
+        return prod(n for _, n in self.ranges)
+
+    @property
+    def label(self) -> str:
+        return label(self.name, self.ranges)
 
 
 @dataclass(frozen=True)
 class Matmul:
-    """[m, k] x [k, n], `count` times (e.g. once per batch element and head)."""
+    """[m, k] x [k, n], `count` times per copy (e.g. once per batch element and head)."""
 
     name: str
     component: str
@@ -39,15 +74,26 @@ class Matmul:
     k: int
     n: int
     count: int = 1
+    ranges: Ranges = ()  # the layers that run it
+
+    @property
+    def times(self) -> int:
+        """How often the forward pass runs it: count x copies."""
+        return self.count * prod(n for _, n in self.ranges)
 
     @property
     def flops(self) -> int:
-        return 2 * self.m * self.k * self.n * self.count
+        return 2 * self.m * self.k * self.n * self.times
+
+    @property
+    def label(self) -> str:
+        return label(self.name, self.ranges)
 
 
 @dataclass(frozen=True)
 class Naming:
-    """How one family names its modules; `{i}` is the layer index, `{stack}` the stack."""
+    """How one family names its modules; `{i}` is the layer index, `{e}` the expert's,
+    `{stack}` the stack."""
 
     layer: str
     q: str
@@ -140,14 +186,14 @@ def naming_for(cfg: ModelConfig) -> Naming:
 
 @dataclass
 class Inventory:
-    """The parameter tensors and forward matmuls of one model."""
+    """The parameter tensors and forward matmuls of one model, as templates with counts."""
 
     tensors: list[Tensor] = field(default_factory=list)
     matmuls: list[Matmul] = field(default_factory=list)
 
     def params(self, component: str | None = None) -> int:
         return sum(
-            t.numel for t in self.tensors
+            t.numel * t.count for t in self.tensors
             if t.tied_to is None and (component is None or t.component == component)
         )  # fmt: skip
 
@@ -161,11 +207,15 @@ class _Walker:
     def __init__(self, cfg: ModelConfig, naming: Naming, batch: int, s: int, t: int) -> None:
         self.cfg, self.nm, self.inv = cfg, naming, Inventory()
         self.batch, self.s, self.t = batch, s, t
+        self.ranges: Ranges = ()  # the indices of the module being walked: a layer's, an expert's
 
     def tensor(
         self, name: str, shape: tuple[int, ...], component: str, tied_to: str | None = None
     ) -> None:
-        self.inv.tensors.append(Tensor(name, shape, component, tied_to))
+        self.inv.tensors.append(Tensor(name, shape, component, tied_to, self.ranges))
+
+    def matmul(self, name: str, component: str, m: int, k: int, n: int, count: int = 1) -> None:
+        self.inv.matmuls.append(Matmul(name, component, m, k, n, count, self.ranges))
 
     def linear(
         self, name: str, d_in: int, d_out: int, component: str, rows: int, flop_component: str,
@@ -176,7 +226,7 @@ class _Walker:
         if bias:
             self.tensor(name + bias_suffix, (d_out,), component)
         if rows:
-            self.inv.matmuls.append(Matmul(name, flop_component, rows, d_in, d_out))
+            self.matmul(name, flop_component, rows, d_in, d_out)
 
     def norm(self, name: str) -> None:
         self.tensor(f"{name}.weight", (self.cfg.d_model,), "norm")
@@ -201,10 +251,10 @@ class _Walker:
             self.linear(p + fused, d, q + 2 * kv, g, 0, proj, cfg.attention_bias,
                         conv1d=nm.conv1d, suffix=suffix, bias_suffix=bias_suffix)  # fmt: skip
             if cross:
-                self.inv.matmuls += [Matmul(p + fused + "[q]", proj, q_rows, d, q),
-                                     Matmul(p + fused + "[kv]", proj, kv_rows, d, 2 * kv)]  # fmt: skip
+                self.matmul(p + fused + "[q]", proj, q_rows, d, q)
+                self.matmul(p + fused + "[kv]", proj, kv_rows, d, 2 * kv)
             else:
-                self.inv.matmuls.append(Matmul(p + fused, proj, q_rows, d, q + 2 * kv))
+                self.matmul(p + fused, proj, q_rows, d, q + 2 * kv)
         elif torch_mha:  # separate q/k/v weights (kdim or vdim differ); one in_proj_bias
             for name, width, rows in (
                 (names[0], q, q_rows),
@@ -212,7 +262,7 @@ class _Walker:
                 (names[2], kv, kv_rows),
             ):
                 self.tensor(p + name, (width, d), g)
-                self.inv.matmuls.append(Matmul(p + name, proj, rows, d, width))
+                self.matmul(p + name, proj, rows, d, width)
             if cfg.attention_bias:
                 fused_name = (nm.cross_fused if cross else nm.fused_qkv) or "in_proj"
                 self.tensor(p + fused_name + "_bias", (q + 2 * kv,), g)
@@ -224,11 +274,9 @@ class _Walker:
         # Scores: per batch element and query head, [q_len, hd] x [hd, kv_len], then
         # [q_len, kv_len] x [kv_len, hd]. GQA repeats K/V heads, so every query head runs both.
         hd, heads = cfg.head_size, self.batch * cfg.n_heads
-        label = "cross " if cross else ""
-        self.inv.matmuls += [
-            Matmul(f"{p}{label}scores QK^T", "attention_scores", q_len, hd, kv_len, heads),
-            Matmul(f"{p}{label}scores AV", "attention_scores", q_len, kv_len, hd, heads),
-        ]
+        kind = "cross " if cross else ""
+        self.matmul(f"{p}{kind}scores QK^T", "attention_scores", q_len, hd, kv_len, heads)
+        self.matmul(f"{p}{kind}scores AV", "attention_scores", q_len, kv_len, hd, heads)
 
     def ffn(self, p: str, rows: int) -> None:
         cfg, nm = self.cfg, self.nm
@@ -237,13 +285,15 @@ class _Walker:
             self.linear(p + nm.router, d, cfg.n_experts, "ffn", rows, "ffn", cfg.router_bias)
             mats = [(nm.expert_gate, d, f)] if cfg.gated else []
             mats += [(nm.expert_up, d, f), (nm.expert_down, f, d)]
-            for e in range(cfg.n_experts):
-                for name, d_in, d_out in mats:
-                    self.linear(p + nm.expert.format(e=e) + name, d_in, d_out, "ffn", 0, "ffn", b)
+            layer, self.ranges = self.ranges, (*self.ranges, ("e", cfg.n_experts))
+            for name, d_in, d_out in mats:  # once per expert {e} of the layer
+                self.linear(p + nm.expert + name, d_in, d_out, "ffn", 0, "ffn", b)
+            self.ranges = layer
             # Each row passes through experts_per_token experts: the routed rows of all experts.
             routed = rows * cfg.experts_per_token
-            every = p + nm.expert.format(e="*")
-            self.inv.matmuls += [Matmul(every + n, "ffn", routed, i, o) for n, i, o in mats]
+            every = p + nm.expert.replace("{e}", "*")
+            for name, d_in, d_out in mats:
+                self.matmul(every + name, "ffn", routed, d_in, d_out)
             return
         if cfg.gated:
             self.linear(p + nm.gate, d, f, "ffn", rows, "ffn", b, conv1d=nm.conv1d)
@@ -251,27 +301,31 @@ class _Walker:
         self.linear(p + nm.down, f, d, "ffn", rows, "ffn", b, conv1d=nm.conv1d)
 
     def stack(self, stack: str, layers: int, length: int, source_len: int | None) -> None:
+        """One layer of the stack, standing for all of them ({i} in 0..layers-1)."""
         nm, rows = self.nm, self.batch * length
-        for i in range(layers):
-            p = nm.layer.format(i=i, stack=stack)
-            if nm is BERT:  # BERT is post-LN: attention, its norm, FFN, its norm
-                self.attention(p, rows, rows, length, length, cross=False)
-                self.norm(p + nm.norm_attn)
-                self.ffn(p, rows)
-                self.norm(p + nm.norm_ffn)
-                continue
-            self.norm(p + nm.norm_attn)
-            self.attention(p, rows, rows, length, length, cross=False)
-            if source_len is not None:
-                self.norm(p + nm.norm_cross)
-                self.attention(p, rows, self.batch * source_len, length, source_len, cross=True)
-            ffn_norm = (
-                "norm3" if (nm is TORCH_TRANSFORMER and source_len is not None) else nm.norm_ffn
-            )
-            self.norm(p + ffn_norm)
-            self.ffn(p, rows)
+        p = nm.layer.replace("{stack}", stack)
+        self.ranges = (("i", layers),)
+        self.layer(p, rows, length, source_len)
+        self.ranges = ()
         if self.cfg.final_norm:
             self.norm(nm.final_norm.format(stack=stack))
+
+    def layer(self, p: str, rows: int, length: int, source_len: int | None) -> None:
+        nm = self.nm
+        if nm is BERT:  # BERT is post-LN: attention, its norm, FFN, its norm
+            self.attention(p, rows, rows, length, length, cross=False)
+            self.norm(p + nm.norm_attn)
+            self.ffn(p, rows)
+            self.norm(p + nm.norm_ffn)
+            return
+        self.norm(p + nm.norm_attn)
+        self.attention(p, rows, rows, length, length, cross=False)
+        if source_len is not None:
+            self.norm(p + nm.norm_cross)
+            self.attention(p, rows, self.batch * source_len, length, source_len, cross=True)
+        ffn_norm = "norm3" if (nm is TORCH_TRANSFORMER and source_len is not None) else nm.norm_ffn
+        self.norm(p + ffn_norm)
+        self.ffn(p, rows)
 
     def build(self) -> Inventory:
         cfg, nm = self.cfg, self.nm
@@ -300,7 +354,7 @@ class _Walker:
             target = f"{nm.target_tok if not cfg.shared_embeddings else nm.tok}.weight"
             tied = target if cfg.tie_embeddings else None
             self.tensor(f"{nm.lm_head}.weight", (cfg.vocab_size, d), "lm_head", tied)
-            self.inv.matmuls.append(Matmul(nm.lm_head, "lm_head", out_rows, d, cfg.vocab_size))
+            self.matmul(nm.lm_head, "lm_head", out_rows, d, cfg.vocab_size)
         return self.inv
 
 

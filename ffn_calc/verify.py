@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from math import prod
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 from ffn_calc import flops as fl
 from ffn_calc import params as pm
 from ffn_calc.config import ModelConfig
-from ffn_calc.instantiate import PREFIXES, Inventory, instantiate
+from ffn_calc.instantiate import PREFIXES, Inventory, Ranges, Tensor, instantiate, spell
 from ffn_calc.result import Result
 from ffn_calc.safetensors import Entry
 
@@ -44,7 +45,8 @@ class CheckpointReport(Result):
     tensors: int
     checkpoint_params: int
     expected_params: int
-    missing: list[str]
+    missing: list[str]  # one name per run of missing indices: `model.layers.{5..7}.norm.weight`
+    missing_count: int  # the tensors those names stand for
     unexpected: list[str]
     shape_mismatches: list[Mismatch]
     buffers: list[str]
@@ -98,7 +100,8 @@ def model_checks(
 
 
 def _match(name: str, expected: Mapping[str, object]) -> str | None:
-    """The inventory name of a checkpoint name, allowing a family prefix to be absent or extra."""
+    """The inventory key of a checkpoint key (indices as `#`), allowing a family prefix to be
+    absent or extra."""
     if name in expected:
         return name
     for p in PREFIXES:
@@ -109,38 +112,92 @@ def _match(name: str, expected: Mapping[str, object]) -> str | None:
     return None
 
 
+# An index as torch names it: a whole dot-separated segment, no sign, no leading zero. Longer
+# than 18 digits it exceeds any model's count anyway and stays text (so: unexpected).
+INDEX = re.compile(r"0|[1-9][0-9]{0,17}")
+
+
+def _split(name: str) -> tuple[str, tuple[int, ...]]:
+    """`model.layers.17.mlp.up_proj.weight` -> (`model.layers.#.mlp.up_proj.weight`, (17,))."""
+    parts = name.split(".")
+    key = ".".join("#" if INDEX.fullmatch(x) else x for x in parts)
+    return key, tuple(int(x) for x in parts if INDEX.fullmatch(x))
+
+
+def _missing(t: Tensor, present: set[tuple[int, ...]]) -> list[str]:
+    """Names for the copies of `t` that `present` lacks: one per run of missing indices.
+
+    Layer 5 of 32 gone: `model.layers.5.mlp.up_proj.weight`; none there:
+    `model.layers.{0..31}.mlp.up_proj.weight`. At most len(present) + 1 names per index level,
+    never one per missing copy.
+    """
+
+    def walk(
+        spans: dict[str, tuple[int, int]], ranges: Ranges, present: set[tuple[int, ...]]
+    ) -> list[str]:
+        if not ranges:
+            return [] if present else [spell(t.name, spans)]
+        (key, n), inner = ranges[0], ranges[1:]
+        whole = {k: (0, m - 1) for k, m in inner}  # every inner index, for a run with none present
+        by_first: dict[int, set[tuple[int, ...]]] = {}
+        for index in present:
+            by_first.setdefault(index[0], set()).add(index[1:])
+        out, start = [], 0
+        for i in sorted(by_first):
+            if i > start:
+                out.append(spell(t.name, {**spans, key: (start, i - 1), **whole}))
+            out += walk({**spans, key: (i, i)}, inner, by_first[i])
+            start = i + 1
+        if start < n:
+            out.append(spell(t.name, {**spans, key: (start, n - 1), **whole}))
+        return out
+
+    return walk({}, t.ranges, present)
+
+
 def compare_checkpoint(path: str, inv: Inventory, entries: list[Entry]) -> CheckpointReport:
-    """Names and shapes of a checkpoint against the inventory."""
-    expected = {t.name: t for t in inv.tensors}
-    found: set[str] = set()
+    """Names and shapes of a checkpoint against the inventory, whose templates stay unexpanded.
+
+    A name matches a template when both agree with each index segment read as `#`
+    (`model.layers.17.mlp.up_proj.weight` ~ `model.layers.{i}.mlp.up_proj.weight`) and every
+    index is in its range (17 < layers).
+    """
+    expected = {t.name.format_map({k: "#" for k, _ in t.ranges}): t for t in inv.tensors}
+    found: dict[str, set[tuple[int, ...]]] = {t.name: set() for t in inv.tensors}
     unexpected, buffers, tied, mismatches = [], [], [], []
     params = 0
     by_dtype: dict[str, int] = {}
     for e in entries:
         by_dtype[e.dtype] = by_dtype.get(e.dtype, 0) + e.nbytes
-        name = _match(e.name, expected)
-        if name is None:
+        key, index = _split(e.name)
+        name = _match(key, expected)
+        t = None if name is None else expected[name]
+        if t is None or any(i >= n for i, (_, n) in zip(index, t.ranges, strict=True)):
             if ("." + e.name).endswith(BUFFER_SUFFIXES):
                 buffers.append(e.name)
             else:
                 unexpected.append(e.name)
                 params += prod(e.shape)
             continue
-        t = expected[name]
-        found.add(name)
+        found[t.name].add(index)
         if t.tied_to is not None:
             tied.append(e.name)
         else:
             params += prod(e.shape)
         if tuple(e.shape) != t.shape:
             mismatches.append(Mismatch(name=e.name, expected=list(t.shape), found=list(e.shape)))
-    missing = [n for n, t in expected.items() if n not in found and t.tied_to is None]
+    missing, missing_count = [], 0
+    for t in inv.tensors:
+        if t.tied_to is None:
+            missing += _missing(t, found[t.name])
+            missing_count += t.count - len(found[t.name])
     total = inv.params()
     ok = not (missing or unexpected or mismatches) and params == total
     return CheckpointReport(
         path=path, ok=ok, tensors=len(entries), checkpoint_params=params, expected_params=total,
-        missing=missing, unexpected=unexpected, shape_mismatches=mismatches, buffers=buffers,
-        tied_copies=tied, bytes_by_dtype=dict(sorted(by_dtype.items())),
+        missing=missing, missing_count=missing_count, unexpected=unexpected,
+        shape_mismatches=mismatches, buffers=buffers, tied_copies=tied,
+        bytes_by_dtype=dict(sorted(by_dtype.items())),
     )  # fmt: skip
 
 
@@ -162,9 +219,11 @@ def verify(
 
 
 class TensorRow(Result):
-    name: str
+    name: str  # `model.layers.{0..31}.mlp.up_proj.weight`: one tensor per index in the braces
     shape: list[int]
-    params: int
+    params: int  # of one tensor
+    count: int  # tensors the row stands for
+    total_params: int  # params x count; 0 for a tied tensor (it counts once, as its target)
     component: str
     tied_to: str | None
 
@@ -175,8 +234,8 @@ class MatmulRow(Result):
     m: int
     k: int
     n: int
-    count: int
-    flops: int
+    count: int  # times one forward pass runs it: layers x batch x heads, as it applies
+    flops: int  # of all count runs
 
 
 class TensorsReport(Result):
@@ -188,17 +247,18 @@ class TensorsReport(Result):
 
 
 def tensors_report(cfg: ModelConfig, seq_len: int = 1, matmuls: bool = False) -> TensorsReport:
-    from ffn_calc.instantiate import instantiate
-
+    """One row per tensor template (identical layers and experts once, with their count)."""
     inv = instantiate(cfg, 1, seq_len)
     return TensorsReport(
         model=cfg.name, total_params=inv.params(), seq_len=seq_len,
         tensors=[
-            TensorRow(name=t.name, shape=list(t.shape), params=t.numel, component=t.component, tied_to=t.tied_to)
+            TensorRow(name=t.label, shape=list(t.shape), params=t.numel, count=t.count,
+                      total_params=0 if t.tied_to else t.numel * t.count, component=t.component,
+                      tied_to=t.tied_to)
             for t in inv.tensors
         ],
         matmuls=[
-            MatmulRow(name=m.name, component=m.component, m=m.m, k=m.k, n=m.n, count=m.count, flops=m.flops)
+            MatmulRow(name=m.label, component=m.component, m=m.m, k=m.k, n=m.n, count=m.times, flops=m.flops)
             for m in inv.matmuls
         ] if matmuls else None,
     )  # fmt: skip

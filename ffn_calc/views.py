@@ -6,7 +6,9 @@ run without importing it.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import TYPE_CHECKING, Literal
 
 from ffn_calc.report import CROSSOVER_LABELS
@@ -24,8 +26,23 @@ Kind = Literal["text", "int", "pct", "ratio", "num", "human"]
 
 @dataclass
 class Column:
+    """A column: `kind` says how people read its numbers ("text": the column may wrap; every
+    other kind is a number column, never wrapped). `only` keeps it to CSV or to people (tables
+    and Markdown), e.g. "12 / 4" for people beside plain "12" and "4" columns in CSV; `fmt`
+    is a format spec for people (".7f")."""
+
     name: str
     kind: Kind = "int"
+    only: Literal["csv", "people"] | None = None
+    fmt: str = ""
+
+
+@dataclass(frozen=True)
+class Spelled:
+    """A number that people read as `text` ("28.44x", "33.33%") and CSV holds as `value`."""
+
+    value: int | float
+    text: str
 
 
 @dataclass
@@ -34,20 +51,36 @@ class Table:
     columns: list[Column]
     rows: list[list[object]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    # Per-row style hints: "total" (bold), or a dominant-term colour key.
+    # Per-row style hints: "total" (bold), "grid" (each cell by its value), or a dominant-term
+    # colour key.
     styles: list[str] = field(default_factory=list)
+    # One row per model for CSV, one column per model for people, with the largest and the
+    # smallest of each number marked (compare).
+    side_by_side: bool = False
 
     def add(self, *cells: object, style: str = "") -> None:
         self.rows.append(list(cells))
         self.styles.append(style)
 
 
+HUMAN_UNITS = ((10**3, "k"), (10**6, "M"), (10**9, "G"), (10**12, "T"), (10**15, "P"))
+
+
 def human(n: float, unit: str = "") -> str:
-    """124.4 M, 1.2 T: for titles and notes only; tables show exact integers."""
-    for size, suffix in ((10**15, "P"), (10**12, "T"), (10**9, "G"), (10**6, "M"), (10**3, "k")):
-        if abs(n) >= size:
-            return f"{n / size:.1f}{suffix}{unit}"
-    return f"{n:g} {unit}".rstrip()
+    """124.4M, 1.2T: one decimal, in exact arithmetic, so any int works (10**400 too)."""
+    if isinstance(n, float) and not math.isfinite(n):
+        return f"{n:g} {unit}".rstrip()
+    x = abs(Fraction(n))
+    fits = [i for i, (size, _) in enumerate(HUMAN_UNITS) if x >= size]
+    if not fits:
+        return f"{n:g} {unit}".rstrip()
+    i = fits[-1]
+    tenths = math.floor(x * 10 / HUMAN_UNITS[i][0] + Fraction(1, 2))  # round half up
+    if tenths >= 10_000 and i + 1 < len(HUMAN_UNITS):  # 999.96k is 1.0M, not 1000.0k
+        i += 1
+        tenths = math.floor(x * 10 / HUMAN_UNITS[i][0] + Fraction(1, 2))
+    sign = "-" if n < 0 else ""
+    return f"{sign}{tenths // 10}.{tenths % 10}{HUMAN_UNITS[i][1]}{unit}"
 
 
 PARAM_LABELS = {"attention": "attention", "ffn": "FFN", "norm": "norm"}
@@ -132,7 +165,7 @@ def flops_tables(r: FlopsReport, explain: bool = False) -> list[Table]:
     t.add("forward", r.forward_flops, 1.0, style="total")
     t.add("training (3 x forward)", r.training_flops, None, style="total")
     t.notes.append(
-        f"Forward {human(r.forward_flops)} {unit}, {r.flops_per_token:,.0f} {unit} per token "
+        f"Forward {human(r.forward_flops)} {unit}, {_per_token(r.flops_per_token)} {unit} per token "
         f"({r.tokens:,} tokens); training {human(r.training_flops)} {unit}."
     )
     t.notes.append(r.convention)
@@ -147,6 +180,10 @@ def flops_tables(r: FlopsReport, explain: bool = False) -> list[Table]:
     a.notes.append("N: active parameters for MoE. Negative: the approximation undercounts.")
     tables.append(a)
     return tables
+
+
+def _per_token(x: float) -> str:
+    return f"{x:,}" if isinstance(x, int) else f"{x:,.2f}"
 
 
 SHORT = {"attention_projections": "proj", "attention_scores": "scores", "ffn": "FFN"}
@@ -171,8 +208,8 @@ def crossover_tables(r: CrossoverReport) -> list[Table]:
         f"{r.model}: one {r.layer} layer over S (batch 1)",
         [
             Column("S", "num"), Column("projections", "human"), Column("scores", "human"),
-            Column("FFN", "human"), Column("proj %", "pct"), Column("scores %", "pct"),
-            Column("FFN %", "pct"), Column("dominant", "text"), Column("at", "text"),
+            Column("FFN", "human"), Column("proj share", "pct"), Column("scores share", "pct"),
+            Column("FFN share", "pct"), Column("dominant", "text"), Column("at", "text"),
         ],
     )  # fmt: skip
     for row in r.rows:
@@ -210,7 +247,9 @@ def tensors_tables(r: TensorsReport) -> list[Table]:
         [
             Column("name", "text"),
             Column("shape", "text"),
+            Column("count"),
             Column("params"),
+            Column("total params"),
             Column("component", "text"),
         ],
     )
@@ -219,13 +258,18 @@ def tensors_tables(r: TensorsReport) -> list[Table]:
         t.add(
             x.name,
             shape,
-            0 if x.tied_to else x.params,
+            x.count,
+            x.params,
+            x.total_params,
             x.component + (f" (tied to {x.tied_to})" if x.tied_to else ""),
         )
-    t.add("total", "", r.total_params, "", style="total")
+    t.add("total", "", sum(x.count for x in r.tensors), None, r.total_params, "", style="total")
     t.notes.append(
-        f"{len(r.tensors)} tensors; a tied tensor counts once. Shapes as stored (GPT-2's Conv1D: [in, out]; nn.Linear: [out, in])."
+        "{a..b} in a name: one tensor for each index from a to b (layers, experts), as a shell "
+        "expands it; count: the tensors a row stands for; params: one tensor's; total = count x "
+        "params, 0 for a tied tensor (it counts once)."
     )
+    t.notes.append("Shapes as stored (GPT-2's Conv1D: [in, out]; nn.Linear: [out, in]).")
     tables = [t]
     if r.matmuls is not None:
         m = Table(
@@ -235,6 +279,7 @@ def tensors_tables(r: TensorsReport) -> list[Table]:
         for mm in r.matmuls:
             m.add(mm.name, mm.component, f"[{mm.m}, {mm.k}] x [{mm.k}, {mm.n}]", mm.count, mm.flops)
         m.add("total", "", "", None, sum(mm.flops for mm in r.matmuls), style="total")
+        m.notes.append("times: over every layer in the name's range, batch element and head.")
         tables.append(m)
     return tables
 
@@ -256,7 +301,10 @@ def verify_tables(r: VerifyReport) -> list[Table]:
         t = Table(f"checkpoint {k.path}", [Column("check", "text"), Column("result", "text")])
         t.add("tensors in the file", f"{k.tensors:,}")
         t.add("parameters (file / model)", f"{k.checkpoint_params:,} / {k.expected_params:,}")
-        t.add("missing tensors", ", ".join(k.missing) or "none")
+        t.add(
+            "missing tensors",
+            f"{k.missing_count:,}: {', '.join(k.missing)}" if k.missing else "none",
+        )
         t.add("unexpected tensors", ", ".join(k.unexpected) or "none")
         t.add(
             "shape mismatches",
@@ -272,66 +320,62 @@ def verify_tables(r: VerifyReport) -> list[Table]:
             ", ".join(f"{d}: {n:,}" for d, n in k.bytes_by_dtype.items()) or "none",
         )
         t.add("result", "ok" if k.ok else "MISMATCH", style="total")
+        if any("{" in m for m in k.missing):
+            t.notes.append("{a..b} in a name: each index from a to b.")
         tables.append(t)
     tables[-1].notes.append("All checks match." if r.ok else "Mismatch found: exit code 1.")
     return tables
 
 
-COMPARE_ROWS: list[tuple[str, str, Kind, bool]] = [
-    # (label, field, kind, highlight the largest / smallest)
-    ("family", "family", "text", False),
-    ("d_model", "d_model", "int", True),
-    ("d_ff", "d_ff", "int", True),
-    ("d_ff / d_model", "d_ff_ratio", "ratio", True),
-    ("FFN kind", "ffn_kind", "text", False),
-    ("heads / kv heads / head_dim", "heads", "text", False),
-    ("layers", "layers", "int", True),
-    ("attention params per layer", "attention_params_per_layer", "int", True),
-    ("FFN params per layer", "ffn_params_per_layer", "int", True),
-    ("FFN share of a layer", "ffn_share_of_layer", "pct", True),
-    ("FFN share of the model", "ffn_share_of_model", "pct", True),
-    ("total params", "total_params", "int", True),
-    ("active params", "active_params", "int", True),
-    ("forward FLOPs", "forward_flops", "int", True),
-    ("FLOPs per token", "flops_per_token", "num", True),
-    ("FFN share of FLOPs", "ffn_share_of_flops", "pct", True),
-    ("S: scores = FFN", "scores_vs_ffn", "num", True),
-    ("S: scores = projections", "scores_vs_projections", "num", True),
-    ("S: scores = projections + FFN", "scores_vs_dense", "num", True),
+COMPARE_FIELDS: list[tuple[str, str, Kind]] = [
+    # (label, field of ComparedModel, kind); "heads": n_heads / n_kv_heads / head_dim
+    ("family", "family", "text"),
+    ("d_model", "d_model", "int"),
+    ("d_ff", "d_ff", "int"),
+    ("d_ff / d_model", "d_ff_ratio", "ratio"),
+    ("FFN kind", "ffn_kind", "text"),
+    ("heads / kv heads / head_dim", "heads", "num"),
+    ("layers", "layers", "int"),
+    ("attention params per layer", "attention_params_per_layer", "int"),
+    ("FFN params per layer", "ffn_params_per_layer", "int"),
+    ("FFN share of a layer", "ffn_share_of_layer", "pct"),
+    ("FFN share of the model", "ffn_share_of_model", "pct"),
+    ("total params", "total_params", "int"),
+    ("active params", "active_params", "int"),
+    ("forward FLOPs", "forward_flops", "int"),
+    ("FLOPs per token", "flops_per_token", "num"),
+    ("FFN share of FLOPs", "ffn_share_of_flops", "pct"),
+    ("S: scores = FFN", "scores_vs_ffn", "num"),
+    ("S: scores = projections", "scores_vs_projections", "num"),
+    ("S: scores = projections + FFN", "scores_vs_dense", "num"),
 ]
 
 
 def compare_tables(r: CompareReport) -> list[Table]:
-    t = Table(
-        f"Compared at S = {r.seq_len:,} (batch 1)",
-        [Column("", "text")] + [Column(m.model, "num") for m in r.models],
-    )
-    for label, key, kind, mark in COMPARE_ROWS:
-        values: list[object] = []
-        for m in r.models:
+    """One row per model (CSV); people read it turned, a column per model."""
+    columns = [Column("model", "text")]
+    for label, key, kind in COMPARE_FIELDS:
+        if key == "heads":
+            columns.append(Column(label, kind, only="people"))
+            columns += [Column(n, only="csv") for n in ("heads", "kv heads", "head_dim")]
+        else:
+            columns.append(Column(label, kind))
+    t = Table(f"Compared at S = {r.seq_len:,} (batch 1)", columns, side_by_side=True)
+    for m in r.models:
+        cells: list[object] = [m.model]
+        for _, key, _ in COMPARE_FIELDS:
             if key == "heads":
-                values.append(f"{m.n_heads} / {m.n_kv_heads} / {m.head_dim}")
+                cells += [f"{m.n_heads} / {m.n_kv_heads} / {m.head_dim}",
+                          m.n_heads, m.n_kv_heads, m.head_dim]  # fmt: skip
             elif key.startswith("scores_vs_"):
-                values.append(m.crossover[key])
+                cells.append(m.crossover[key])
             else:
-                values.append(getattr(m, key))
-        numbers = [v for v in values if isinstance(v, int | float)]
-        style = ""
-        if mark and len(r.models) > 1 and len(set(numbers)) > 1:
-            style = f"minmax:{values.index(max(numbers))}:{values.index(min(numbers))}"
-        t.add(label, *(_as_kind(v, kind) for v in values), style=style)
+                cells.append(getattr(m, key))
+        t.add(*cells)
     t.notes.append(
         "Largest in each row in bold green, smallest in blue. Per layer: the first layer kind. FLOPs: forward, default convention; encoder-decoder models at T = S."
     )
     return [t]
-
-
-def _as_kind(value: object, kind: Kind) -> object:
-    if kind == "pct" and isinstance(value, float):
-        return f"{100 * value:.1f}%"
-    if kind == "ratio" and isinstance(value, float):
-        return f"{value:.2f}"
-    return value
 
 
 def activation_tables(r: ActivationsReport) -> list[Table]:
@@ -340,9 +384,9 @@ def activation_tables(r: ActivationsReport) -> list[Table]:
         ("FFN activations", ["relu", "gelu", "gelu_tanh", "silu"]),
         ("Their derivatives", ["d_relu", "d_gelu", "d_gelu_tanh", "d_silu"]),
     ):
-        t = Table(title, [Column("x", "text")] + [Column(c, "text") for c in cols])
+        t = Table(title, [Column("x", "num", fmt="g")] + [Column(c, "num", fmt=".7f") for c in cols])
         for row in r.rows:
-            t.add(f"{row.x:g}", *(f"{getattr(row, c):.7f}" for c in cols))
+            t.add(row.x, *(getattr(row, c) for c in cols))
         tables.append(t)
     tables[-1].notes.append(
         "GELU(x) = x Phi(x) (exact, erf); gelu_tanh = 0.5 x (1 + tanh(sqrt(2/pi)(x + 0.044715 x^3))); "
@@ -356,22 +400,25 @@ def swiglu_tables(r: SwigluReport) -> list[Table]:
         f"SwiGLU sizing at d_model = {r.d_model:,}",
         [
             Column("FFN", "text"),
-            Column("d_ff", "text"),
+            Column("d_ff", "num"),
+            Column("exact d_ff", "text"),
             Column("params (no biases)"),
             Column("vs plain 4x", "ratio"),
         ],
     )
-    t.add("plain, 4 x d_model (2 matrices)", f"{r.plain_d_ff:,}", r.plain_params, 1.0)
+    t.add("plain, 4 x d_model (2 matrices)", r.plain_d_ff, "", r.plain_params, 1.0)
     t.add(
         "gated at parity, 8/3 d_model (3 matrices)",
-        f"{r.parity_d_ff:,.2f} ({r.parity_d_ff_exact})",
+        r.parity_d_ff,
+        r.parity_d_ff_exact if "/" in r.parity_d_ff_exact else "",
         r.plain_params,
         1.0,
     )
     mult = f" x {r.ffn_dim_multiplier:g}" if r.ffn_dim_multiplier is not None else ""
     t.add(
         f"gated, Llama's rule{mult}, multiple of {r.multiple_of:,}",
-        f"{r.llama_d_ff:,}",
+        r.llama_d_ff,
+        "",
         r.llama_params,
         r.llama_vs_plain,
         style="total",
@@ -384,10 +431,10 @@ def swiglu_tables(r: SwigluReport) -> list[Table]:
 
 def exercise_tables(r: ExercisesReport) -> list[Table]:
     t = Table(
-        "Exercises", [Column("id", "text"), Column("question", "text"), Column("answer", "text")]
+        "Exercises", [Column("id", "text"), Column("question", "text"), Column("answer", "num")]
     )
     for e in r.exercises:
-        t.add(e.id, e.question, e.answer_text)
+        t.add(e.id, e.question, Spelled(e.answer, e.answer_text))
     t.notes.append(
         "`ffn-calc exercise check ID ANSWER` checks an answer; `ffn-calc exercise solve ID` shows the work."
     )
@@ -399,7 +446,7 @@ def exercise_result_tables(r: ExerciseResult) -> list[Table]:
     t.add("question", r.question)
     for i, step in enumerate(r.steps, start=1):
         t.add(f"step {i}", step)
-    t.add("answer", r.answer_text)
+    t.add("answer", Spelled(r.answer, r.answer_text))
     if r.given is not None:
         t.add("given", r.given)
         t.add("correct", "yes" if r.correct else "no")

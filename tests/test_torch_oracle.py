@@ -13,6 +13,7 @@ import contextlib
 import io
 import json
 import warnings
+from itertools import product
 from pathlib import Path
 from typing import Any
 
@@ -138,7 +139,13 @@ def param_names(model: Any) -> dict[str, tuple[int, ...]]:
 
 
 def inventory_names(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
-    return {t.name: t.shape for t in instantiate(cfg).tensors if t.tied_to is None}
+    """The inventory's untied tensors by real name: each template written out per index."""
+    return {
+        t.name.format_map({key: i for (key, _), i in zip(t.ranges, index, strict=True)}): t.shape
+        for t in instantiate(cfg).tensors
+        if t.tied_to is None
+        for index in product(*(range(n) for _, n in t.ranges))
+    }
 
 
 # --- every preset, at full size on the meta device ------------------------------------------
