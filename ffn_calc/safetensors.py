@@ -1,24 +1,83 @@
-"""Read safetensors headers (names, dtypes, shapes), never the tensor data.
+"""Read safetensors headers (names, dtypes, shapes), validated as the format defines them.
 
-A .safetensors file starts with an 8-byte little-endian header length N, then N bytes of JSON:
-{name: {"dtype", "shape", "data_offsets"}, "__metadata__": {...}}. Only those N bytes are
-read, and only after N is checked against the file's size.
+Sources: the "Format" section of the huggingface/safetensors README (the spec), its
+docs/safetensors.schema.json (the schema), and the checks of the reference reader
+(safetensors/src/tensor.rs: `read_metadata`, `Metadata::validate`, `Dtype::bitsize`). Where
+the spec or the schema is explicit and the reference reader is more lenient, the spec wins;
+where they are silent, the reader's checks apply.
+
+A file is an 8-byte little-endian header length N, N bytes of header, then the data buffer.
+
+- The file must be a regular file (never a FIFO or a device: they could block or never end).
+  Only the 8 + N header bytes are read; N must be at least 1, fit in the file, and be at most
+  100,000,000 (the reference reader's MAX_HEADER_SIZE). The data buffer is never read.
+- The header is UTF-8 JSON (the spec), an object that begins with `{` (the spec: "MUST begin
+  with a `{`"; the reference reader does not check this yet); whitespace may follow it (the
+  spec: "MAY be trailing padded"). Duplicate keys are an error (the spec: "Duplicate keys are
+  disallowed"; the reference reader keeps the last of two tensors of one name). NaN, Infinity and unpaired surrogate escapes are not JSON and are refused
+  (serde_json refuses them too).
+- `__metadata__`, if present, is an object mapping strings to strings (the spec and the schema;
+  the reference reader also takes `null`, the schema does not).
+- Every other key names a tensor whose entry is an object with exactly `dtype`, `shape` and
+  `data_offsets` (the schema: additionalProperties false; the reference reader ignores unknown
+  keys). `dtype` is one of DTYPE_BITS (the reference reader's Dtype, with its bit sizes).
+  `shape` is an array of integers in [0, 2**64 - 1]; `data_offsets` is an array of two such
+  integers [begin, end], relative to the start of the data buffer, begin <= end <= its length.
+  JSON booleans and floats (even 4.0) are not integers (serde_json's usize).
+- The bytes of a tensor are bits x elements / 8, which must be whole (the reference reader:
+  MisalignedSlice), and must equal end - begin (TensorInvalidInfo). A shape [] is a scalar of
+  one element; a 0 in the shape makes an empty tensor.
+- Sorted by (begin, end), the tensors cover the data buffer from 0 to its end, each beginning
+  where the previous ends: no hole, no overlap, nothing after the last (the spec: "The byte
+  buffer needs to be entirely indexed, and cannot contain holes"; the reference reader:
+  InvalidOffset, MetadataIncompleteBuffer).
+
+A sharded checkpoint is a model.safetensors.index.json: a JSON object whose `weight_map` maps
+each tensor name to the shard file holding it (its other keys, such as `metadata`, are not used). Shard names must be plain file names in the index's directory
+(no path separators, `.`, `..`, drive letters or NUL); every shard must be a regular file and a
+valid safetensors file (symbolic links are followed: the Hugging Face cache links shards to
+blobs elsewhere). The index and the shards must agree exactly: a tensor the index puts in a
+shard that does not hold it, and a tensor a shard holds that the index does not list in that
+shard, are both errors, since either way the count would depend on which one is believed.
+
+Every failure is a FileError naming the file and, where there is one, the tensor. Messages
+never quote bytes of a file that is not a checkpoint: until the header has parsed as a JSON
+object they give sizes and positions only, never the header length read from the file. Names from a header are shown escaped and cut short.
 """
 
 from __future__ import annotations
 
 import json
-import struct
+import os
+import stat
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from typing import Any
 
 from ffn_calc.errors import FileError
 
-MAX_HEADER = 100 * 1024 * 1024  # the safetensors format's own limit on the header
+MAX_HEADER = 100_000_000  # the reference reader's MAX_HEADER_SIZE
+MAX_INT = 2**64 - 1  # offsets and dimensions are usize in the reference reader
+METADATA = "__metadata__"
+ENTRY_KEYS = ("dtype", "shape", "data_offsets")
+
+# Bits per element of every dtype the format defines (safetensors/src/tensor.rs, Dtype::bitsize).
+DTYPE_BITS: dict[str, int] = {
+    "BOOL": 8, "F4": 4, "F6_E2M3": 6, "F6_E3M2": 6, "U8": 8, "I8": 8, "F8_E5M2": 8,
+    "F8_E4M3": 8, "F8_E8M0": 8, "I16": 16, "U16": 16, "F16": 16, "BF16": 16, "I32": 32,
+    "U32": 32, "F32": 32, "C64": 64, "F64": 64, "I64": 64, "U64": 64,
+}  # fmt: skip
+
+NOT_REGULAR = (
+    "is not a regular file (a FIFO, device or socket); "
+    "checkpoints are read from regular files only."
+)
 
 
 @dataclass(frozen=True)
 class Entry:
+    """One tensor of a checkpoint, from a validated header entry."""
+
     name: str
     dtype: str
     shape: tuple[int, ...]
@@ -26,51 +85,347 @@ class Entry:
     file: str
 
 
-def read_header(path: Path) -> list[Entry]:
-    """The entries of one .safetensors file, from its header alone."""
+class _Bad(Exception):
+    """What is wrong with one tensor's entry; _entry adds the file and the tensor."""
+
+
+@dataclass(frozen=True)
+class _Span:
+    name: str
+    begin: int
+    end: int
+
+
+# --- small helpers for messages ----------------------------------------------------------------
+
+
+def _show(text: str, limit: int = 120) -> str:
+    """A name from a file, quoted with control characters escaped, cut short."""
+    return repr(text[:limit]) + ("..." if len(text) > limit else "")
+
+
+def _kind(value: Any) -> str:
+    """What a JSON value is, in words, without quoting it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int):
+        return "a number"
+    if isinstance(value, float):
+        return "a floating-point number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "an array"
+    return "an object"
+
+
+def _json_kind(value: Any) -> str:
+    """_kind for a whole document: "a JSON array", "JSON null"."""
+    kind = _kind(value)
+    return "JSON null" if kind == "null" else "a JSON " + kind.split(" ", 1)[1]
+
+
+def _shape_text(shape: tuple[int, ...], limit: int = 8) -> str:
+    dims = ", ".join(str(d) for d in shape[:limit])
+    return f"[{dims}{', ...' if len(shape) > limit else ''}]"
+
+
+# --- JSON ----------------------------------------------------------------------------------------
+
+
+class _JsonProblem(Exception):
+    """Why text is not JSON, in words that quote none of it."""
+
+
+class _Duplicate(Exception):
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+def _checked_str(text: str) -> str:
     try:
-        size = path.stat().st_size
-        with path.open("rb") as fh:
-            head = fh.read(8)
-            if len(head) < 8:
-                raise FileError(
-                    f"'{path}' is not a safetensors file: {size} bytes, too short for the 8-byte header length."
-                )
-            (n,) = struct.unpack("<Q", head)
-            if n > size - 8:
-                raise FileError(
-                    f"'{path}' is not a valid safetensors file: its header length {n:,} is beyond the file's size ({size:,} bytes)."
-                )
-            if n > MAX_HEADER:
-                raise FileError(
-                    f"'{path}': header length {n:,} exceeds the format's limit of {MAX_HEADER:,} bytes."
-                )
-            raw = fh.read(n)
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise _JsonProblem("a string holds an unpaired UTF-16 surrogate escape") from None
+    return text
+
+
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise _Duplicate(_checked_str(key))
+        out[_checked_str(key)] = _checked_str(value) if isinstance(value, str) else value
+    return out
+
+
+def _no_constant(name: str) -> Any:
+    raise _JsonProblem("NaN and Infinity are not JSON numbers")
+
+
+def _load_json(text: str) -> Any:
+    """Parse JSON strictly: a _JsonProblem or a _Duplicate for anything the spec refuses."""
+    try:
+        return json.loads(text, object_pairs_hook=_object, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise _JsonProblem(f"{exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+    except RecursionError:
+        raise _JsonProblem("nested too deeply") from None
+    except ValueError:  # an integer of more digits than Python converts
+        raise _JsonProblem("a number with thousands of digits") from None
+
+
+# --- the file ------------------------------------------------------------------------------------
+
+
+def _stat_regular(path: Path, what: str, kind: str = "a safetensors file") -> os.stat_result:
+    """The stat of a regular file (symbolic links followed), else a FileError."""
+    try:
+        st = os.stat(path)
     except FileNotFoundError:
-        raise FileError(f"checkpoint '{path}' does not exist.") from None
-    except IsADirectoryError:
-        raise FileError(f"'{path}' is a directory, not a safetensors file.") from None
+        raise FileError(f"{what} '{path}' does not exist.") from None
+    except ValueError:  # a NUL byte in the name
+        raise FileError(f"{what} path {_show(str(path))} is not a valid file name.") from None
+    except OSError as exc:
+        raise FileError(f"cannot read {what} '{path}': {exc.strerror or exc}.") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise FileError(f"'{path}' is a directory, not {kind}.")
+    if not stat.S_ISREG(st.st_mode):
+        raise FileError(f"'{path}' {NOT_REGULAR}")
+    return st
+
+
+def _read_exact(fd: int, count: int) -> bytes:
+    chunks, got = [], 0
+    while got < count:
+        chunk = os.read(fd, min(count - got, 1 << 24))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def _check_length(path: Path, n: int, size: int) -> None:
+    """N, the header length the first 8 bytes give; never shown, it may be text."""
+    where = f"'{path}' is not a safetensors file"
+    if n > size - 8:
+        raise FileError(
+            f"{where}: its first 8 bytes give a header length beyond the file's size "
+            f"({size:,} bytes)."
+        )
+    if n == 0:
+        raise FileError(f"{where}: its header length is 0.")
+    if n > MAX_HEADER:
+        raise FileError(
+            f"{where}: its header length is over the format's limit of {MAX_HEADER:,} bytes."
+        )
+
+
+def _read_raw_header(path: Path) -> tuple[bytes, int]:
+    """The N header bytes and the length of the data buffer; nothing past the header is read."""
+    _stat_regular(path, "checkpoint")
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    try:
+        fd = os.open(path, flags)
     except OSError as exc:
         raise FileError(f"cannot read checkpoint '{path}': {exc.strerror or exc}.") from None
     try:
-        header = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise FileError(f"'{path}': the safetensors header is not valid JSON ({exc}).") from None
-    if not isinstance(header, dict):
-        raise FileError(f"'{path}': the safetensors header is not a JSON object.")
-    out = []
-    for name, info in header.items():
-        if name == "__metadata__":
-            continue
-        try:
-            shape = tuple(int(x) for x in info["shape"])
-            start, end = info["data_offsets"]
-            out.append(Entry(name, str(info["dtype"]), shape, int(end) - int(start), path.name))
-        except (KeyError, TypeError, ValueError):
+        st = os.fstat(fd)  # the file opened, in case the path changed since the stat
+        if not stat.S_ISREG(st.st_mode):
+            raise FileError(f"'{path}' {NOT_REGULAR}")
+        size = st.st_size
+        if size < 8:
             raise FileError(
-                f"'{path}': header entry '{name}' lacks a dtype, shape or data_offsets."
-            ) from None
-    return out
+                f"'{path}' is not a safetensors file: {size:,} bytes, too short for the 8-byte "
+                "header length."
+            )
+        n = int.from_bytes(_read_exact(fd, 8), "little")
+        _check_length(path, n, size)
+        raw = _read_exact(fd, n)
+    except OSError as exc:
+        raise FileError(f"cannot read checkpoint '{path}': {exc.strerror or exc}.") from None
+    finally:
+        os.close(fd)
+    if len(raw) < n:
+        raise FileError(f"'{path}': the file ended inside its header (was it being written?).")
+    return raw, size - 8 - n
+
+
+def _parse_header(path: Path, raw: bytes) -> dict[str, Any]:
+    """The header as a JSON object, or a FileError that quotes none of it."""
+    where = f"'{path}' is not a safetensors file"
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise FileError(f"{where}: its header is not valid JSON (not UTF-8 text).") from None
+    try:
+        header = _load_json(text)
+    except _JsonProblem as exc:
+        raise FileError(f"{where}: its header is not valid JSON ({exc}).") from None
+    except _Duplicate as dup:
+        raise FileError(
+            f"'{path}': the header has the key {_show(dup.key)} twice; the format disallows "
+            "duplicate keys."
+        ) from None
+    if not isinstance(header, dict):
+        raise FileError(f"{where}: its header is {_json_kind(header)}, not a JSON object.")
+    if not text.startswith("{"):
+        raise FileError(
+            f"'{path}': the safetensors header must begin with '{{' (the format requires it), "
+            "not with whitespace."
+        )
+    return header
+
+
+# --- entries -------------------------------------------------------------------------------------
+
+
+def _integer(value: Any, what: str) -> int:
+    """A JSON integer in [0, 2**64 - 1]; else the problem, for the caller to place."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _Bad(f"{what} is {_kind(value)}, not a non-negative integer.")
+    if value < 0:
+        raise _Bad(f"{what} is {value}, not a non-negative integer.")
+    if value > MAX_INT:
+        raise _Bad(f"{what} is {value:,}, beyond the format's 64-bit limit.")
+    return value
+
+
+def _check_keys(info: Any) -> None:
+    if not isinstance(info, dict):
+        raise _Bad(f"the entry is {_kind(info)}, not an object with dtype, shape and data_offsets.")
+    missing = [k for k in ENTRY_KEYS if k not in info]
+    if missing:
+        raise _Bad(f"the entry lacks {' and '.join(missing)}.")
+    unknown = sorted(k for k in info if k not in ENTRY_KEYS)
+    if unknown:
+        raise _Bad(
+            f"the entry has the unknown key {_show(unknown[0])}; an entry holds only dtype, "
+            "shape and data_offsets."
+        )
+
+
+def _dtype(value: Any) -> str:
+    if not isinstance(value, str):
+        raise _Bad(f"dtype is {_kind(value)}, not a string.")
+    if value not in DTYPE_BITS:
+        raise _Bad(
+            f"dtype {_show(value, 20)} is not a safetensors dtype ({', '.join(DTYPE_BITS)})."
+        )
+    return value
+
+
+def _shape(value: Any) -> tuple[int, ...]:
+    if not isinstance(value, list):
+        raise _Bad(f"shape is {_kind(value)}, not an array of dimensions.")
+    return tuple(_integer(d, f"shape[{i}]") for i, d in enumerate(value))
+
+
+def _offsets(value: Any, buffer: int) -> tuple[int, int]:
+    problem = "data_offsets must be an array of two integers [begin, end]"
+    if not isinstance(value, list):
+        raise _Bad(f"{problem}; it is {_kind(value)}.")
+    if len(value) != 2:
+        raise _Bad(f"{problem}; it has {len(value)} item{'s' * (len(value) != 1)}.")
+    begin, end = (_integer(v, f"data_offsets[{i}]") for i, v in enumerate(value))
+    if end < begin:
+        raise _Bad(f"data_offsets [{begin}, {end}] end before they begin.")
+    if end > buffer:
+        raise _Bad(
+            f"data_offsets [{begin}, {end}] reach past the end of the data buffer "
+            f"({buffer:,} bytes)."
+        )
+    return begin, end
+
+
+def _nbytes(dtype: str, shape: tuple[int, ...]) -> int:
+    """The bytes dtype x shape takes. The product stops once past what the format can address
+    (the reference reader's ValidationOverflow), so a hostile shape costs no big arithmetic."""
+    what = f"{dtype} x {_shape_text(shape)}"
+    bits, elements = DTYPE_BITS[dtype], 0 if 0 in shape else 1
+    if elements:
+        for d in shape:
+            elements *= d
+            if elements * bits > 8 * MAX_INT:
+                raise _Bad(
+                    f"{what} needs more than {MAX_INT:,} bytes, more than the format can address."
+                )
+    total = elements * bits
+    if total % 8:
+        raise _Bad(f"{what} is {total:,} bits, not a whole number of bytes.")
+    return total // 8
+
+
+def _entry(path: Path, name: str, info: Any, buffer: int) -> tuple[Entry, _Span]:
+    """One tensor's entry, validated; a FileError naming the file and the tensor."""
+    try:
+        _check_keys(info)
+        dtype = _dtype(info["dtype"])
+        shape = _shape(info["shape"])
+        begin, end = _offsets(info["data_offsets"], buffer)
+        nbytes = _nbytes(dtype, shape)
+        if nbytes != end - begin:
+            raise _Bad(
+                f"data_offsets [{begin}, {end}] hold {end - begin:,} bytes, "
+                f"but {dtype} x {_shape_text(shape)} needs {nbytes:,}."
+            )
+    except _Bad as exc:
+        raise FileError(f"'{path}': tensor {_show(name)}: {exc}") from None
+    return Entry(name, dtype, shape, nbytes, path.name), _Span(name, begin, end)
+
+
+def _check_metadata(path: Path, value: Any) -> None:
+    problem = f"'{path}': __metadata__ must be an object mapping strings to strings"
+    if not isinstance(value, dict):
+        raise FileError(f"{problem}; it is {_kind(value)}.")
+    for key, item in value.items():
+        if not isinstance(item, str):
+            raise FileError(f"{problem}; its value for {_show(key)} is {_kind(item)}.")
+
+
+def _check_layout(path: Path, spans: list[_Span], buffer: int) -> None:
+    """The tensors, sorted by offsets, cover the data buffer exactly: no hole, no overlap."""
+    cursor, last = 0, None
+    for span in sorted(spans, key=lambda s: (s.begin, s.end)):
+        if span.begin > cursor:
+            raise FileError(
+                f"'{path}': bytes {cursor:,} to {span.begin:,} of the data buffer belong to no "
+                f"tensor (the next is tensor {_show(span.name)}); the format requires the "
+                "tensors to cover the buffer without holes."
+            )
+        if span.begin < cursor and last is not None:
+            raise FileError(
+                f"'{path}': tensor {_show(span.name)} (data_offsets [{span.begin}, {span.end}]) "
+                f"overlaps tensor {_show(last.name)} (data_offsets [{last.begin}, {last.end}])."
+            )
+        cursor, last = span.end, span
+    if cursor != buffer:
+        raise FileError(
+            f"'{path}': the last {buffer - cursor:,} bytes of the {buffer:,}-byte data buffer "
+            "belong to no tensor; the format requires the tensors to cover the buffer to its end."
+        )
+
+
+def read_header(path: Path) -> list[Entry]:
+    """The entries of one .safetensors file, from its header alone, validated (module doc)."""
+    raw, buffer = _read_raw_header(path)
+    header = _parse_header(path, raw)
+    entries, spans = [], []
+    for name, info in header.items():
+        if name == METADATA:
+            _check_metadata(path, info)
+            continue
+        entry, span = _entry(path, name, info, buffer)
+        entries.append(entry)
+        spans.append(span)
+    _check_layout(path, spans, buffer)
+    return entries
+
+
+# --- checkpoints and shard indexes ---------------------------------------------------------------
 
 
 def read_checkpoint(path: Path) -> list[Entry]:
@@ -80,28 +435,87 @@ def read_checkpoint(path: Path) -> list[Entry]:
             return _read_index(path)
         return read_header(path)
     single = path / "model.safetensors"
-    if single.is_file():
+    if single.exists() or single.is_symlink():
         return read_header(single)
     index = path / "model.safetensors.index.json"
-    if index.is_file():
+    if index.exists() or index.is_symlink():
         return _read_index(index)
     raise FileError(
         f"directory '{path}' holds neither model.safetensors nor model.safetensors.index.json."
     )
 
 
-def _read_index(index: Path) -> list[Entry]:
+def _plain_file_name(name: str) -> bool:
+    """A name that can only mean a file in the index's own directory, on any system."""
+    return (
+        name not in ("", ".", "..")
+        and "\x00" not in name
+        and PurePosixPath(name).name == name
+        and PureWindowsPath(name).name == name
+    )
+
+
+def _weight_map(index: Path) -> dict[str, str]:
+    """The index's weight_map, every value a plain shard file name."""
+    from ffn_calc.presets import read_text_file
+
+    _stat_regular(index, "shard index", "a shard index file")
     try:
-        data = json.loads(index.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise FileError(f"'{index}': cannot read the shard index ({exc}).") from None
-    weight_map = data.get("weight_map") if isinstance(data, dict) else None
+        data = _load_json(read_text_file(index, "shard index"))
+    except _JsonProblem as exc:
+        raise FileError(f"'{index}': the shard index is not valid JSON ({exc}).") from None
+    except _Duplicate as dup:
+        raise FileError(f"'{index}': the shard index has the key {_show(dup.key)} twice.") from None
+    if not isinstance(data, dict):
+        raise FileError(
+            f"'{index}': the shard index is {_json_kind(data)}, not an object with a weight_map."
+        )
+    weight_map = data.get("weight_map")
     if not isinstance(weight_map, dict):
         raise FileError(f"'{index}': the shard index has no weight_map object.")
+    for name, shard in weight_map.items():
+        if not isinstance(shard, str):
+            raise FileError(
+                f"'{index}': weight_map maps tensor {_show(name)} to {_kind(shard)}, "
+                "not a shard file name."
+            )
+        if not _plain_file_name(shard):
+            raise FileError(
+                f"'{index}': weight_map maps tensor {_show(name)} to {_show(shard)}, which is not "
+                "a file name in the index's directory (no path separators, '..' or absolute paths)."
+            )
+    return weight_map
+
+
+def _read_index(index: Path) -> list[Entry]:
+    """Every shard's entries; the index and the shards must agree (module doc)."""
+    listed: dict[str, set[str]] = {}
+    for name, shard in _weight_map(index).items():
+        listed.setdefault(shard, set()).add(name)
     out: list[Entry] = []
-    for shard in sorted(set(map(str, weight_map.values()))):
+    for shard in sorted(listed):
         file = index.parent / shard
-        if not file.is_file():
-            raise FileError(f"'{index}': shard '{shard}' is missing from {index.parent}.")
-        out += read_header(file)
+        if not (file.exists() or file.is_symlink()):
+            raise FileError(f"'{index}': shard {_show(shard)} is missing from {index.parent}.")
+        entries = read_header(file)
+        _check_agreement(index, shard, listed[shard], {e.name for e in entries})
+        out += entries
     return out
+
+
+def _check_agreement(index: Path, shard: str, listed: set[str], held: set[str]) -> None:
+    """The tensors the index lists in a shard are exactly the ones the shard holds."""
+    if absent := sorted(listed - held):
+        raise FileError(
+            f"'{index}': weight_map puts tensor {_show(absent[0])} in shard {_show(shard)}, "
+            f"but that shard does not hold it{_more(absent)}."
+        )
+    if unlisted := sorted(held - listed):
+        raise FileError(
+            f"'{index}': shard {_show(shard)} holds tensor {_show(unlisted[0])}, which weight_map "
+            f"does not list in that shard{_more(unlisted)}."
+        )
+
+
+def _more(names: list[str]) -> str:
+    return f" ({len(names) - 1:,} more like it)" if len(names) > 1 else ""
