@@ -203,7 +203,8 @@ def test_instructor_catalog(tmp_path: Path) -> None:
     assert "exercise 1 ('bert-ffn')" in bad(CUSTOM.replace("layer_ffn_params", "ffn_size"))
     assert "quantity" in bad(CUSTOM.replace("layer_ffn_params", "ffn_size"))
     assert "used twice" in bad(CUSTOM + CUSTOM)
-    assert "no [[exercise]] entries" in bad("title = 'empty'\n")
+    assert "no [[exercise]] entries" in bad("# nothing but a comment\n")
+    assert "unknown key 'title'" in bad("title = 'a catalog'\n" + CUSTOM)
     assert "malformed TOML" in bad("[[exercise]\n")
     assert "needs `d_model`" in bad(
         CUSTOM.replace('quantity = "layer_ffn_params"', 'quantity = "swiglu_parity_d_ff"')

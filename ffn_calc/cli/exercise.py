@@ -16,6 +16,19 @@ CatalogOpt = Annotated[
 ]
 
 
+CHECK_HELP = (
+    "Check an answer within the precision it is written in; exit 1 when it is wrong.\n\n"
+    "The answer is right when the exact answer lies within half a unit of its last written "
+    "digit (134.2M: 134,150,000 to 134,250,000) and it carries at least 2 significant figures, "
+    "or more where the exercise asks for more (1e8 is not accepted for 134,217,728; 1.3e8 is). "
+    "Zero never matches a non-zero answer.\n\n"
+    "Units must fit the question: % only on a share, x only on a ratio, k, M, G, B, T only on "
+    "a count or another plain number. A share written plain is a fraction up to 1 and a "
+    "percentage above 1 (0.455 or 45.5).\n\n"
+    "An answer too imprecise to judge, or with a unit that does not fit, is wrong (exit 1) and "
+    "the verdict says why; an answer that cannot be read as a number exits 2."
+)
+
 IdArg = Annotated[str, typer.Argument(metavar="ID", help="An exercise id.")]
 
 
@@ -56,13 +69,15 @@ def exercise_app() -> typer.Typer:
         result = _result(exercises, exercise_id)
         _emit(result, [f"{result.id}: {result.question}"], format)
 
-    @sub.command("check")
+    # A negative answer (-5) is an answer, not an option: unknown options pass through as
+    # arguments, and an option misspelt (--formt) is then an extra argument, still exit 2.
+    @sub.command("check", help=CHECK_HELP, context_settings={"ignore_unknown_options": True})
     def check_cmd(
         exercise_id: IdArg,
         answer: Annotated[
             str,
             typer.Argument(
-                help="Your answer: 134217728, 134,217,728, 134.2M, 1.342e8, 28.4x, 46%."
+                help="Your answer: 134217728, 134,217,728, 134.2M, 1.342e8, 28.4x, 46%, -0.16."
             ),
         ],
         exercises: CatalogOpt = None,
@@ -73,8 +88,9 @@ def exercise_app() -> typer.Typer:
         if r.correct:
             _emit(r, [f"Right: {answer} (exact: {r.answer_text})."], format)
             return
+        why = f" {r.reason}." if r.reason else ""
         hint = f"See `ffn-calc exercise solve {exercise_id}`."
-        _emit(r, [f"Wrong: {answer}; expected {r.answer_text}. {hint}"], format)
+        _emit(r, [f"Wrong: {answer}; expected {r.answer_text}.{why} {hint}"], format)
         raise typer.Exit(1)
 
     @sub.command("solve")
