@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 # The largest size any field may take: 2^40 (about 1.1 x 10^12), far beyond any real model
 # (vocabularies reach 2^18, d_model 2^15, context lengths 2^24). It keeps every count an exact
@@ -22,7 +22,8 @@ Architecture = Literal["decoder-only", "encoder-only", "encoder-decoder"]
 Activation = Literal["relu", "gelu", "gelu_tanh", "silu", "swiglu", "geglu"]
 Norm = Literal["layernorm", "rmsnorm"]
 Positions = Literal["learned", "sinusoidal", "rotary", "none"]
-Family = Literal["gpt2", "llama", "mistral", "mixtral", "qwen2", "bert", "transformer", "custom"]
+QkNorm = Literal["none", "head", "per_head", "full"]
+EmbeddingProjection = Literal["tokens", "all"]
 
 GATED_ACTIVATIONS = frozenset({"swiglu", "geglu"})
 
@@ -33,8 +34,10 @@ class ModelConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
     name: str = Field("custom", description="Display name (a preset's file name).")
-    family: Family = Field(
-        "custom", description="Reference implementation whose tensor names the model follows."
+    family: str = Field(
+        "custom",
+        description="Reference implementation whose tensor names the model follows "
+        "(a Hugging Face model_type, 'transformer' for torch.nn.Transformer, or 'custom').",
     )
     source: str | None = Field(None, description="Paper table or config the numbers come from.")
     architecture: Architecture = Field("decoder-only", description="Which stacks the model has.")
@@ -81,6 +84,59 @@ class ModelConfig(BaseModel):
     n_experts: PositiveInt | None = Field(None, description="MoE: experts per layer.")
     experts_per_token: PositiveInt | None = Field(None, description="MoE: experts each token uses.")
     router_bias: bool = Field(False, description="MoE: a bias on the router.")
+    # Structure beyond the plain pre-norm layer (defaults: none of it).
+    layer_norms: int | None = Field(
+        None, ge=0, le=8,
+        description="Norms per layer around self-attention and the FFN (default 2; 1 where a "
+        "parallel block shares one; 4 with pre and post norms as in Gemma 2); a decoder layer "
+        "with cross-attention has one more.",
+    )  # fmt: skip
+    norm_bias: bool = Field(True, description="LayerNorm has a bias (false: weight only).")
+    qk_norm: QkNorm = Field(
+        "none",
+        description="Norms on queries and keys: head = one [head_dim] weight each (Qwen3, "
+        "Gemma 3); per_head = [n_heads, head_dim] and [n_kv_heads, head_dim] (Cohere); "
+        "full = [n_heads x head_dim] and [n_kv_heads x head_dim] (OLMo 2).",
+    )
+    parallel_block: bool = Field(
+        False, description="Attention and FFN read the same input (GPT-J, Falcon, GPT-NeoX); "
+        "changes no count.",
+    )  # fmt: skip
+    embedding_dim: PositiveInt | None = Field(
+        None, description="Token-embedding width when it differs from d_model (ALBERT, OPT's "
+        "word_embed_proj_dim); a projection maps it to d_model.",
+    )  # fmt: skip
+    embedding_projection: EmbeddingProjection = Field(
+        "tokens", description="With embedding_dim: tokens = only the token embedding is "
+        "narrow, projected in and (before the head) out (OPT); all = every embedding and the "
+        "embedding norm are narrow, projected in once (ALBERT).",
+    )  # fmt: skip
+    embedding_projection_bias: bool = Field(False, description="The projections have biases.")
+    lm_head_bias: bool = Field(False, description="A [vocab_size] bias on the output head.")
+    lm_head_transform: bool = Field(
+        False, description="A masked-LM head: dense d_model -> embedding width (with bias) and "
+        "a norm before the output projection.",
+    )  # fmt: skip
+    relative_attention_buckets: PositiveInt | None = Field(
+        None, description="T5: a [buckets, n_heads] relative position bias in the first "
+        "self-attention layer of each stack.",
+    )  # fmt: skip
+    unique_layers: PositiveInt | None = Field(
+        None, description="Layers with parameters of their own when layers share them "
+        "(ALBERT); FLOPs count every applied layer.",
+    )  # fmt: skip
+    separate_position_tables: bool = Field(
+        False, description="Encoder-decoder: each stack has its own learned position table."
+    )
+
+    @field_validator("family")
+    @classmethod
+    def _known_family(cls, value: str) -> str:
+        from ffn_calc.families import family_names
+
+        if value not in family_names():
+            raise ValueError(f"unknown family; use one of {', '.join(family_names())}")
+        return value
 
     @model_validator(mode="after")
     def _check(self) -> ModelConfig:
@@ -112,6 +168,31 @@ class ModelConfig(BaseModel):
             raise ValueError("type_vocab_size and tie_embeddings need a vocab_size")
         if self.tie_embeddings and not self.lm_head:
             raise ValueError("tie_embeddings needs an lm_head to tie")
+        if self.unique_layers is not None and (
+            self.architecture == "encoder-decoder" or self.unique_layers > self.n_layers
+        ):
+            raise ValueError(
+                "unique_layers applies to one stack and cannot exceed n_layers "
+                f"({self.unique_layers} > {self.n_layers})"
+                if self.unique_layers > self.n_layers
+                else "unique_layers applies to encoder-only or decoder-only models"
+            )
+        if self.embedding_dim is not None and (
+            self.vocab_size is None or self.architecture == "encoder-decoder"
+        ):
+            raise ValueError("embedding_dim needs a vocab_size and one stack")
+        if (self.lm_head_transform or self.lm_head_bias) and not self.has_lm_head:
+            raise ValueError("lm_head_transform and lm_head_bias need an lm_head and a vocab_size")
+        if (
+            self.embedding_projection == "all"
+            and self.embedding_dim is not None
+            and self.has_lm_head
+            and not self.lm_head_transform
+        ):
+            raise ValueError(
+                "embedding_projection = 'all' projects in only: the head needs "
+                "lm_head_transform to map back to embedding_dim"
+            )
         return self
 
     # Derived values: one place, so every count agrees.
@@ -169,3 +250,27 @@ class ModelConfig(BaseModel):
     @property
     def has_lm_head(self) -> bool:
         return self.lm_head and self.vocab_size is not None
+
+    @property
+    def norms_per_layer(self) -> int:
+        """Norms around self-attention and the FFN in one layer (cross-attention adds one)."""
+        return 2 if self.layer_norms is None else self.layer_norms
+
+    @property
+    def embed_width(self) -> int:
+        """Width of the token embedding and of the head's output projection."""
+        return self.d_model if self.embedding_dim is None else self.embedding_dim
+
+    @property
+    def side_width(self) -> int:
+        """Width of position and token-type embeddings and the embedding norm."""
+        return self.embed_width if self.embedding_projection == "all" else self.d_model
+
+    @property
+    def project_out(self) -> bool:
+        """A d_model -> embedding_dim projection before the head (OPT's project_out)."""
+        return self.embedding_dim is not None and self.has_lm_head and not self.lm_head_transform
+
+    def param_layers(self, layers: int) -> int:
+        """How many of `layers` applied layers hold parameters of their own."""
+        return layers if self.unique_layers is None else self.unique_layers

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import stat
 import tomllib
 from pathlib import Path
@@ -247,3 +248,26 @@ def parse_json_object(text: str, origin: str) -> dict[str, Any]:
         kind = kinds.get(type(data).__name__, type(data).__name__)
         raise FileError(f"{origin}: expected a JSON object {{...}} at the top level, found {kind}.")
     return data
+
+
+def line_of(text: str | None, key: str) -> int | None:
+    """The first line that sets `key` in TOML (`key =`) or JSON (`"key":`) text."""
+    if not text:
+        return None
+    pattern = re.compile(rf'^\s*"?{re.escape(key)}"?\s*=|"{re.escape(key)}"\s*:')
+    for number, line in enumerate(text.splitlines(), start=1):
+        if pattern.search(line):
+            return number
+    return None
+
+
+def shown(value: object, limit: int = 60) -> str:
+    """A value as a message quotes it: short, and never deep (a huge or nested input is cut)."""
+    import reprlib
+
+    r = reprlib.Repr()
+    r.maxstring, r.maxother, r.maxlevel, r.maxlist, r.maxdict = limit, limit, 2, 4, 4
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
+        return f"a number of about {int(value.bit_length() * 0.30103) + 1:,} digits"
+    text = r.repr(value)
+    return text if len(text) <= limit + 10 else text[:limit] + "..."

@@ -26,7 +26,9 @@ CONVENTION = (
     "adds not counted (= torch FlopCounterMode, eager attention). Training = 3 x forward."
 )
 
-FLOP_COMPONENTS = ("attention_projections", "attention_scores", "ffn", "lm_head", "pooler")
+FLOP_COMPONENTS = (
+    "embedding", "attention_projections", "attention_scores", "ffn", "lm_head", "pooler"
+)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -129,14 +131,22 @@ def layer_flops(cfg: ModelConfig, w: Workload) -> list[LayerFlops]:
 
 
 def model_flop_terms(cfg: ModelConfig, w: Workload) -> list[Term]:
-    """FLOPs outside the layers: the LM head over the output positions, the pooler."""
+    """FLOPs outside the layers: a narrow embedding's projections, the LM head over the
+    output positions (with a masked-LM transform), the pooler."""
     out: list[Term] = []
+    b, d, e = w.batch, cfg.d_model, cfg.embed_width
+    ew = "embedding_dim" if cfg.embedding_dim is not None else "d_model"
+    if cfg.embedding_dim is not None and cfg.architecture != "encoder-decoder":
+        out.append(term("embedding", "projection in", f"2 x B x S x {ew} x d_model", 2, b, w.seq_len, e, d))  # fmt: skip
     if cfg.has_lm_head and cfg.vocab_size is not None and w.lm_head:
+        sym, n = "S", w.seq_len
         if cfg.architecture == "encoder-decoder":
-            t = w.target_len if w.target_len is not None else w.seq_len
-            out.append(term("lm_head", "lm_head", "2 x B x T x d_model x vocab_size", 2, w.batch, t, cfg.d_model, cfg.vocab_size))  # fmt: skip
-        else:
-            out.append(term("lm_head", "lm_head", "2 x B x S x d_model x vocab_size", 2, w.batch, w.seq_len, cfg.d_model, cfg.vocab_size))  # fmt: skip
+            sym, n = "T", (w.target_len if w.target_len is not None else w.seq_len)
+        if cfg.project_out:
+            out.append(term("embedding", "projection out", f"2 x B x {sym} x d_model x {ew}", 2, b, n, d, e))  # fmt: skip
+        if cfg.lm_head_transform:
+            out.append(term("lm_head", "head dense", f"2 x B x {sym} x d_model x {ew}", 2, b, n, d, e))  # fmt: skip
+        out.append(term("lm_head", "lm_head", f"2 x B x {sym} x {ew} x vocab_size", 2, b, n, e, cfg.vocab_size))  # fmt: skip
     if cfg.pooler:
         out.append(term("pooler", "pooler", "2 x B x d_model x d_model (first token)", 2, w.batch, cfg.d_model, cfg.d_model))  # fmt: skip
     return out
@@ -152,6 +162,8 @@ def flop_components(cfg: ModelConfig, w: Workload) -> dict[str, int]:
         out[t.group] += t.value
     if not cfg.pooler:
         del out["pooler"]
+    if cfg.embedding_dim is None:
+        del out["embedding"]  # only a narrow embedding's projections are matmuls
     return out
 
 

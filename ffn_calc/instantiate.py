@@ -16,11 +16,12 @@ layers or experts.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from math import prod
 from typing import TypeAlias
 
 from ffn_calc.config import ModelConfig
+from ffn_calc.naming import GENERIC, Naming
 
 # The indices of a name template, outermost first: (("i", 32), ("e", 8)) is {i} in 0..31 and
 # {e} in 0..7, 32 x 8 copies.
@@ -90,95 +91,12 @@ class Matmul:
         return label(self.name, self.ranges)
 
 
-@dataclass(frozen=True)
-class Naming:
-    """How one family names its modules; `{i}` is the layer index, `{e}` the expert's,
-    `{stack}` the stack."""
-
-    layer: str
-    q: str
-    k: str
-    v: str
-    o: str
-    up: str
-    down: str
-    gate: str
-    norm_attn: str
-    norm_ffn: str
-    final_norm: str
-    tok: str
-    lm_head: str = "lm_head"
-    fused_qkv: str | None = None  # one [q+2kv] projection (GPT-2 c_attn, torch in_proj)
-    conv1d: bool = False  # GPT-2's Conv1D stores weights as [in, out]
-    cross_q: str = "cross_attn.q_proj"
-    cross_k: str = "cross_attn.k_proj"
-    cross_v: str = "cross_attn.v_proj"
-    cross_o: str = "cross_attn.o_proj"
-    cross_fused: str | None = None
-    norm_cross: str = "norm_cross"
-    pos: str = "embed_positions"
-    types: str = "embed_types"
-    emb_norm: str = "embed_norm"
-    pooler: str = "pooler"
-    router: str = "mlp.router"
-    expert: str = "mlp.experts.{e}."
-    expert_gate: str = "gate_proj"
-    expert_up: str = "up_proj"
-    expert_down: str = "down_proj"
-    target_tok: str = "decoder.embed_tokens"
-    architecture: str | None = None  # the architecture the family's names are for
-
-
-GPT2 = Naming(
-    layer="transformer.h.{i}.", q="", k="", v="", fused_qkv="attn.c_attn", o="attn.c_proj",
-    up="mlp.c_fc", down="mlp.c_proj", gate="mlp.c_gate", norm_attn="ln_1", norm_ffn="ln_2",
-    final_norm="transformer.ln_f", tok="transformer.wte", pos="transformer.wpe",
-    conv1d=True, architecture="decoder-only",
-)  # fmt: skip
-LLAMA = Naming(
-    layer="model.layers.{i}.", q="self_attn.q_proj", k="self_attn.k_proj", v="self_attn.v_proj",
-    o="self_attn.o_proj", up="mlp.up_proj", down="mlp.down_proj", gate="mlp.gate_proj",
-    norm_attn="input_layernorm", norm_ffn="post_attention_layernorm", final_norm="model.norm",
-    tok="model.embed_tokens", architecture="decoder-only",
-)  # fmt: skip
-MIXTRAL = Naming(
-    **{**LLAMA.__dict__, "router": "block_sparse_moe.gate",
-       "expert": "block_sparse_moe.experts.{e}.", "expert_gate": "w1", "expert_up": "w3",
-       "expert_down": "w2"},
-)  # fmt: skip
-BERT = Naming(
-    layer="encoder.layer.{i}.", q="attention.self.query", k="attention.self.key",
-    v="attention.self.value", o="attention.output.dense", up="intermediate.dense",
-    down="output.dense", gate="intermediate.gate", norm_attn="attention.output.LayerNorm",
-    norm_ffn="output.LayerNorm", final_norm="encoder.norm", tok="embeddings.word_embeddings",
-    pos="embeddings.position_embeddings", types="embeddings.token_type_embeddings",
-    emb_norm="embeddings.LayerNorm", pooler="pooler.dense", architecture="encoder-only",
-)  # fmt: skip
-TORCH_TRANSFORMER = Naming(
-    layer="{stack}.layers.{i}.", q="self_attn.q_proj_weight", k="self_attn.k_proj_weight",
-    v="self_attn.v_proj_weight", fused_qkv="self_attn.in_proj", o="self_attn.out_proj",
-    cross_q="multihead_attn.q_proj_weight", cross_k="multihead_attn.k_proj_weight",
-    cross_v="multihead_attn.v_proj_weight", cross_fused="multihead_attn.in_proj",
-    cross_o="multihead_attn.out_proj", up="linear1", down="linear2", gate="linear_gate",
-    norm_attn="norm1", norm_cross="norm2", norm_ffn="norm2", final_norm="{stack}.norm",
-    tok="embedding", target_tok="target_embedding", architecture="encoder-decoder",
-)  # fmt: skip
-GENERIC = Naming(
-    layer="{stack}.layers.{i}.", q="attn.q_proj", k="attn.k_proj", v="attn.v_proj",
-    o="attn.o_proj", up="mlp.up_proj", down="mlp.down_proj", gate="mlp.gate_proj",
-    norm_attn="norm_attn", norm_ffn="norm_ffn", final_norm="{stack}.norm", tok="embed_tokens",
-)  # fmt: skip
-
-NAMINGS = {"gpt2": GPT2, "llama": LLAMA, "mistral": LLAMA, "qwen2": LLAMA, "mixtral": MIXTRAL,
-           "bert": BERT, "transformer": TORCH_TRANSFORMER}  # fmt: skip
-
-# Checkpoint prefixes that a family's Hub files may add or leave out.
-PREFIXES = ("transformer.", "model.", "bert.")
-
-
 def naming_for(cfg: ModelConfig) -> Naming:
     """The family's names when the config has the family's architecture, else generic ones."""
-    naming = NAMINGS.get(cfg.family)
+    from ffn_calc.families import family_module
+
+    module = family_module(cfg.family)
+    naming: Naming | None = getattr(module, "naming", lambda _: None)(cfg)
     if naming is None or naming.architecture != cfg.architecture:
         return GENERIC
     return naming
@@ -190,6 +108,8 @@ class Inventory:
 
     tensors: list[Tensor] = field(default_factory=list)
     matmuls: list[Matmul] = field(default_factory=list)
+    # Prefixes the family's checkpoints may add or leave out (`model.`, `transformer.`).
+    prefixes: tuple[str, ...] = ()
 
     def params(self, component: str | None = None) -> int:
         return sum(
@@ -201,13 +121,19 @@ class Inventory:
         return sum(m.flops for m in self.matmuls if component is None or m.component == component)
 
 
+def _in_stack(template: str, stack: str) -> str:
+    """A name of one stack's own copy: `{stack}` filled in, or the stack put in front."""
+    return template.format(stack=stack) if "{stack}" in template else f"{stack}.{template}"
+
+
 class _Walker:
-    """Adds modules in the reference implementation's order, with its names and layouts."""
+    """Adds modules with the reference implementation's names and layouts."""
 
     def __init__(self, cfg: ModelConfig, naming: Naming, batch: int, s: int, t: int) -> None:
-        self.cfg, self.nm, self.inv = cfg, naming, Inventory()
+        self.cfg, self.nm, self.inv = cfg, naming, Inventory(prefixes=naming.prefixes)
         self.batch, self.s, self.t = batch, s, t
-        self.ranges: Ranges = ()  # the indices of the module being walked: a layer's, an expert's
+        self.ranges: Ranges = ()  # the copies of the tensors being added: a layer's, an expert's
+        self.runs: Ranges = ()  # the layers that run the matmuls being added
 
     def tensor(
         self, name: str, shape: tuple[int, ...], component: str, tied_to: str | None = None
@@ -215,7 +141,7 @@ class _Walker:
         self.inv.tensors.append(Tensor(name, shape, component, tied_to, self.ranges))
 
     def matmul(self, name: str, component: str, m: int, k: int, n: int, count: int = 1) -> None:
-        self.inv.matmuls.append(Matmul(name, component, m, k, n, count, self.ranges))
+        self.inv.matmuls.append(Matmul(name, component, m, k, n, count, self.runs))
 
     def linear(
         self, name: str, d_in: int, d_out: int, component: str, rows: int, flop_component: str,
@@ -228,10 +154,12 @@ class _Walker:
         if rows:
             self.matmul(name, flop_component, rows, d_in, d_out)
 
-    def norm(self, name: str) -> None:
-        self.tensor(f"{name}.weight", (self.cfg.d_model,), "norm")
-        if self.cfg.norm == "layernorm":
-            self.tensor(f"{name}.bias", (self.cfg.d_model,), "norm")
+    def norm(self, name: str, shape: tuple[int, ...] | None = None) -> None:
+        """A LayerNorm (weight and bias, or weight only) or an RMSNorm (weight)."""
+        shape = (self.cfg.d_model,) if shape is None else shape
+        self.tensor(f"{name}.weight", shape, "norm")
+        if self.cfg.norm == "layernorm" and self.cfg.norm_bias:
+            self.tensor(f"{name}.bias", shape, "norm")
 
     def attention(
         self, p: str, q_rows: int, kv_rows: int, q_len: int, kv_len: int, cross: bool
@@ -243,11 +171,10 @@ class _Walker:
             (nm.cross_q, nm.cross_k, nm.cross_v, nm.cross_o) if cross else (nm.q, nm.k, nm.v, nm.o)
         )
         g, proj = "attention", "attention_projections"
-        torch_mha = nm is TORCH_TRANSFORMER
-        if fused and (not torch_mha or q == kv == d):
+        if fused and (not nm.torch_mha or q == kv == d):
             # One [q + 2 kv] projection; self-attention runs it as one matmul, cross-attention
             # (torch MHA) applies its Q rows to the target and its K/V rows to the source.
-            suffix, bias_suffix = ("_weight", "_bias") if torch_mha else (".weight", ".bias")
+            suffix, bias_suffix = ("_weight", "_bias") if nm.torch_mha else (".weight", ".bias")
             self.linear(p + fused, d, q + 2 * kv, g, 0, proj, cfg.attention_bias,
                         conv1d=nm.conv1d, suffix=suffix, bias_suffix=bias_suffix)  # fmt: skip
             if cross:
@@ -255,7 +182,7 @@ class _Walker:
                 self.matmul(p + fused + "[kv]", proj, kv_rows, d, 2 * kv)
             else:
                 self.matmul(p + fused, proj, q_rows, d, q + 2 * kv)
-        elif torch_mha:  # separate q/k/v weights (kdim or vdim differ); one in_proj_bias
+        elif nm.torch_mha:  # separate q/k/v weights (kdim or vdim differ); one in_proj_bias
             for name, width, rows in (
                 (names[0], q, q_rows),
                 (names[1], kv, kv_rows),
@@ -271,12 +198,27 @@ class _Walker:
             self.linear(p + names[1], d, kv, g, kv_rows, proj, cfg.attention_bias, conv1d=nm.conv1d)
             self.linear(p + names[2], d, kv, g, kv_rows, proj, cfg.attention_bias, conv1d=nm.conv1d)
         self.linear(p + names[3], q, d, g, q_rows, proj, cfg.out_bias, conv1d=nm.conv1d)
+        if not cross:
+            self.qk_norms(p)
         # Scores: per batch element and query head, [q_len, hd] x [hd, kv_len], then
         # [q_len, kv_len] x [kv_len, hd]. GQA repeats K/V heads, so every query head runs both.
         hd, heads = cfg.head_size, self.batch * cfg.n_heads
         kind = "cross " if cross else ""
         self.matmul(f"{p}{kind}scores QK^T", "attention_scores", q_len, hd, kv_len, heads)
         self.matmul(f"{p}{kind}scores AV", "attention_scores", q_len, kv_len, hd, heads)
+
+    def qk_norms(self, p: str) -> None:
+        """Norms on queries and keys: per head_dim (shared by heads), per head, or full width."""
+        cfg, nm = self.cfg, self.nm
+        hd, h, kv = cfg.head_size, cfg.n_heads, cfg.kv_heads
+        shapes = {
+            "head": ((hd,), (hd,)),  # Qwen3RMSNorm(head_dim), applied to every head
+            "per_head": ((h, hd), (kv, hd)),  # CohereLayerNorm((heads, head_dim))
+            "full": ((h * hd,), (kv * hd,)),  # Olmo2RMSNorm(heads x head_dim)
+        }.get(cfg.qk_norm)
+        if shapes is not None:
+            self.norm(p + nm.q_norm, shapes[0])
+            self.norm(p + nm.k_norm, shapes[1])
 
     def ffn(self, p: str, rows: int) -> None:
         cfg, nm = self.cfg, self.nm
@@ -295,66 +237,114 @@ class _Walker:
             for name, d_in, d_out in mats:
                 self.matmul(every + name, "ffn", routed, d_in, d_out)
             return
-        if cfg.gated:
-            self.linear(p + nm.gate, d, f, "ffn", rows, "ffn", b, conv1d=nm.conv1d)
-        self.linear(p + nm.up, d, f, "ffn", rows, "ffn", b, conv1d=nm.conv1d)
+        if cfg.gated and nm.fused_gate_up:  # one [2 d_ff, d] matmul, split after
+            self.linear(p + nm.fused_gate_up, d, 2 * f, "ffn", rows, "ffn", b, conv1d=nm.conv1d)
+        else:
+            if cfg.gated:
+                self.linear(p + nm.gate, d, f, "ffn", rows, "ffn", b, conv1d=nm.conv1d)
+            self.linear(p + nm.up, d, f, "ffn", rows, "ffn", b, conv1d=nm.conv1d)
         self.linear(p + nm.down, f, d, "ffn", rows, "ffn", b, conv1d=nm.conv1d)
 
     def stack(self, stack: str, layers: int, length: int, source_len: int | None) -> None:
         """One layer of the stack, standing for all of them ({i} in 0..layers-1)."""
-        nm, rows = self.nm, self.batch * length
+        cfg, nm = self.cfg, self.nm
+        if source_len is not None and nm.decoder:  # a decoder with cross-attention
+            nm = self.nm = replace(nm, **nm.decoder)  # type: ignore[arg-type]
         p = nm.layer.replace("{stack}", stack)
-        self.ranges = (("i", layers),)
-        self.layer(p, rows, length, source_len)
-        self.ranges = ()
-        if self.cfg.final_norm:
+        # Tensors: the layers that hold parameters (fewer when shared, ALBERT); matmuls: every
+        # layer applied.
+        self.ranges, self.runs = (("i", cfg.param_layers(layers)),), (("i", layers),)
+        self.layer(p, self.batch * length, length, source_len)
+        self.ranges = self.runs = ()
+        if cfg.relative_attention_buckets is not None:  # T5: in layer 0's self-attention only
+            shape = (cfg.relative_attention_buckets, cfg.n_heads)
+            self.tensor(p.replace("{i}", "0") + nm.rel_bias + ".weight", shape, "attention")
+        if cfg.final_norm:
             self.norm(nm.final_norm.format(stack=stack))
+        self.nm = self.base
 
     def layer(self, p: str, rows: int, length: int, source_len: int | None) -> None:
         nm = self.nm
-        if nm is BERT:  # BERT is post-LN: attention, its norm, FFN, its norm
-            self.attention(p, rows, rows, length, length, cross=False)
-            self.norm(p + nm.norm_attn)
-            self.ffn(p, rows)
-            self.norm(p + nm.norm_ffn)
-            return
-        self.norm(p + nm.norm_attn)
+        first, *rest = nm.layer_norm_names(self.cfg.norms_per_layer) or ("",)
+        if first:  # listed in the reference order: a norm, attention, the other norms, FFN
+            self.norm(p + first)
         self.attention(p, rows, rows, length, length, cross=False)
         if source_len is not None:
             self.norm(p + nm.norm_cross)
             self.attention(p, rows, self.batch * source_len, length, source_len, cross=True)
-        ffn_norm = "norm3" if (nm is TORCH_TRANSFORMER and source_len is not None) else nm.norm_ffn
-        self.norm(p + ffn_norm)
+        for name in rest:
+            self.norm(p + name)
         self.ffn(p, rows)
 
-    def build(self) -> Inventory:
+    def embeddings(self) -> None:
+        """Token, position and token-type tables, a narrow embedding's projection, norms."""
         cfg, nm = self.cfg, self.nm
-        d = cfg.d_model
-        if cfg.vocab_size is not None:
-            self.tensor(f"{nm.tok}.weight", (cfg.vocab_size, d), "embedding")
+        e, side, v = cfg.embed_width, cfg.side_width, cfg.vocab_size
+        if v is not None:
+            self.tensor(f"{nm.tok}.weight", (v, e), "embedding")
             if cfg.architecture == "encoder-decoder" and not cfg.shared_embeddings:
-                self.tensor(f"{nm.target_tok}.weight", (cfg.vocab_size, d), "embedding")
+                self.tensor(f"{nm.target_tok}.weight", (v, e), "embedding")
+        encdec = cfg.architecture == "encoder-decoder"
+        stacks = ["encoder", "decoder"] if encdec else [self.only_stack]
         if cfg.positions == "learned" and cfg.max_positions is not None:
-            self.tensor(f"{nm.pos}.weight", (cfg.max_positions, d), "embedding")
+            if encdec and cfg.separate_position_tables:
+                for stack in stacks:
+                    self.tensor(f"{_in_stack(nm.pos, stack)}.weight", (cfg.max_positions, side), "embedding")  # fmt: skip
+            else:
+                self.tensor(f"{nm.pos.format(stack=stacks[0])}.weight", (cfg.max_positions, side), "embedding")  # fmt: skip
         if cfg.type_vocab_size:
-            self.tensor(f"{nm.types}.weight", (cfg.type_vocab_size, d), "embedding")
+            self.tensor(f"{nm.types}.weight", (cfg.type_vocab_size, side), "embedding")
+        if cfg.embedding_dim is not None:
+            b = cfg.embedding_projection_bias
+            self.linear(
+                nm.proj_in, e, cfg.d_model, "embedding", self.batch * self.s, "embedding", b
+            )
         if cfg.embedding_norm:
-            self.norm(nm.emb_norm)
+            for stack in stacks:
+                self.norm(_in_stack(nm.emb_norm, stack) if encdec else nm.emb_norm.format(stack=stack), (side,))  # fmt: skip
+
+    def head(self, rows: int) -> None:
+        """A narrow embedding's projection out, a masked-LM transform, the output head."""
+        cfg, nm = self.cfg, self.nm
+        d, e, v = cfg.d_model, cfg.embed_width, cfg.vocab_size
+        if not cfg.has_lm_head or v is None:
+            return
+        if cfg.project_out:
+            self.linear(nm.proj_out, d, e, "embedding", rows, "embedding", cfg.embedding_projection_bias)  # fmt: skip
+        if cfg.lm_head_transform:
+            self.linear(nm.head_dense, d, e, "lm_head", rows, "lm_head", True)
+            self.norm(nm.head_norm, (e,))
+        target = f"{nm.target_tok if not cfg.shared_embeddings else nm.tok}.weight"
+        tied = target if cfg.tie_embeddings else None
+        self.tensor(f"{nm.lm_head}.weight", (v, e), "lm_head", tied)
+        self.matmul(nm.lm_head, "lm_head", rows, e, v)
+        if cfg.lm_head_bias:
+            self.tensor(nm.lm_head_bias, (v,), "lm_head")
+
+    def aliases(self) -> None:
+        """State-dict names that share another tensor's storage (T5's encoder.embed_tokens)."""
+        by_name = {t.name: t for t in self.inv.tensors}
+        for alias, target in self.nm.aliases.items():
+            t = by_name.get(target)
+            if t is not None and alias not in by_name:
+                self.tensor(alias, t.shape, t.component, tied_to=target)
+
+    def build(self) -> Inventory:
+        cfg = self.cfg
+        self.base = self.nm
+        self.only_stack = "encoder" if cfg.architecture == "encoder-only" else "decoder"
+        self.embeddings()
         if cfg.architecture == "encoder-decoder":
             self.stack("encoder", cfg.encoder_layers, self.s, None)
             self.stack("decoder", cfg.decoder_layers, self.t, self.s)
             out_rows = self.batch * self.t
         else:
-            stack = "encoder" if cfg.architecture == "encoder-only" else "decoder"
-            self.stack(stack, cfg.n_layers, self.s, None)
+            self.stack(self.only_stack, cfg.n_layers, self.s, None)
             out_rows = self.batch * self.s
         if cfg.pooler:  # BertPooler: dense over the first token of each sequence
-            self.linear(nm.pooler, d, d, "pooler", self.batch, "pooler", True)
-        if cfg.has_lm_head and cfg.vocab_size is not None:
-            target = f"{nm.target_tok if not cfg.shared_embeddings else nm.tok}.weight"
-            tied = target if cfg.tie_embeddings else None
-            self.tensor(f"{nm.lm_head}.weight", (cfg.vocab_size, d), "lm_head", tied)
-            self.matmul(nm.lm_head, "lm_head", out_rows, d, cfg.vocab_size)
+            self.linear(self.nm.pooler, cfg.d_model, cfg.d_model, "pooler", self.batch, "pooler", True)  # fmt: skip
+        self.head(out_rows)
+        self.aliases()
         return self.inv
 
 

@@ -31,10 +31,39 @@ class LayerCount:
         return total(self.terms)
 
 
-def _norm_terms(cfg: ModelConfig, group: str, name: str) -> list[Term]:
-    if cfg.norm == "layernorm":
-        return [term(group, name, "2 x d_model (weight, bias)", 2, cfg.d_model)]
-    return [term(group, name, "d_model (weight)", cfg.d_model)]
+def _norm_terms(
+    cfg: ModelConfig, group: str, name: str, width: int | None = None, symbol: str = "d_model"
+) -> list[Term]:
+    """One norm over `width` (default d_model): weight and bias, or a weight only."""
+    w = cfg.d_model if width is None else width
+    if cfg.norm == "layernorm" and cfg.norm_bias:
+        return [term(group, name, f"2 x {symbol} (weight, bias)", 2, w)]
+    return [term(group, name, f"{symbol} (weight)", w)]
+
+
+def _qk_norm_terms(cfg: ModelConfig) -> list[Term]:
+    """Norms on queries and keys (weights only counted as the norm kind has them)."""
+    hd, h, kv = cfg.head_size, cfg.n_heads, cfg.kv_heads
+    if cfg.qk_norm == "head":  # one weight over head_dim, shared by every head
+        return _norm_terms(cfg, "norm", "q_norm", hd, "head_dim") + _norm_terms(
+            cfg, "norm", "k_norm", hd, "head_dim"
+        )
+    if cfg.qk_norm == "per_head":  # a weight per head: [n_heads, head_dim]
+        return _norm_terms(cfg, "norm", "q_norm", h * hd, "n_heads x head_dim") + _norm_terms(
+            cfg, "norm", "k_norm", kv * hd, "n_kv_heads x head_dim"
+        )
+    if cfg.qk_norm == "full":  # over the whole projection width
+        return _norm_terms(cfg, "norm", "q_norm", h * hd, "n_heads x head_dim") + _norm_terms(
+            cfg, "norm", "k_norm", kv * hd, "n_kv_heads x head_dim"
+        )
+    return []
+
+
+def _layer_norm_terms(cfg: ModelConfig) -> list[Term]:
+    """The norms around self-attention and the FFN of one layer."""
+    names = {0: [], 1: ["norm (shared by attention and FFN)"], 2: ["norm_attn", "norm_ffn"]}
+    labels = names.get(cfg.norms_per_layer) or [f"norm {i + 1}" for i in range(cfg.norms_per_layer)]
+    return [t for n in labels for t in _norm_terms(cfg, "norm", n)]
 
 
 def attention_terms(cfg: ModelConfig, prefix: str = "") -> list[Term]:
@@ -103,59 +132,101 @@ def expert_params(cfg: ModelConfig) -> int:
 
 
 def layer_counts(cfg: ModelConfig) -> list[LayerCount]:
-    """One entry per layer kind: encoder layers, decoder layers (with cross-attention)."""
+    """One entry per layer kind: encoder layers, decoder layers (with cross-attention).
+
+    `count` is the number of layers that hold parameters of their own: with shared layers
+    (ALBERT) fewer than the layers applied, which the FLOPs count.
+    """
     layers: list[LayerCount] = []
+    own = attention_terms(cfg) + _qk_norm_terms(cfg)
     if cfg.has_encoder:
-        terms = attention_terms(cfg) + ffn_terms(cfg)
-        terms += _norm_terms(cfg, "norm", "norm_attn") + _norm_terms(cfg, "norm", "norm_ffn")
-        layers.append(LayerCount("encoder", cfg.encoder_layers, terms))
+        terms = own + ffn_terms(cfg) + _layer_norm_terms(cfg)
+        layers.append(LayerCount("encoder", cfg.param_layers(cfg.encoder_layers), terms))
     if cfg.has_decoder:
-        terms = attention_terms(cfg)
-        norms = _norm_terms(cfg, "norm", "norm_attn")
+        terms = list(own)
+        cross: list[Term] = []
         if cfg.architecture == "encoder-decoder":
             terms += attention_terms(cfg, prefix="cross ")
-            norms += _norm_terms(cfg, "norm", "norm_cross")
-        terms += ffn_terms(cfg) + norms + _norm_terms(cfg, "norm", "norm_ffn")
-        layers.append(LayerCount("decoder", cfg.decoder_layers, terms))
+            cross = _norm_terms(cfg, "norm", "norm_cross")
+        terms += ffn_terms(cfg) + _layer_norm_terms(cfg) + cross
+        layers.append(LayerCount("decoder", cfg.param_layers(cfg.decoder_layers), terms))
     return layers
+
+
+def _stacks(cfg: ModelConfig) -> list[str]:
+    return [s for s, n in (("encoder", cfg.encoder_layers), ("decoder", cfg.decoder_layers)) if n]
+
+
+def _embedding_terms(cfg: ModelConfig) -> list[Term]:
+    """Token, position and token-type tables, the projection of a narrow embedding, norms."""
+    d, v, g = cfg.d_model, cfg.vocab_size, "embedding"
+    e, side = cfg.embed_width, cfg.side_width
+    ew = "embedding_dim" if cfg.embedding_dim is not None else "d_model"
+    sw = ew if cfg.embedding_projection == "all" else "d_model"
+    out: list[Term] = []
+    if v is not None:
+        out.append(term(g, "token embedding", f"vocab_size x {ew}", v, e))
+        if cfg.architecture == "encoder-decoder" and not cfg.shared_embeddings:
+            out.append(term(g, "target token embedding", f"vocab_size x {ew}", v, e))
+    if cfg.positions == "learned" and cfg.max_positions is not None:
+        tables = 2 if cfg.architecture == "encoder-decoder" and cfg.separate_position_tables else 1
+        for i in range(tables):
+            name = ("encoder ", "decoder ")[i] if tables == 2 else ""
+            out.append(
+                term(
+                    g, f"{name}position embedding", f"max_positions x {sw}", cfg.max_positions, side
+                )
+            )
+    if cfg.type_vocab_size:
+        out.append(
+            term(g, "token-type embedding", f"type_vocab_size x {sw}", cfg.type_vocab_size, side)
+        )
+    if cfg.embedding_dim is not None:
+        b = cfg.embedding_projection_bias
+        out.append(term(g, "projection in", f"{ew} x d_model", e, d))
+        if b:
+            out.append(term(g, "projection in bias", "d_model", d))
+        if cfg.project_out:
+            out.append(term(g, "projection out", f"d_model x {ew}", d, e))
+            if b:
+                out.append(term(g, "projection out bias", ew, e))
+    if cfg.embedding_norm:
+        for stack in _stacks(cfg) if cfg.architecture == "encoder-decoder" else [""]:
+            label = f"{stack} embedding norm".strip()
+            out += _norm_terms(cfg, "norm", label, side, sw)
+    return out  # fmt: skip
+
+
+def _head_terms(cfg: ModelConfig) -> list[Term]:
+    """The output head: a masked-LM transform, the projection to the vocabulary, its bias."""
+    d, v, e, out = cfg.d_model, cfg.vocab_size, cfg.embed_width, []
+    if not cfg.has_lm_head or v is None:
+        return []
+    ew = "embedding_dim" if cfg.embedding_dim is not None else "d_model"
+    if cfg.lm_head_transform:
+        out += [term("lm_head", "head dense", f"d_model x {ew}", d, e),
+                term("lm_head", "head dense bias", ew, e)]  # fmt: skip
+        out += _norm_terms(cfg, "norm", "head norm", e, ew)
+    if cfg.tie_embeddings:
+        out.append(term("lm_head", "lm_head (tied to the token embedding)", "0", 0))
+    else:
+        out.append(term("lm_head", "lm_head", f"{ew} x vocab_size", e, v))
+    if cfg.lm_head_bias:
+        out.append(term("lm_head", "lm_head bias", "vocab_size", v))
+    return out
 
 
 def model_terms(cfg: ModelConfig) -> list[Term]:
     """Terms outside the layers: embeddings, final and embedding norms, head, pooler."""
-    d, out = cfg.d_model, []
-    if cfg.vocab_size is not None:
-        out.append(term("embedding", "token embedding", "vocab_size x d_model", cfg.vocab_size, d))
-        if cfg.architecture == "encoder-decoder" and not cfg.shared_embeddings:
-            out.append(
-                term(
-                    "embedding", "target token embedding", "vocab_size x d_model", cfg.vocab_size, d
-                )
-            )
-    if cfg.positions == "learned" and cfg.max_positions is not None:
-        out.append(
-            term("embedding", "position embedding", "max_positions x d_model", cfg.max_positions, d)
-        )
-    if cfg.type_vocab_size:
-        out.append(
-            term(
-                "embedding",
-                "token-type embedding",
-                "type_vocab_size x d_model",
-                cfg.type_vocab_size,
-                d,
-            )
-        )
-    if cfg.embedding_norm:
-        out += _norm_terms(cfg, "norm", "embedding norm")
+    d, out = cfg.d_model, _embedding_terms(cfg)
+    if cfg.relative_attention_buckets is not None:
+        for stack in _stacks(cfg):  # T5: in the first layer's self-attention of each stack
+            out.append(term("attention", f"{stack} relative attention bias",
+                            "buckets x n_heads", cfg.relative_attention_buckets, cfg.n_heads))  # fmt: skip
     if cfg.final_norm:
-        for stack in ("encoder", "decoder"):
-            if (cfg.encoder_layers if stack == "encoder" else cfg.decoder_layers) > 0:
-                out += _norm_terms(cfg, "norm", f"final {stack} norm")
-    if cfg.has_lm_head and cfg.vocab_size is not None:
-        if cfg.tie_embeddings:
-            out.append(term("lm_head", "lm_head (tied to the token embedding)", "0", 0))
-        else:
-            out.append(term("lm_head", "lm_head", "d_model x vocab_size", d, cfg.vocab_size))
+        for stack in _stacks(cfg):
+            out += _norm_terms(cfg, "norm", f"final {stack} norm")
+    out += _head_terms(cfg)
     if cfg.pooler:
         out += [
             term("pooler", "pooler W", "d_model x d_model", d, d),
@@ -188,7 +259,7 @@ def idle_params(cfg: ModelConfig) -> int:
     """MoE: parameters of the experts a token does not use (0 for a dense model)."""
     if cfg.n_experts is None or cfg.experts_per_token is None:
         return 0
-    layers = cfg.encoder_layers + cfg.decoder_layers
+    layers = sum(layer.count for layer in layer_counts(cfg))
     return layers * (cfg.n_experts - cfg.experts_per_token) * expert_params(cfg)
 
 

@@ -17,9 +17,11 @@ from pydantic import ValidationError
 
 from ffn_calc.config import MAX_SIZE, ModelConfig
 from ffn_calc.errors import ConfigError, UsageError
+from ffn_calc.files import line_of as line_of
 from ffn_calc.files import parse_json_object as parse_json_object  # re-exported
 from ffn_calc.files import parse_toml as parse_toml
 from ffn_calc.files import read_text_file as read_text_file
+from ffn_calc.files import shown as shown
 
 _PRESET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 _CHECKOUT_PRESETS = Path(__file__).resolve().parent.parent / "presets"
@@ -78,17 +80,6 @@ def load_config_file(path: Path) -> tuple[dict[str, Any], str, str]:
     return data, origin, text
 
 
-def line_of(text: str | None, key: str) -> int | None:
-    """The first line that sets `key` in TOML (`key =`) or JSON (`"key":`) text."""
-    if not text:
-        return None
-    pattern = re.compile(rf'^\s*"?{re.escape(key)}"?\s*=|"{re.escape(key)}"\s*:')
-    for number, line in enumerate(text.splitlines(), start=1):
-        if pattern.search(line):
-            return number
-    return None
-
-
 def _describe(err: Mapping[str, Any], origin: str, text: str | None) -> str:
     loc = ".".join(str(p) for p in err["loc"])
     line = line_of(text, str(err["loc"][0])) if err["loc"] else None
@@ -110,18 +101,6 @@ def _describe(err: Mapping[str, Any], origin: str, text: str | None) -> str:
     if not loc:  # a model_validator invariant
         return f"{where}: {msg.removeprefix('Value error, ')}."
     return f"{where}: {loc} = {shown(err['input'])}: {msg[0].lower()}{msg[1:]}."
-
-
-def shown(value: object, limit: int = 60) -> str:
-    """A value as a message quotes it: short, and never deep (a huge or nested input is cut)."""
-    import reprlib
-
-    r = reprlib.Repr()
-    r.maxstring, r.maxother, r.maxlevel, r.maxlist, r.maxdict = limit, limit, 2, 4, 4
-    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
-        return f"a number of about {int(value.bit_length() * 0.30103) + 1:,} digits"
-    text = r.repr(value)
-    return text if len(text) <= limit + 10 else text[:limit] + "..."
 
 
 def dump_toml(cfg: ModelConfig) -> str:

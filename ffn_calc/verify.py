@@ -10,7 +10,7 @@ from pathlib import Path
 from ffn_calc import flops as fl
 from ffn_calc import params as pm
 from ffn_calc.config import ModelConfig
-from ffn_calc.instantiate import PREFIXES, Inventory, Ranges, Tensor, instantiate, spell
+from ffn_calc.instantiate import Inventory, Ranges, Tensor, instantiate, spell
 from ffn_calc.result import Result
 from ffn_calc.safetensors import Entry
 
@@ -99,17 +99,54 @@ def model_checks(
     return out
 
 
-def _match(name: str, expected: Mapping[str, object]) -> str | None:
-    """The inventory key of a checkpoint key (indices as `#`), allowing a family prefix to be
+def _candidates(
+    key: str, expected: Mapping[str, list[Tensor]], prefixes: tuple[str, ...]
+) -> list[Tensor]:
+    """The templates a checkpoint key (indices as `#`) may be, allowing a family prefix to be
     absent or extra."""
-    if name in expected:
-        return name
-    for p in PREFIXES:
-        if p + name in expected:
-            return p + name
-        if name.startswith(p) and name[len(p) :] in expected:
-            return name[len(p) :]
-    return None
+    if key in expected:
+        return expected[key]
+    for p in prefixes:
+        if p + key in expected:
+            return expected[p + key]
+        if key.startswith(p) and key[len(p) :] in expected:
+            return expected[key[len(p) :]]
+    return []
+
+
+def _pattern(t: Tensor) -> tuple[str, tuple[int | str, ...]]:
+    """A template's key (every index segment as `#`) and what each `#` must be: a literal
+    number (T5's `layer.1`, a first layer's `0`) or a range index's name."""
+    ranges = dict(t.ranges)
+    key: list[str] = []
+    slots: list[int | str] = []
+    for part in t.name.split("."):
+        if part.startswith("{") and part.endswith("}") and part[1:-1] in ranges:
+            key.append("#")
+            slots.append(part[1:-1])
+        elif INDEX.fullmatch(part):
+            key.append("#")
+            slots.append(int(part))
+        else:
+            key.append(part)
+    return ".".join(key), tuple(slots)
+
+
+def _indices(t: Tensor, index: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The range indices of a checkpoint name's `index` under template `t`, or None when a
+    literal differs or an index is out of its range."""
+    _, slots = _pattern(t)
+    ranges = dict(t.ranges)
+    out = []
+    for slot, i in zip(slots, index, strict=True):
+        if isinstance(slot, int):
+            if i != slot:
+                return None
+        elif i >= ranges[slot]:
+            return None
+        else:
+            out.append(i)
+    return tuple(out)
 
 
 # An index as torch names it: a whole dot-separated segment, no sign, no leading zero. Longer
@@ -162,7 +199,9 @@ def compare_checkpoint(path: str, inv: Inventory, entries: list[Entry]) -> Check
     (`model.layers.17.mlp.up_proj.weight` ~ `model.layers.{i}.mlp.up_proj.weight`) and every
     index is in its range (17 < layers).
     """
-    expected = {t.name.format_map({k: "#" for k, _ in t.ranges}): t for t in inv.tensors}
+    expected: dict[str, list[Tensor]] = {}
+    for t in inv.tensors:
+        expected.setdefault(_pattern(t)[0], []).append(t)
     found: dict[str, set[tuple[int, ...]]] = {t.name: set() for t in inv.tensors}
     unexpected, buffers, tied, mismatches = [], [], [], []
     params = 0
@@ -170,15 +209,19 @@ def compare_checkpoint(path: str, inv: Inventory, entries: list[Entry]) -> Check
     for e in entries:
         by_dtype[e.dtype] = by_dtype.get(e.dtype, 0) + e.nbytes
         key, index = _split(e.name)
-        name = _match(key, expected)
-        t = None if name is None else expected[name]
-        if t is None or any(i >= n for i, (_, n) in zip(index, t.ranges, strict=True)):
+        hits = [
+            (t, i)
+            for t in _candidates(key, expected, inv.prefixes)
+            if (i := _indices(t, index)) is not None
+        ]
+        if not hits:
             if ("." + e.name).endswith(BUFFER_SUFFIXES):
                 buffers.append(e.name)
             else:
                 unexpected.append(e.name)
                 params += prod(e.shape)
             continue
+        t, index = hits[0]
         found[t.name].add(index)
         if t.tied_to is not None:
             tied.append(e.name)

@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ffn_calc.cli.app import Format, FormatOpt, emit, user_errors, views
+from ffn_calc.cli.app import Format, FormatOpt, emit, output_errors, user_errors, views
 
 if TYPE_CHECKING:
     from ffn_calc.exercises import ExerciseResult
@@ -42,8 +42,9 @@ def _result(catalog: Path | None, exercise_id: str, given: str | None = None) ->
 def _emit(result: "ExerciseResult", lines: list[str], fmt: Format) -> None:
     """Plain lines for people; JSON, CSV and Markdown from the result."""
     if fmt is Format.table:
-        for line in lines:
-            typer.echo(line)
+        with output_errors():
+            for line in lines:
+                typer.echo(line)
         return
     emit(result, lambda: views().exercise_result_tables(result), fmt)
 

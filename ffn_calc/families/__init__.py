@@ -1,0 +1,40 @@
+"""Model families: one module per Hugging Face `model_type`, registered in one table.
+
+A family module holds what is specific to that family and nothing else:
+
+- `ARCHITECTURE`: the transformers class whose instance the counts equal;
+- `fields(r)`: how its config.json maps to ModelConfig fields (`r` is a `base.Reader`);
+- `NAMING`: how the reference implementation names and lays out each tensor.
+
+The counting code never imports a family; `family_module` imports only the one asked for,
+so start-up does not grow with the number of families. Adding a family: one module, one row
+in REGISTRY, its test data and its README row.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from types import ModuleType
+
+# model_type (and ModelConfig.family) -> module in this package.
+REGISTRY: dict[str, str] = {
+    "gpt2": "gpt2",
+    "llama": "llama",
+    "mistral": "mistral",
+    "mixtral": "mixtral",
+    "qwen2": "qwen2",
+    "bert": "bert",
+}
+# Families with tensor names but no config.json: torch.nn.Transformer; "custom" has neither.
+OTHER_FAMILIES: dict[str, str | None] = {"transformer": "transformer", "custom": None}
+
+
+def family_names() -> list[str]:
+    """Every value ModelConfig.family may take."""
+    return sorted([*REGISTRY, *OTHER_FAMILIES])
+
+
+def family_module(family: str) -> ModuleType | None:
+    """The module of a family (None for 'custom' or an unknown name)."""
+    name = REGISTRY.get(family) or OTHER_FAMILIES.get(family)
+    return import_module(f"{__name__}.{name}") if name else None

@@ -1,0 +1,128 @@
+"""What every family module uses: typed access to the fields of one config.json."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ffn_calc.config import MAX_SIZE
+from ffn_calc.errors import ConfigError
+from ffn_calc.files import line_of, shown
+from ffn_calc.naming import Naming
+
+
+class Reader:
+    """Typed access to the fields of one config.json, with messages naming file and line."""
+
+    def __init__(self, data: dict[str, Any], origin: str, text: str) -> None:
+        self.data, self.origin, self.text = data, origin, text
+
+    def where(self, key: str) -> str:
+        line = line_of(self.text, key)
+        return f"{self.origin}, line {line}" if line else self.origin
+
+    def integer(self, key: str, default: int | None = None, *, required: bool = True) -> int | None:
+        """A positive integer; absent or null gives `default` (an error when required)."""
+        value = self.data.get(key)
+        if value is None:
+            if default is None and required:
+                raise ConfigError(f"{self.origin}: required field '{key}' is missing.")
+            return default
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(
+                f"{self.where(key)}: {key} = {shown(value)}: expected an integer, "
+                f"found {type(value).__name__}."
+            )
+        if value <= 0:
+            raise ConfigError(f"{self.where(key)}: {key} = {shown(value)}: must be greater than 0.")
+        if value > MAX_SIZE:
+            raise ConfigError(
+                f"{self.where(key)}: {key} = {shown(value)}: larger than ffn-calc's bound on "
+                f"sizes, 2^40 = {MAX_SIZE:,}."
+            )
+        return value
+
+    def req(self, key: str) -> int:
+        """A required positive integer."""
+        value = self.integer(key)
+        assert value is not None
+        return value
+
+    def opt(self, key: str) -> int | None:
+        """An optional positive integer (None when absent or null)."""
+        return self.integer(key, required=False)
+
+    def number(self, key: str, default: float) -> float:
+        """A finite number (int or float), for multipliers and scales."""
+        import math
+
+        value = self.data.get(key)
+        if value is None:
+            return default
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+        ):
+            raise ConfigError(f"{self.where(key)}: {key} = {shown(value)}: expected a number.")
+        return float(value)
+
+    def boolean(self, key: str, default: bool) -> bool:
+        value = self.data.get(key)
+        if value is None:
+            return default
+        if not isinstance(value, bool):
+            raise ConfigError(
+                f"{self.where(key)}: {key} = {shown(value)}: expected true or false, "
+                f"found {type(value).__name__}."
+            )
+        return value
+
+    def string(self, key: str, default: str) -> str:
+        value = self.data.get(key)
+        if value is None:
+            return default
+        if not isinstance(value, str):
+            raise ConfigError(f"{self.where(key)}: {key} = {shown(value)}: expected a string.")
+        return value
+
+    def choice(self, key: str, table: dict[str, str], default: str) -> str:
+        """A string mapped through `table` (e.g. an activation name to ffn-calc's)."""
+        name = self.string(key, default)
+        if name not in table:
+            raise ConfigError(
+                f"{self.where(key)}: {key} = {shown(name)} is not supported; "
+                f"use one of {', '.join(sorted(table))}."
+            )
+        return table[name]
+
+
+# transformers' ACT2FN names -> ffn-calc's activations, plain and gated.
+PLAIN_ACT = {"gelu_new": "gelu_tanh", "gelu_pytorch_tanh": "gelu_tanh", "gelu": "gelu",
+             "relu": "relu", "silu": "silu", "swish": "silu", "gelu_fast": "gelu_tanh"}  # fmt: skip
+GATED_ACT = {"silu": "swiglu", "swish": "swiglu", "gelu": "geglu", "gelu_new": "geglu",
+             "gelu_pytorch_tanh": "geglu"}  # fmt: skip
+
+
+def decoder(r: Reader, family: str, **fixed: Any) -> dict[str, Any]:
+    """The fields every Llama-style decoder shares (RMSNorm, rotary, gated FFN, GQA)."""
+    heads = r.req("num_attention_heads")
+    out: dict[str, Any] = {
+        "family": family, "architecture": "decoder-only", "n_layers": r.req("num_hidden_layers"),
+        "d_model": r.req("hidden_size"), "n_heads": heads,
+        "n_kv_heads": r.integer("num_key_value_heads", heads), "head_dim": r.opt("head_dim"),
+        "d_ff": r.req("intermediate_size"), "activation": r.choice("hidden_act", GATED_ACT, "silu"),
+        "norm": "rmsnorm", "positions": "rotary", "vocab_size": r.req("vocab_size"),
+        "tie_embeddings": r.boolean("tie_word_embeddings", False),
+        "attention_bias": False, "ffn_bias": False,
+    }  # fmt: skip
+    out.update(fixed)
+    return out
+
+
+# Llama's module names, which many decoders share.
+LLAMA_NAMING = Naming(
+    layer="model.layers.{i}.", q="self_attn.q_proj", k="self_attn.k_proj", v="self_attn.v_proj",
+    o="self_attn.o_proj", up="mlp.up_proj", down="mlp.down_proj", gate="mlp.gate_proj",
+    norm_attn="input_layernorm", norm_ffn="post_attention_layernorm", final_norm="model.norm",
+    tok="model.embed_tokens", prefixes=("model.",), architecture="decoder-only",
+)  # fmt: skip

@@ -1,0 +1,29 @@
+"""Mixtral (`MixtralForCausalLM`): Mistral's attention, a routed SwiGLU MoE in every layer."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from ffn_calc.config import ModelConfig
+from ffn_calc.families.base import LLAMA_NAMING, Reader, decoder
+from ffn_calc.naming import Naming
+
+ARCHITECTURE = "MixtralForCausalLM"
+
+
+def fields(r: Reader) -> dict[str, Any]:
+    return decoder(
+        r, "mixtral", n_experts=r.req("num_local_experts"),
+        experts_per_token=r.req("num_experts_per_tok"),
+    )  # fmt: skip
+
+
+NAMING = replace(
+    LLAMA_NAMING, router="block_sparse_moe.gate", expert="block_sparse_moe.experts.{e}.",
+    expert_gate="w1", expert_up="w3", expert_down="w2",
+)  # fmt: skip
+
+
+def naming(cfg: ModelConfig) -> Naming:
+    return NAMING
