@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ class Naming:
     # whole name -> the whole name of the tensor it shares.
     aliases: Mapping[str, str] = field(default_factory=dict)
     # Names that differ in the decoder layers of an encoder-decoder model (T5's layer.2).
-    decoder: Mapping[str, str] = field(default_factory=dict)
+    decoder: Mapping[str, Any] = field(default_factory=dict)
     # Prefixes that a family's Hub checkpoints may add or leave out (`model.`, `roberta.`).
     prefixes: tuple[str, ...] = ()
     architecture: str | None = None  # the architecture the names are for
