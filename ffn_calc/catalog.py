@@ -52,13 +52,15 @@ def presets_listing() -> tuple[PresetsReport, Callable[[], list[Table]]]:
             [
                 Column("name", "text"), Column("family", "text"), Column("d_model"),
                 Column("d_ff"), Column("FFN", "text"), Column("layers"),
-                Column("heads / kv", "text"), Column("total params"), Column("active params"),
+                Column("heads / kv", "num", only="people"), Column("heads", only="csv"),
+                Column("kv heads", only="csv"), Column("total params"), Column("active params"),
             ],
         )  # fmt: skip
         for r in rows:
             t.add(
                 r.name, r.family, r.d_model, r.d_ff, f"{r.ffn_kind} ({r.activation})", r.layers,
-                f"{r.n_heads} / {r.n_kv_heads}", r.total_params, r.active_params,
+                f"{r.n_heads} / {r.n_kv_heads}", r.n_heads, r.n_kv_heads, r.total_params,
+                r.active_params,
             )  # fmt: skip
         t.notes.append("Sources: `ffn-calc show NAME`. Layers: all stacks together.")
         return [t]
@@ -72,11 +74,13 @@ def config_listing(cfg: ModelConfig) -> list[Table]:
     )
     for name, info in ModelConfig.model_fields.items():
         value = getattr(cfg, name)
-        t.add(
-            name,
-            "-" if value is None else str(value).lower() if isinstance(value, bool) else str(value),
-            info.description or "",
-        )
+        if isinstance(value, bool):
+            value = str(value).lower()
+        elif value is None:
+            value = "-"
+        elif not isinstance(value, int):
+            value = str(value)
+        t.add(name, value, info.description or "")  # an int: 4,096 for people, 4096 in CSV
     t.notes.append(
         f"Derived: head_dim {cfg.head_size}, n_kv_heads {cfg.kv_heads}, FFN {cfg.ffn_kind}; "
         f"total {pm.total_params(cfg):,} parameters."

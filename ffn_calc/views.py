@@ -373,7 +373,7 @@ def compare_tables(r: CompareReport) -> list[Table]:
                 cells.append(getattr(m, key))
         t.add(*cells)
     t.notes.append(
-        "Largest in each row in bold green, smallest in blue. Per layer: the first layer kind. FLOPs: forward, default convention; encoder-decoder models at T = S."
+        "The largest of each figure in bold green, the smallest in blue. Per layer: the first layer kind. FLOPs: forward, default convention; encoder-decoder models at T = S."
     )
     return [t]
 
@@ -384,7 +384,9 @@ def activation_tables(r: ActivationsReport) -> list[Table]:
         ("FFN activations", ["relu", "gelu", "gelu_tanh", "silu"]),
         ("Their derivatives", ["d_relu", "d_gelu", "d_gelu_tanh", "d_silu"]),
     ):
-        t = Table(title, [Column("x", "num", fmt="g")] + [Column(c, "num", fmt=".7f") for c in cols])
+        t = Table(
+            title, [Column("x", "num", fmt="g")] + [Column(c, "num", fmt=".7f") for c in cols]
+        )
         for row in r.rows:
             t.add(row.x, *(getattr(row, c) for c in cols))
         tables.append(t)
