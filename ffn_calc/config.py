@@ -40,6 +40,10 @@ class ModelConfig(BaseModel):
         "(a Hugging Face model_type, 'transformer' for torch.nn.Transformer, or 'custom').",
     )
     source: str | None = Field(None, description="Paper table or config the numbers come from.")
+    note: str | None = Field(
+        None, description="A convention to state with the counts (e.g. where transformers and "
+        "the released checkpoint differ).",
+    )  # fmt: skip
     architecture: Architecture = Field("decoder-only", description="Which stacks the model has.")
     n_layers: PositiveInt = Field(description="Layers per stack (the encoder's, if two).")
     n_decoder_layers: PositiveInt | None = Field(

@@ -24,7 +24,7 @@ def find_config_json(path: Path) -> Path:
     return path
 
 
-def hf_fields(data: dict[str, Any], origin: str, text: str = "") -> dict[str, Any]:
+def hf_fields(data: dict[str, Any], origin: str, text: str = "", file: str = "") -> dict[str, Any]:
     """ModelConfig fields for a parsed config.json, by its family's module."""
     from ffn_calc.families import REGISTRY, family_module
     from ffn_calc.families.base import Reader
@@ -43,8 +43,21 @@ def hf_fields(data: dict[str, Any], origin: str, text: str = "") -> dict[str, An
         )
     module = family_module(model_type)
     assert module is not None
-    fields = module.fields(Reader(data, origin, text))
+    reader = Reader(data, origin, text)
+    fields = module.fields(reader)
+    fields["source"] = f"Hugging Face config.json ({model_type}, {module.ARCHITECTURE})" + (
+        f": {file}" if file else ""
+    )
+    if reader.defaults:
+        absent = ", ".join(f"{k} = {_json(v)}" for k, v in sorted(reader.defaults.items()))
+        fields["source"] += f"; absent, so transformers' defaults: {absent}"
     return {k: v for k, v in fields.items() if v is not None}
+
+
+def _json(value: object) -> str:
+    import json
+
+    return json.dumps(value)
 
 
 def load_hf_config(path: Path) -> tuple[dict[str, Any], str]:
@@ -53,7 +66,7 @@ def load_hf_config(path: Path) -> tuple[dict[str, Any], str]:
     text = read_text_file(file, "config.json")
     origin = f"'{file}'"
     data = parse_json_object(text, origin)
-    fields = hf_fields(data, origin, text)
+    fields = hf_fields(data, origin, text, str(file))
     if path.is_dir():
         name = path.name
     elif not file.is_file():  # a pipe (`--hf-config <(...)`): its "name" is a descriptor number
@@ -61,5 +74,4 @@ def load_hf_config(path: Path) -> tuple[dict[str, Any], str]:
     else:
         name = file.parent.name if file.name == "config.json" else file.stem
     fields["name"] = name or str(data["model_type"])
-    fields["source"] = f"Hugging Face config.json ({data['model_type']}): {file}"
     return fields, origin

@@ -249,7 +249,7 @@ class _Walker:
         """One layer of the stack, standing for all of them ({i} in 0..layers-1)."""
         cfg, nm = self.cfg, self.nm
         if source_len is not None and nm.decoder:  # a decoder with cross-attention
-            nm = self.nm = replace(nm, **nm.decoder)  # type: ignore[arg-type]
+            nm = self.nm = replace(nm, **nm.decoder)
         p = nm.layer.replace("{stack}", stack)
         # Tensors: the layers that hold parameters (fewer when shared, ALBERT); matmuls: every
         # layer applied.

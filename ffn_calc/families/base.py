@@ -15,6 +15,13 @@ class Reader:
 
     def __init__(self, data: dict[str, Any], origin: str, text: str) -> None:
         self.data, self.origin, self.text = data, origin, text
+        # Absent fields that took the transformers default, for the model's source line.
+        self.defaults: dict[str, object] = {}
+
+    def _default(self, key: str, value: Any) -> Any:
+        if value is not None:
+            self.defaults[key] = value
+        return value
 
     def where(self, key: str) -> str:
         line = line_of(self.text, key)
@@ -26,7 +33,7 @@ class Reader:
         if value is None:
             if default is None and required:
                 raise ConfigError(f"{self.origin}: required field '{key}' is missing.")
-            return default
+            return self._default(key, default)  # type: ignore[no-any-return]
         if isinstance(value, bool) or not isinstance(value, int):
             raise ConfigError(
                 f"{self.where(key)}: {key} = {shown(value)}: expected an integer, "
@@ -57,7 +64,7 @@ class Reader:
 
         value = self.data.get(key)
         if value is None:
-            return default
+            return self._default(key, default)  # type: ignore[no-any-return]
         if (
             isinstance(value, bool)
             or not isinstance(value, int | float)
@@ -69,7 +76,7 @@ class Reader:
     def boolean(self, key: str, default: bool) -> bool:
         value = self.data.get(key)
         if value is None:
-            return default
+            return self._default(key, default)  # type: ignore[no-any-return]
         if not isinstance(value, bool):
             raise ConfigError(
                 f"{self.where(key)}: {key} = {shown(value)}: expected true or false, "
@@ -80,7 +87,7 @@ class Reader:
     def string(self, key: str, default: str) -> str:
         value = self.data.get(key)
         if value is None:
-            return default
+            return self._default(key, default)  # type: ignore[no-any-return]
         if not isinstance(value, str):
             raise ConfigError(f"{self.where(key)}: {key} = {shown(value)}: expected a string.")
         return value
