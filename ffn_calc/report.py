@@ -68,6 +68,7 @@ class ParamLayer(Result):
 class ParamsReport(Result):
     model: str
     source: str | None
+    note: str | None = Field(None, description="a convention stated with the counts")
     total_params: int
     active_params: int
     non_embedding_params: int
@@ -92,6 +93,7 @@ def params_report(cfg: ModelConfig) -> ParamsReport:
     return ParamsReport(
         model=cfg.name,
         source=cfg.source,
+        note=cfg.note,
         total_params=tot,
         active_params=tot - pm.idle_params(cfg),
         non_embedding_params=tot - comps["embedding"] - comps["lm_head"],

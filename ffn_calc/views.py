@@ -121,6 +121,8 @@ def params_tables(r: ParamsReport, explain: bool = False) -> list[Table]:
         t.notes += [_explain(x.name, x.formula, x.numbers, x.value) for x in r.other_terms]
     if r.source:
         t.notes.append(f"Source: {r.source}")
+    if r.note:
+        t.notes.append(f"Note: {r.note}")
     t.notes.append(
         "Tied weights count once; buffers (masks, rotary inv_freq) are not parameters; "
         "LayerNorm = weight + bias, RMSNorm = weight."
@@ -299,12 +301,13 @@ def verify_tables(r: VerifyReport) -> list[Table]:
     if r.checkpoint is not None:
         k = r.checkpoint
         t = Table(f"checkpoint {k.path}", [Column("check", "text"), Column("result", "text")])
-        t.add("tensors in the file", f"{k.tensors:,}")
-        t.add("parameters (file / model)", f"{k.checkpoint_params:,} / {k.expected_params:,}")
-        t.add(
-            "missing tensors",
-            f"{k.missing_count:,}: {', '.join(k.missing)}" if k.missing else "none",
-        )
+        # Counts go in as numbers: grouped for people, plain in CSV.
+        t.add("tensors in the file", k.tensors)
+        t.add("parameters in the file", k.checkpoint_params)
+        t.add("parameters of the model", k.expected_params)
+        t.add("missing tensors", k.missing_count)
+        if k.missing:
+            t.add("missing names", ", ".join(k.missing))
         t.add("unexpected tensors", ", ".join(k.unexpected) or "none")
         t.add(
             "shape mismatches",
@@ -315,10 +318,8 @@ def verify_tables(r: VerifyReport) -> list[Table]:
         )
         t.add("buffers (not counted)", ", ".join(k.buffers) or "none")
         t.add("tied copies (not counted)", ", ".join(k.tied_copies) or "none")
-        t.add(
-            "bytes by dtype",
-            ", ".join(f"{d}: {n:,}" for d, n in k.bytes_by_dtype.items()) or "none",
-        )
+        for dtype, n in k.bytes_by_dtype.items():
+            t.add(f"bytes of {dtype} tensors", n)
         t.add("result", "ok" if k.ok else "MISMATCH", style="total")
         if any("{" in m for m in k.missing):
             t.notes.append("{a..b} in a name: each index from a to b.")

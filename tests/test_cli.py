@@ -263,7 +263,7 @@ def test_readme_example_output_is_current() -> None:
         (["crossover", "--preset", "gpt2-small"], "`ffn-calc crossover --preset gpt2-small`:"),
         (["presets"], "`ffn-calc presets`:"),
     ):
-        r = CliRunner().invoke(app, args, env={"COLUMNS": "96", "NO_COLOR": "1", "TERM": "dumb"})
+        r = CliRunner().invoke(app, args, env={"COLUMNS": "120", "NO_COLOR": "1", "TERM": "dumb"})
         shown = "\n".join(line.rstrip() for line in r.stdout.splitlines()).strip("\n")
         start = README.index("```text\n", README.index(marker)) + len("```text\n")
         assert README[start : README.index("\n```", start)] == shown, (
