@@ -67,3 +67,21 @@ def test_loading_one_preset_reads_only_its_file(monkeypatch) -> None:
     cfg = presets.resolve_model(preset="llama-2-7b")
     assert cfg.d_ff == 11008
     assert read == ["llama-2-7b.toml"]
+
+
+def test_a_command_imports_only_the_family_it_uses() -> None:
+    code = (
+        "import sys, io, contextlib\n"
+        "from ffn_calc.cli import main\n"
+        "sys.argv = ['ffn-calc', {args}]\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    try:\n        main()\n    except SystemExit:\n        pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith('ffn_calc.families.')))\n"
+    )
+    config = "'tests/data/checkpoints/tiny-llama-gqa.config.json'"
+    out = run_python(code.format(args=f"'params', '--hf-config', {config}, '-f', 'json'"))
+    assert out.strip() == "['ffn_calc.families.base', 'ffn_calc.families.llama']"
+    out = run_python(code.format(args="'tensors', '--preset', 'gpt2-small', '-f', 'json'"))
+    assert out.strip() == "['ffn_calc.families.base', 'ffn_calc.families.gpt2']"
+    out = run_python(code.format(args="'params', '--preset', 'gpt2-small', '-f', 'json'"))
+    assert out.strip() == "[]"
