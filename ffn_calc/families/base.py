@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ffn_calc.config import MAX_SIZE
@@ -111,17 +112,26 @@ GATED_ACT = {"silu": "swiglu", "swish": "swiglu", "gelu": "geglu", "gelu_new": "
 
 
 def decoder(r: Reader, family: str, **fixed: Any) -> dict[str, Any]:
-    """The fields every Llama-style decoder shares (RMSNorm, rotary, gated FFN, GQA)."""
-    heads = r.req("num_attention_heads")
-    out: dict[str, Any] = {
-        "family": family, "architecture": "decoder-only", "n_layers": r.req("num_hidden_layers"),
-        "d_model": r.req("hidden_size"), "n_heads": heads,
-        "n_kv_heads": r.integer("num_key_value_heads", heads), "head_dim": r.opt("head_dim"),
-        "d_ff": r.req("intermediate_size"), "activation": r.choice("hidden_act", GATED_ACT, "silu"),
-        "norm": "rmsnorm", "positions": "rotary", "vocab_size": r.req("vocab_size"),
-        "tie_embeddings": r.boolean("tie_word_embeddings", False),
-        "attention_bias": False, "ffn_bias": False,
+    """The fields every Llama-style decoder shares (RMSNorm, rotary, gated FFN, GQA).
+
+    A field given in `fixed` is not read from the config, so the transformers defaults noted
+    for absent fields are the family's own (e.g. a tied head, a head_dim of 256).
+    """
+    reads: dict[str, Callable[[], Any]] = {
+        "n_layers": lambda: r.req("num_hidden_layers"), "d_model": lambda: r.req("hidden_size"),
+        "n_heads": lambda: r.req("num_attention_heads"),
+        "n_kv_heads": lambda: r.integer("num_key_value_heads", out["n_heads"]),
+        "head_dim": lambda: r.opt("head_dim"), "d_ff": lambda: r.req("intermediate_size"),
+        "activation": lambda: r.choice("hidden_act", GATED_ACT, "silu"),
+        "vocab_size": lambda: r.req("vocab_size"),
+        "tie_embeddings": lambda: r.boolean("tie_word_embeddings", False),
     }  # fmt: skip
+    out: dict[str, Any] = {
+        "family": family, "architecture": "decoder-only", "norm": "rmsnorm",
+        "positions": "rotary", "attention_bias": False, "ffn_bias": False,
+    }  # fmt: skip
+    for key, read in reads.items():
+        out[key] = fixed[key] if key in fixed else read()
     out.update(fixed)
     return out
 
