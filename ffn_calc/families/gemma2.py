@@ -1,0 +1,44 @@
+"""Gemma 2 (`Gemma2ForCausalLM`): Gemma with four norms per layer, pre and post each block.
+
+Fixed by the architecture: four RMSNorms of [d_model] per layer (input_layernorm and
+post_attention_layernorm around attention, pre_feedforward_layernorm and
+post_feedforward_layernorm around the FFN), a gated FFN without biases, rotary positions;
+`attention_bias` on Q, K, V and O alike. Class defaults for absent fields: head_dim 256,
+num_key_value_heads 4, a tied head, `hidden_activation` gelu_pytorch_tanh (`hidden_act` is
+not read).
+
+No parameters and no matmuls: the embedding scaling by sqrt(hidden_size), attention and
+final-logit soft-capping (tanh), query_pre_attn_scalar, sliding-window layers (a mask; eager
+attention still multiplies the full S x S square).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from ffn_calc.config import ModelConfig
+from ffn_calc.families.base import GATED_ACT, LLAMA_NAMING, Reader, decoder
+from ffn_calc.naming import Naming
+
+ARCHITECTURE = "Gemma2ForCausalLM"
+
+NAMING = replace(
+    LLAMA_NAMING,
+    norms={4: ("input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm",
+               "post_feedforward_layernorm")},
+)  # fmt: skip
+
+
+def fields(r: Reader) -> dict[str, Any]:
+    return decoder(
+        r, "gemma2", n_kv_heads=r.integer("num_key_value_heads", 4),
+        head_dim=r.integer("head_dim", 256),
+        activation=r.choice("hidden_activation", GATED_ACT, "gelu_pytorch_tanh"),
+        tie_embeddings=r.boolean("tie_word_embeddings", True),
+        attention_bias=r.boolean("attention_bias", False), layer_norms=4,
+    )  # fmt: skip
+
+
+def naming(cfg: ModelConfig) -> Naming:
+    return NAMING

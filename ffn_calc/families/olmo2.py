@@ -1,0 +1,33 @@
+"""OLMo 2 (`Olmo2ForCausalLM`): post-norms only, q/k RMSNorms over the whole projection width.
+
+Fixed by the architecture: two RMSNorms of [d_model] per layer, both after their block
+(post_attention_layernorm, post_feedforward_layernorm; no input norm), an RMSNorm of
+[n_heads x head_dim] on the queries and one of [n_kv_heads x head_dim] on the keys (before the
+split into heads), a gated FFN without biases, rotary positions; `attention_bias` (default
+false) puts a bias on Q, K, V and O alike. Absent fields: num_key_value_heads = heads, head_dim
+= hidden_size / heads (the class reads a head_dim when the config.json has one), an untied
+head.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from ffn_calc.config import ModelConfig
+from ffn_calc.families.base import LLAMA_NAMING, Reader, decoder
+from ffn_calc.naming import Naming
+
+ARCHITECTURE = "Olmo2ForCausalLM"
+
+NAMING = replace(
+    LLAMA_NAMING, norm_attn="post_attention_layernorm", norm_ffn="post_feedforward_layernorm"
+)
+
+
+def fields(r: Reader) -> dict[str, Any]:
+    return decoder(r, "olmo2", attention_bias=r.boolean("attention_bias", False), qk_norm="full")
+
+
+def naming(cfg: ModelConfig) -> Naming:
+    return NAMING
