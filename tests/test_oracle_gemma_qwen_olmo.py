@@ -1,0 +1,289 @@
+"""Differential tests: Gemma, Gemma 2, Gemma 3 (text), Qwen3 and OLMo 2 against `transformers`.
+
+Optional, as tests/test_torch_oracle.py: they need torch and transformers and skip cleanly
+without them. Each case is a config.json as the Hub holds it (some fields absent, so the class
+defaults apply: Gemma's head_dim 256 and 16 or 4 kv heads, Qwen3's head_dim 128 and 32 kv
+heads); ffn-calc reads it with `--hf-config`, transformers builds the class named in
+`architectures` from the same fields. Parameters come from `parameters()`, tensor names from
+`named_parameters()`, FLOPs from `torch.utils.flop_counter.FlopCounterMode` over a forward pass
+with eager attention, checkpoints from `save_pretrained`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import warnings
+from itertools import product
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+
+from conftest import DATA, run  # noqa: E402
+from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
+
+from ffn_calc.config import ModelConfig  # noqa: E402
+from ffn_calc.flops import Workload, forward_flops  # noqa: E402
+from ffn_calc.instantiate import instantiate  # noqa: E402
+from ffn_calc.params import total_params  # noqa: E402
+from ffn_calc.presets import resolve_model  # noqa: E402
+
+transformers.logging.set_verbosity_error()
+warnings.filterwarnings("ignore")
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+
+CLASSES = {
+    "gemma": ("GemmaConfig", "GemmaForCausalLM"),
+    "gemma2": ("Gemma2Config", "Gemma2ForCausalLM"),
+    "gemma3_text": ("Gemma3TextConfig", "Gemma3ForCausalLM"),
+    "qwen3": ("Qwen3Config", "Qwen3ForCausalLM"),
+    "olmo2": ("Olmo2Config", "Olmo2ForCausalLM"),
+}
+FAMILIES = sorted(CLASSES)
+# The configuration classes' num_key_value_heads for an absent field (None: the head count).
+KV_DEFAULT = {"gemma": 16, "gemma2": 4, "gemma3_text": 4, "qwen3": 32, "olmo2": None}
+# The activation field each class reads (Gemma 2 and 3 read hidden_activation only).
+ACT_KEY = {"gemma2": "hidden_activation", "gemma3_text": "hidden_activation"}
+
+
+def build(data: dict[str, Any], device: str = "cpu") -> Any:
+    """The class named in `architectures`, built by transformers from the config.json fields."""
+    conf_name, model_name = CLASSES[data["model_type"]]
+    fields = {k: v for k, v in data.items() if k != "model_type"}
+    conf = getattr(transformers, conf_name)(**fields)
+    conf._attn_implementation = "eager"
+    with torch.device(device):
+        return getattr(transformers, model_name)(conf)
+
+
+def read(data: dict[str, Any], tmp: Path) -> ModelConfig:
+    """ffn-calc's model for a config.json with these fields."""
+    path = tmp / "config.json"
+    path.write_text(json.dumps(data, indent=2))
+    return resolve_model(hf_config=path)
+
+
+def inventory_names(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
+    """The inventory's untied tensors by real name: each template written out per index."""
+    return {
+        t.name.format_map({key: i for (key, _), i in zip(t.ranges, index, strict=True)}): t.shape
+        for t in instantiate(cfg).tensors
+        if t.tied_to is None
+        for index in product(*(range(n) for _, n in t.ranges))
+    }
+
+
+def counted_flops(model: Any, vocab: int, batch: int, s: int, device: str = "cpu") -> int:
+    ids = torch.randint(0, vocab, (batch, s)).to(device)
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        model(input_ids=ids)
+    return int(counter.get_total_flops())
+
+
+# --- random small config.json files per family ----------------------------------------------
+
+
+def maybe(draw: Any, out: dict[str, Any], key: str, value: Any) -> None:
+    """Set `key` or leave it absent (the class default applies)."""
+    if draw(st.booleans()):
+        out[key] = value
+
+
+@st.composite
+def config_jsons(draw: Any, family: str) -> dict[str, Any]:
+    """A tiny config.json: d_model <= 64, <= 3 layers, vocab <= 100, the family's flags drawn."""
+    kv_default = KV_DEFAULT[family]
+    # The class's kv default among the head counts, so an absent field can be drawn.
+    heads = draw(st.sampled_from(sorted({1, 2, 3, 4, kv_default or 4})))
+    kv = draw(st.sampled_from([k for k in range(1, heads + 1) if heads % k == 0]))
+    out: dict[str, Any] = {
+        "model_type": family, "architectures": [CLASSES[family][1]],
+        "num_hidden_layers": draw(st.integers(1, 3)), "num_attention_heads": heads,
+        "intermediate_size": draw(st.integers(1, 48)), "vocab_size": draw(st.integers(8, 100)),
+        "max_position_embeddings": 64, "bos_token_id": 0, "eos_token_id": 0, "pad_token_id": None,
+    }  # fmt: skip
+    if kv_default is not None and heads % kv_default:  # absent would not divide the heads
+        out["num_key_value_heads"] = kv
+    else:
+        maybe(draw, out, "num_key_value_heads", kv)
+    head_dim = draw(st.sampled_from([2, 4, 8]))  # rotary needs an even head_dim
+    # Gemma2Config and Gemma3TextConfig refuse a hidden_size that is no multiple of the heads.
+    multiple = heads if family in ("gemma2", "gemma3_text") else 2
+    hidden = multiple * draw(st.integers(1, 64 // multiple))
+    if draw(st.booleans()):  # head_dim given: d_model free of heads x head_dim
+        out |= {"hidden_size": hidden, "head_dim": head_dim}
+    elif family == "olmo2":  # absent: hidden_size / heads
+        out["hidden_size"] = heads * head_dim
+    else:  # absent: the class default (256 for Gemma, 128 for Qwen3)
+        out["hidden_size"] = hidden
+    maybe(draw, out, "tie_word_embeddings", draw(st.booleans()))
+    maybe(draw, out, "attention_bias", draw(st.booleans()))
+    if family != "olmo2":
+        acts = ["gelu_pytorch_tanh", "gelu", "silu"] if family != "qwen3" else ["silu", "gelu"]
+        maybe(draw, out, ACT_KEY.get(family, "hidden_act"), draw(st.sampled_from(acts)))
+    if family in ("gemma2", "gemma3_text"):  # no parameters, no matmuls
+        maybe(draw, out, "sliding_window", draw(st.integers(1, 8)))
+        maybe(draw, out, "query_pre_attn_scalar", draw(st.sampled_from([1, 16, 256])))
+        for key in ("attn_logit_softcapping", "final_logit_softcapping"):
+            maybe(draw, out, key, draw(st.sampled_from([None, 30.0, 50.0])))
+    if family == "gemma3_text":
+        maybe(draw, out, "use_bidirectional_attention", draw(st.booleans()))
+        maybe(draw, out, "sliding_window_pattern", draw(st.integers(1, 3)))
+    if family == "qwen3":  # a sliding-window mask only
+        maybe(draw, out, "use_sliding_window", draw(st.booleans()))
+        maybe(draw, out, "sliding_window", draw(st.integers(1, 8)))
+        maybe(draw, out, "max_window_layers", draw(st.integers(0, 3)))
+    return out
+
+
+def check(data: dict[str, Any], batch: int, s: int, tmp: Path) -> None:
+    """Parameters, names and shapes, FLOPs and a save_pretrained checkpoint, all exact."""
+    torch.manual_seed(0)
+    cfg = read(data, tmp)
+    model = build(data).eval()
+    assert sum(p.numel() for p in model.parameters()) == total_params(cfg)
+    names = {n: tuple(p.shape) for n, p in model.named_parameters()}
+    assert names == inventory_names(cfg)
+    got = counted_flops(model, data["vocab_size"], batch, s)
+    assert got == forward_flops(cfg, Workload(batch=batch, seq_len=s))
+    # The checkpoint and the config.json that save_pretrained writes (every field explicit).
+    out = tmp / "ckpt"
+    with contextlib.redirect_stderr(io.StringIO()):
+        model.save_pretrained(out)
+    assert total_params(resolve_model(hf_config=out)) == total_params(cfg)
+    r = run("verify", "--hf-config", str(out), "--checkpoint", str(out), "-f", "json")
+    assert r.exit_code == 0, r.stdout
+    assert r.json()["checkpoint"]["checkpoint_params"] == total_params(cfg)
+    written = json.loads((out / "config.json").read_text())
+    wider = {**written, "intermediate_size": written["intermediate_size"] + 1}
+    (out / "config.json").write_text(json.dumps(wider))
+    r = run("verify", "--hf-config", str(out), "--checkpoint", str(out), "-f", "json")
+    assert r.exit_code == 1
+    assert r.json()["checkpoint"]["shape_mismatches"]
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_random_configs_against_torch(
+    family: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(data=config_jsons(family), batch=st.integers(1, 2), s=st.integers(1, 9))
+    def each(data: dict[str, Any], batch: int, s: int) -> None:
+        check(data, batch, s, tmp_path_factory.mktemp(family))
+
+    each()
+
+
+# Each family's rarest variants, always run (hypothesis may draw other ones).
+IDS = {"bos_token_id": 0, "eos_token_id": 0, "pad_token_id": None, "max_position_embeddings": 64}
+EXPLICIT: dict[str, dict[str, Any]] = {
+    "gemma defaults: head_dim 256, 16 kv heads, tied": {
+        "model_type": "gemma", "hidden_size": 32, "num_attention_heads": 16,
+        "intermediate_size": 24, "num_hidden_layers": 2, "vocab_size": 40, "hidden_act": "gelu",
+    },
+    "gemma biased, untied, MQA": {
+        "model_type": "gemma", "hidden_size": 24, "num_attention_heads": 4,
+        "num_key_value_heads": 1, "head_dim": 6, "intermediate_size": 20,
+        "num_hidden_layers": 2, "vocab_size": 40, "attention_bias": True,
+        "tie_word_embeddings": False,
+    },
+    "gemma2 untied, soft-capping off, GQA": {
+        "model_type": "gemma2", "hidden_size": 16, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "head_dim": 8, "intermediate_size": 20,
+        "num_hidden_layers": 3, "vocab_size": 50, "tie_word_embeddings": False,
+        "attn_logit_softcapping": None, "final_logit_softcapping": None, "sliding_window": 2,
+    },
+    "gemma3_text biased, bidirectional, defaults": {
+        "model_type": "gemma3_text", "hidden_size": 16, "num_attention_heads": 4,
+        "intermediate_size": 20, "num_hidden_layers": 2, "vocab_size": 50,
+        "attention_bias": True, "use_bidirectional_attention": True, "sliding_window": 4,
+    },
+    "qwen3 defaults: head_dim 128, 32 kv heads": {
+        "model_type": "qwen3", "hidden_size": 8, "num_attention_heads": 32,
+        "intermediate_size": 12, "num_hidden_layers": 1, "vocab_size": 30,
+    },
+    "qwen3 null kv heads, biased, tied, sliding window": {
+        "model_type": "qwen3", "hidden_size": 24, "num_attention_heads": 3,
+        "num_key_value_heads": None, "head_dim": 4, "intermediate_size": 20,
+        "num_hidden_layers": 2, "vocab_size": 40, "attention_bias": True,
+        "tie_word_embeddings": True, "use_sliding_window": True, "sliding_window": 3,
+        "max_window_layers": 1,
+    },
+    "olmo2 GQA, head_dim, biased, tied": {
+        "model_type": "olmo2", "hidden_size": 20, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "head_dim": 6, "intermediate_size": 28,
+        "num_hidden_layers": 2, "vocab_size": 60, "attention_bias": True,
+        "tie_word_embeddings": True,
+    },
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("label", EXPLICIT)
+def test_explicit_variants(label: str, tmp_path: Path) -> None:
+    check({**EXPLICIT[label], **IDS}, 2, 5, tmp_path)
+
+
+def test_variants_change_the_counts(tmp_path: Path) -> None:
+    """The flags and class defaults read are honoured: each changes the count as it should."""
+    gemma = {**EXPLICIT["gemma defaults: head_dim 256, 16 kv heads, tied"], **IDS}
+    cfg = read(gemma, tmp_path)
+    assert (cfg.head_size, cfg.kv_heads, cfg.tie_embeddings) == (256, 16, True)
+    # Per layer Q, K, V, O = 4 x 32 x (16 x 256) = 524,288; gate/up/down 3 x 32 x 24 = 2,304;
+    # 2 norms of 32; 2 layers: 1,053,312; + embedding 40 x 32 + final norm 32 = 1,054,624.
+    assert total_params(cfg) == 1_054_624
+    untied = read({**gemma, "tie_word_embeddings": False}, tmp_path)
+    assert total_params(untied) - total_params(cfg) == 40 * 32  # lm_head [vocab, d_model]
+    # The same sizes in Gemma 2 and 3 (whose absent kv heads would be 4, not 16).
+    g2, g3 = (
+        {**gemma, "model_type": m, "num_key_value_heads": 16} for m in ("gemma2", "gemma3_text")
+    )
+    # Gemma 2 over Gemma: pre- and post-FFN norms, 2 x 32 per layer, 2 layers.
+    assert total_params(read(g2, tmp_path)) - total_params(cfg) == 2 * 2 * 32
+    # Gemma 3 over Gemma 2: q_norm and k_norm of [head_dim = 256] per layer, 2 layers.
+    assert total_params(read(g3, tmp_path)) - total_params(read(g2, tmp_path)) == 2 * 2 * 256
+    qwen = {**EXPLICIT["qwen3 defaults: head_dim 128, 32 kv heads"], **IDS}
+    cfg = read(qwen, tmp_path)
+    assert (cfg.head_size, cfg.kv_heads, cfg.tie_embeddings) == (128, 32, False)
+    null_kv = {**EXPLICIT["qwen3 null kv heads, biased, tied, sliding window"], **IDS}
+    assert read(null_kv, tmp_path).kv_heads == 3  # null: the number of heads
+    olmo = {**EXPLICIT["olmo2 GQA, head_dim, biased, tied"], **IDS}
+    # Both have two [d_model] norms per layer; OLMo 2's q_norm is over 4 heads x 6 = 24 and its
+    # k_norm over 2 x 6 = 12, Qwen3's are one [head_dim = 6] each: 2 layers x (36 - 12).
+    as_qwen = read({**olmo, "model_type": "qwen3"}, tmp_path)
+    assert total_params(read(olmo, tmp_path)) - total_params(as_qwen) == 2 * (24 + 12 - 6 - 6)
+
+
+# --- the real-size configs and the presets on the meta device: names, FLOPs at S = 64 ---------
+
+COVERAGE = {
+    c["model_type"]: c
+    for c in json.loads((DATA / "coverage.json").read_text())["cases"]
+    if c["model_type"] in CLASSES
+}
+# The shipped presets: each is the real-size config of its family.
+PRESET = {"gemma2": "gemma-2-9b", "gemma3_text": "gemma-3-1b", "qwen3": "qwen3-8b",
+          "olmo2": "olmo-2-7b"}  # fmt: skip
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_real_size_names_and_flops(family: str, tmp_path: Path) -> None:
+    data = COVERAGE[family]["hf_config"]
+    model = build(data, "meta")
+    flops = counted_flops(model, 8, 1, 64, "meta")
+    names = {n: tuple(p.shape) for n, p in model.named_parameters()}
+    # Golden: tests/data/coverage.json total_params (transformers 5.24.0, meta device).
+    assert sum(p.numel() for p in model.parameters()) == COVERAGE[family]["total_params"]
+    configs = [read(data, tmp_path)]
+    if family in PRESET:
+        configs.append(resolve_model(preset=PRESET[family]))
+    for cfg in configs:
+        assert total_params(cfg) == COVERAGE[family]["total_params"]
+        assert names == inventory_names(cfg)
+        assert flops == forward_flops(cfg, Workload(1, 64))
