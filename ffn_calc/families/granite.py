@@ -1,0 +1,29 @@
+"""Granite (`GraniteForCausalLM`): Llama's layout and parameters, with scalar multipliers.
+
+Fixed by the architecture: as Llama (RMSNorm, rotary, SwiGLU gate/up/down, GQA;
+`attention_bias` on Q, K, V and O, `mlp_bias` on the three MLP matrices). The
+embedding, residual and attention multipliers and the logits scaling are scalars from the
+config, not parameters: 0 parameters and no matmul. The head is untied unless
+tie_word_embeddings says otherwise (granite-3.0-2b's config.json ties it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ffn_calc.config import ModelConfig
+from ffn_calc.families.base import LLAMA_NAMING, Reader, decoder
+from ffn_calc.naming import Naming
+
+ARCHITECTURE = "GraniteForCausalLM"
+
+
+def fields(r: Reader) -> dict[str, Any]:
+    return decoder(
+        r, "granite", attention_bias=r.boolean("attention_bias", False),
+        ffn_bias=r.boolean("mlp_bias", False),
+    )  # fmt: skip
+
+
+def naming(cfg: ModelConfig) -> Naming:
+    return LLAMA_NAMING

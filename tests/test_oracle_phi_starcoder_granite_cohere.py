@@ -1,0 +1,256 @@
+"""Differential tests: Phi-3, StarCoder2, Granite and Cohere against `transformers`.
+
+Optional, as tests/test_torch_oracle.py: they need torch and transformers and skip cleanly
+without them. Each case is a config.json as the Hub holds it (some fields absent, so the class
+defaults apply); ffn-calc reads it with `--hf-config`, transformers builds the class named in
+`architectures` from the same fields. Parameters come from `parameters()`, tensor names from
+`named_parameters()`, FLOPs from `torch.utils.flop_counter.FlopCounterMode` over a forward pass
+with eager attention, checkpoints from `save_pretrained`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import warnings
+from itertools import product
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+
+from conftest import DATA, run  # noqa: E402
+from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
+
+from ffn_calc.config import ModelConfig  # noqa: E402
+from ffn_calc.flops import Workload, forward_flops  # noqa: E402
+from ffn_calc.instantiate import instantiate  # noqa: E402
+from ffn_calc.params import total_params  # noqa: E402
+from ffn_calc.presets import resolve_model  # noqa: E402
+
+transformers.logging.set_verbosity_error()
+warnings.filterwarnings("ignore")
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+
+CLASSES = {
+    "phi3": ("Phi3Config", "Phi3ForCausalLM"),
+    "starcoder2": ("Starcoder2Config", "Starcoder2ForCausalLM"),
+    "granite": ("GraniteConfig", "GraniteForCausalLM"),
+    "cohere": ("CohereConfig", "CohereForCausalLM"),
+}
+FAMILIES = sorted(CLASSES)
+
+
+def build(data: dict[str, Any], device: str = "cpu") -> Any:
+    """The class named in `architectures`, built by transformers from the config.json fields."""
+    conf_name, model_name = CLASSES[data["model_type"]]
+    fields = {k: v for k, v in data.items() if k != "model_type"}
+    conf = getattr(transformers, conf_name)(**fields)
+    conf._attn_implementation = "eager"
+    with torch.device(device):
+        return getattr(transformers, model_name)(conf)
+
+
+def read(data: dict[str, Any], tmp: Path) -> ModelConfig:
+    """ffn-calc's model for a config.json with these fields."""
+    path = tmp / "config.json"
+    path.write_text(json.dumps(data, indent=2))
+    return resolve_model(hf_config=path)
+
+
+def inventory_names(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
+    """The inventory's untied tensors by real name: each template written out per index."""
+    return {
+        t.name.format_map({key: i for (key, _), i in zip(t.ranges, index, strict=True)}): t.shape
+        for t in instantiate(cfg).tensors
+        if t.tied_to is None
+        for index in product(*(range(n) for _, n in t.ranges))
+    }
+
+
+def counted_flops(model: Any, vocab: int, batch: int, s: int, device: str = "cpu") -> int:
+    ids = torch.randint(0, vocab, (batch, s)).to(device)
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        model(input_ids=ids)
+    return int(counter.get_total_flops())
+
+
+# --- random small config.json files per family ----------------------------------------------
+
+
+def maybe(draw: Any, out: dict[str, Any], key: str, value: Any) -> None:
+    """Set `key` or leave it absent (the class default applies)."""
+    if draw(st.booleans()):
+        out[key] = value
+
+
+@st.composite
+def config_jsons(draw: Any, family: str) -> dict[str, Any]:
+    """A tiny config.json: d_model <= 64, <= 3 layers, vocab <= 100, the family's flags drawn."""
+    heads = draw(st.integers(1, 4))
+    kv = draw(st.sampled_from([k for k in range(1, heads + 1) if heads % k == 0]))
+    head_dim = draw(st.sampled_from([2, 4, 8, 16]))  # rotary needs an even head_dim
+    out: dict[str, Any] = {
+        "model_type": family, "architectures": [CLASSES[family][1]],
+        "num_hidden_layers": draw(st.integers(1, 3)), "num_attention_heads": heads,
+        "intermediate_size": draw(st.integers(1, 48)), "vocab_size": draw(st.integers(8, 100)),
+        "max_position_embeddings": 64, "bos_token_id": 0, "eos_token_id": 0, "pad_token_id": None,
+    }  # fmt: skip
+    if draw(st.booleans()):  # head_dim given: d_model free of heads x head_dim
+        out |= {"hidden_size": 2 * draw(st.integers(1, 32)), "head_dim": head_dim}
+    else:
+        out["hidden_size"] = heads * head_dim
+    if family == "starcoder2":  # absent num_key_value_heads means 2 here, not the head count
+        if heads % 2 or draw(st.booleans()):
+            out["num_key_value_heads"] = kv
+    else:
+        maybe(draw, out, "num_key_value_heads", kv)
+    maybe(draw, out, "tie_word_embeddings", draw(st.booleans()))
+    if family in ("phi3", "starcoder2"):  # masks only: eager attention runs the full square
+        maybe(draw, out, "sliding_window", draw(st.integers(1, 8)))
+    if family == "phi3":
+        factor = draw(st.sampled_from([0.5, 1.0]))  # partial rotary: no parameters
+        out["rope_parameters"] = {"rope_type": "default", "rope_theta": 10000.0,
+                                  "partial_rotary_factor": factor}  # fmt: skip
+    elif family == "starcoder2":
+        maybe(draw, out, "use_bias", draw(st.booleans()))
+        acts = ["gelu_pytorch_tanh", "gelu", "gelu_new", "relu", "silu"]
+        maybe(draw, out, "hidden_act", draw(st.sampled_from(acts)))
+    elif family == "granite":
+        maybe(draw, out, "attention_bias", draw(st.booleans()))
+        maybe(draw, out, "mlp_bias", draw(st.booleans()))
+        for key in ("embedding_multiplier", "residual_multiplier", "attention_multiplier",
+                    "logits_scaling"):  # fmt: skip
+            maybe(draw, out, key, draw(st.floats(0.1, 4.0)))
+    else:
+        maybe(draw, out, "use_qk_norm", draw(st.booleans()))
+        maybe(draw, out, "attention_bias", draw(st.booleans()))
+        maybe(draw, out, "logit_scale", draw(st.floats(0.01, 1.0)))
+    return out
+
+
+def check(data: dict[str, Any], batch: int, s: int, tmp: Path) -> None:
+    """Parameters, names and shapes, FLOPs and a save_pretrained checkpoint, all exact."""
+    torch.manual_seed(0)
+    cfg = read(data, tmp)
+    model = build(data).eval()
+    assert sum(p.numel() for p in model.parameters()) == total_params(cfg)
+    names = {n: tuple(p.shape) for n, p in model.named_parameters()}
+    assert names == inventory_names(cfg)
+    got = counted_flops(model, data["vocab_size"], batch, s)
+    assert got == forward_flops(cfg, Workload(batch=batch, seq_len=s))
+    # The checkpoint and the config.json that save_pretrained writes (every field explicit).
+    out = tmp / "ckpt"
+    with contextlib.redirect_stderr(io.StringIO()):
+        model.save_pretrained(out)
+    assert total_params(resolve_model(hf_config=out)) == total_params(cfg)
+    r = run("verify", "--hf-config", str(out), "--checkpoint", str(out), "-f", "json")
+    assert r.exit_code == 0, r.stdout
+    assert r.json()["checkpoint"]["checkpoint_params"] == total_params(cfg)
+    written = json.loads((out / "config.json").read_text())
+    wider = {**written, "intermediate_size": written["intermediate_size"] + 1}
+    (out / "config.json").write_text(json.dumps(wider))
+    r = run("verify", "--hf-config", str(out), "--checkpoint", str(out), "-f", "json")
+    assert r.exit_code == 1
+    assert r.json()["checkpoint"]["shape_mismatches"]
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_random_configs_against_torch(
+    family: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(data=config_jsons(family), batch=st.integers(1, 2), s=st.integers(1, 9))
+    def each(data: dict[str, Any], batch: int, s: int) -> None:
+        check(data, batch, s, tmp_path_factory.mktemp(family))
+
+    each()
+
+
+# Each family's rarest variants, always run (hypothesis may draw other ones).
+IDS = {"bos_token_id": 0, "eos_token_id": 0, "pad_token_id": None, "max_position_embeddings": 64}
+EXPLICIT: dict[str, dict[str, Any]] = {
+    "phi3 GQA, head_dim, tied, partial rotary": {
+        "model_type": "phi3", "hidden_size": 24, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "head_dim": 8, "intermediate_size": 20,
+        "num_hidden_layers": 2, "vocab_size": 40, "tie_word_embeddings": True,
+        "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0,
+                            "partial_rotary_factor": 0.5},
+    },
+    "starcoder2 default kv heads (2), no bias, untied": {
+        "model_type": "starcoder2", "hidden_size": 32, "num_attention_heads": 4,
+        "intermediate_size": 24, "num_hidden_layers": 2, "vocab_size": 50, "use_bias": False,
+        "tie_word_embeddings": False,
+    },
+    "granite biased, untied, multipliers": {
+        "model_type": "granite", "hidden_size": 32, "num_attention_heads": 4,
+        "num_key_value_heads": 1, "intermediate_size": 40, "num_hidden_layers": 2,
+        "vocab_size": 60, "attention_bias": True, "mlp_bias": True,
+        "embedding_multiplier": 12.0, "residual_multiplier": 0.22,
+        "attention_multiplier": 0.015625, "logits_scaling": 8.0,
+    },
+    "cohere qk-norm, GQA, biased, untied": {
+        "model_type": "cohere", "hidden_size": 32, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "intermediate_size": 40, "num_hidden_layers": 2,
+        "vocab_size": 60, "use_qk_norm": True, "attention_bias": True,
+        "tie_word_embeddings": False, "logit_scale": 0.0625,
+    },
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("label", EXPLICIT)
+def test_explicit_variants(label: str, tmp_path: Path) -> None:
+    check({**EXPLICIT[label], **IDS}, 2, 5, tmp_path)
+
+
+def test_variants_change_the_counts(tmp_path: Path) -> None:
+    """The flags read are honoured: each changes the count by the tensors it adds."""
+    cohere = {**EXPLICIT["cohere qk-norm, GQA, biased, untied"], **IDS}
+    plain = read({**cohere, "use_qk_norm": False}, tmp_path)
+    # CohereAttention: q_norm [4, 8] + k_norm [2, 8], weight only, 2 layers: 2 x (32 + 16) = 96.
+    assert total_params(read(cohere, tmp_path)) - total_params(plain) == 96
+    starcoder = {**EXPLICIT["starcoder2 default kv heads (2), no bias, untied"], **IDS}
+    # Starcoder2Config.use_bias absent (true), num_key_value_heads absent (2; head_dim 8): per
+    # layer q 32 + k 16 + v 16 + o 32 + c_fc 24 + c_proj 32 = 152 bias entries; 2 layers: 304.
+    del starcoder["use_bias"]
+    biased, plain = read(starcoder, tmp_path), read({**starcoder, "use_bias": False}, tmp_path)
+    assert biased.kv_heads == 2
+    assert total_params(biased) - total_params(plain) == 304
+
+
+# --- the real-size configs on the meta device: every tensor name, FLOPs at S = 64 -------------
+
+COVERAGE = {
+    c["model_type"]: c
+    for c in json.loads((DATA / "coverage.json").read_text())["cases"]
+    if c["model_type"] in CLASSES
+}
+PRESETS = {"phi-3-mini": "phi3", "starcoder2-3b": "starcoder2"}
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_real_size_names_and_flops(family: str, tmp_path: Path) -> None:
+    data = COVERAGE[family]["hf_config"]
+    cfg = read(data, tmp_path)
+    model = build(data, "meta")
+    # Golden: tests/data/coverage.json total_params (transformers 5.24.0, meta device).
+    assert sum(p.numel() for p in model.parameters()) == COVERAGE[family]["total_params"]
+    assert total_params(cfg) == COVERAGE[family]["total_params"]
+    assert {n: tuple(p.shape) for n, p in model.named_parameters()} == inventory_names(cfg)
+    assert counted_flops(model, 8, 1, 64, "meta") == forward_flops(cfg, Workload(1, 64))
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_presets_are_the_instantiated_models(preset: str) -> None:
+    data = COVERAGE[PRESETS[preset]]["hf_config"]
+    cfg = resolve_model(preset=preset)
+    model = build(data, "meta")
+    assert sum(p.numel() for p in model.parameters()) == total_params(cfg)
+    assert {n: tuple(p.shape) for n, p in model.named_parameters()} == inventory_names(cfg)
+    assert counted_flops(model, 8, 1, 64, "meta") == forward_flops(cfg, Workload(1, 64))
