@@ -132,6 +132,11 @@ class ModelConfig(BaseModel):
     separate_position_tables: bool = Field(
         False, description="Encoder-decoder: each stack has its own learned position table."
     )
+    stack_embeddings: bool = Field(
+        False, description="Encoder-decoder: besides the shared token table, each stack has "
+        "one of its own (BART with tie_word_embeddings false unties all three in transformers; "
+        "the shared one stays, unused).",
+    )  # fmt: skip
 
     @field_validator("family")
     @classmethod
@@ -170,6 +175,13 @@ class ModelConfig(BaseModel):
             raise ValueError("n_decoder_layers applies only to an encoder-decoder model")
         if self.vocab_size is None and (self.type_vocab_size or self.tie_embeddings):
             raise ValueError("type_vocab_size and tie_embeddings need a vocab_size")
+        if self.stack_embeddings and not (
+            self.architecture == "encoder-decoder" and self.shared_embeddings and self.vocab_size
+        ):
+            raise ValueError(
+                "stack_embeddings needs an encoder-decoder model with a vocab_size and "
+                "shared_embeddings"
+            )
         if self.tie_embeddings and not self.lm_head:
             raise ValueError("tie_embeddings needs an lm_head to tie")
         if self.unique_layers is not None and (

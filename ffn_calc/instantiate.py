@@ -284,6 +284,8 @@ class _Walker:
             self.tensor(f"{nm.tok}.weight", (v, e), "embedding")
             if cfg.architecture == "encoder-decoder" and not cfg.shared_embeddings:
                 self.tensor(f"{nm.target_tok}.weight", (v, e), "embedding")
+            for stack in ("encoder", "decoder") if cfg.stack_embeddings else ():
+                self.tensor(f"{_in_stack(nm.stack_tok, stack)}.weight", (v, e), "embedding")
         encdec = cfg.architecture == "encoder-decoder"
         stacks = ["encoder", "decoder"] if encdec else [self.only_stack]
         if cfg.positions == "learned" and cfg.max_positions is not None:

@@ -59,6 +59,7 @@ class Naming:
     expert_up: str = "up_proj"
     expert_down: str = "down_proj"
     target_tok: str = "decoder.embed_tokens"
+    stack_tok: str = "{stack}.embed_tokens"  # a stack's own token table (stack_embeddings)
     # Names that share storage with another tensor and appear in state_dicts (tied copies):
     # whole name -> the whole name of the tensor it shares.
     aliases: Mapping[str, str] = field(default_factory=dict)

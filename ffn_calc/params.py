@@ -168,6 +168,8 @@ def _embedding_terms(cfg: ModelConfig) -> list[Term]:
         out.append(term(g, "token embedding", f"vocab_size x {ew}", v, e))
         if cfg.architecture == "encoder-decoder" and not cfg.shared_embeddings:
             out.append(term(g, "target token embedding", f"vocab_size x {ew}", v, e))
+        for stack in _stacks(cfg) if cfg.stack_embeddings else []:  # beside the shared one
+            out.append(term(g, f"{stack} token embedding", f"vocab_size x {ew}", v, e))
     if cfg.positions == "learned" and cfg.max_positions is not None:
         tables = 2 if cfg.architecture == "encoder-decoder" and cfg.separate_position_tables else 1
         for i in range(tables):

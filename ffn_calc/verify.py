@@ -21,6 +21,7 @@ BUFFER_SUFFIXES = (
     ".rotary_emb.inv_freq",
     ".position_ids",
     ".token_type_ids",
+    ".final_logits_bias",  # BART's zero logits bias, a buffer that checkpoints keep
 )
 
 

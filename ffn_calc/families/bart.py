@@ -1,0 +1,72 @@
+"""BART (`BartForConditionalGeneration`): post-LN encoder-decoder with learned positions.
+
+Fixed by the architecture: biases on every projection (Q, K, V, out_proj, fc1, fc2) and
+LayerNorms with weight and bias; post-LN layers with self_attn_layer_norm and
+final_layer_norm (the decoder adds encoder_attn_layer_norm after cross-attention), no norm
+after the last layer; per stack a learned position table of max_position_embeddings + 2 rows
+(positions are offset by 2) and a layernorm_embedding; one token table `model.shared`, which
+`model.encoder.embed_tokens` and `model.decoder.embed_tokens` alias, and the lm_head tied to
+it. With `tie_word_embeddings` false transformers unties all three: the encoder, the decoder
+and the head each get their own [vocab_size, d_model] table and `model.shared` stays, unused.
+
+Not parameters: `final_logits_bias` [1, vocab_size], a buffer that checkpoints keep. No
+parameters and no matmuls: `scale_embedding` (sqrt(d_model)), the position offset.
+`decoder_attention_heads` changes nothing counted (every head is d_model / heads wide, so
+projections and scores depend on d_model only); it must divide d_model. The FFN width must be
+the same in both stacks (`encoder_ffn_dim` = `decoder_ffn_dim`): ffn-calc describes one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ffn_calc.config import ModelConfig
+from ffn_calc.errors import ConfigError
+from ffn_calc.families.base import PLAIN_ACT, Reader
+from ffn_calc.naming import Naming
+
+ARCHITECTURE = "BartForConditionalGeneration"
+
+
+def fields(r: Reader) -> dict[str, Any]:
+    d, ffn = r.req("d_model"), r.req("encoder_ffn_dim")
+    if (dec_ffn := r.req("decoder_ffn_dim")) != ffn:
+        raise ConfigError(
+            f"{r.where('decoder_ffn_dim')}: decoder_ffn_dim = {dec_ffn} differs from "
+            f"encoder_ffn_dim = {ffn}; ffn-calc describes one FFN width for both stacks."
+        )
+    for key in ("encoder_attention_heads", "decoder_attention_heads"):
+        if d % (heads := r.req(key)):  # BartAttention: head_dim = d_model / heads
+            raise ConfigError(f"{r.where(key)}: {key} = {heads} must divide d_model = {d}.")
+    tied = r.boolean("tie_word_embeddings", True)
+    return {
+        "family": "bart", "architecture": "encoder-decoder", "n_layers": r.req("encoder_layers"),
+        "n_decoder_layers": r.req("decoder_layers"), "d_model": d,
+        "n_heads": r.req("encoder_attention_heads"), "d_ff": ffn,
+        "activation": r.choice("activation_function", PLAIN_ACT, "gelu"),
+        "attention_bias": True, "ffn_bias": True, "norm": "layernorm", "final_norm": False,
+        "embedding_norm": True, "positions": "learned",
+        # BartLearnedPositionalEmbedding: max_position_embeddings + 2 rows (offset 2).
+        "max_positions": r.req("max_position_embeddings") + 2, "separate_position_tables": True,
+        "vocab_size": r.req("vocab_size"), "shared_embeddings": True, "tie_embeddings": tied,
+        "stack_embeddings": not tied,
+    }  # fmt: skip
+
+
+NAMING = Naming(
+    layer="model.{stack}.layers.{i}.", q="self_attn.q_proj", k="self_attn.k_proj",
+    v="self_attn.v_proj", o="self_attn.out_proj", up="fc1", down="fc2", gate="fc_gate",
+    norms={2: ("self_attn_layer_norm", "final_layer_norm")},
+    cross_q="encoder_attn.q_proj", cross_k="encoder_attn.k_proj", cross_v="encoder_attn.v_proj",
+    cross_o="encoder_attn.out_proj", norm_cross="encoder_attn_layer_norm",
+    final_norm="model.{stack}.layer_norm", tok="model.shared", lm_head="lm_head",
+    pos="model.{stack}.embed_positions", emb_norm="model.{stack}.layernorm_embedding",
+    stack_tok="model.{stack}.embed_tokens",
+    aliases={"model.encoder.embed_tokens.weight": "model.shared.weight",
+             "model.decoder.embed_tokens.weight": "model.shared.weight"},
+    prefixes=("model.",), architecture="encoder-decoder",
+)  # fmt: skip
+
+
+def naming(cfg: ModelConfig) -> Naming:
+    return NAMING
