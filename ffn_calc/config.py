@@ -117,6 +117,11 @@ class ModelConfig(BaseModel):
     )  # fmt: skip
     embedding_projection_bias: bool = Field(False, description="The projections have biases.")
     lm_head_bias: bool = Field(False, description="A [vocab_size] bias on the output head.")
+    lm_head_projection_bias: bool = Field(
+        False, description="The output projection has a [vocab_size] bias of its own besides "
+        "lm_head_bias (a masked-LM head untied from the embeddings in transformers: RoBERTa, "
+        "ALBERT; the forward adds only the projection's).",
+    )  # fmt: skip
     lm_head_transform: bool = Field(
         False, description="A masked-LM head: dense d_model -> embedding width (with bias) and "
         "a norm before the output projection.",
@@ -128,6 +133,11 @@ class ModelConfig(BaseModel):
     unique_layers: PositiveInt | None = Field(
         None, description="Layers with parameters of their own when layers share them "
         "(ALBERT); FLOPs count every applied layer.",
+    )  # fmt: skip
+    layers_per_group: PositiveInt | None = Field(
+        None, description="Shared layers kept in groups (ALBERT's inner_group_num): each group "
+        "holds this many layers and applies them in turn; n_layers and unique_layers count "
+        "layers, so both are multiples of it. Names only (group {g}, layer {j}): no count.",
     )  # fmt: skip
     separate_position_tables: bool = Field(
         False, description="Encoder-decoder: each stack has its own learned position table."
@@ -197,8 +207,19 @@ class ModelConfig(BaseModel):
             self.vocab_size is None or self.architecture == "encoder-decoder"
         ):
             raise ValueError("embedding_dim needs a vocab_size and one stack")
-        if (self.lm_head_transform or self.lm_head_bias) and not self.has_lm_head:
-            raise ValueError("lm_head_transform and lm_head_bias need an lm_head and a vocab_size")
+        if (
+            self.lm_head_transform or self.lm_head_bias or self.lm_head_projection_bias
+        ) and not self.has_lm_head:
+            raise ValueError(
+                "lm_head_transform, lm_head_bias and lm_head_projection_bias need an lm_head "
+                "and a vocab_size"
+            )
+        k = self.layers_per_group
+        if k is not None and (self.n_layers % k or self.param_layers(self.n_layers) % k):
+            raise ValueError(
+                f"layers_per_group ({k}) must divide n_layers ({self.n_layers}) and "
+                f"unique_layers ({self.param_layers(self.n_layers)})"
+            )
         if (
             self.embedding_projection == "all"
             and self.embedding_dim is not None

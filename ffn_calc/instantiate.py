@@ -134,6 +134,7 @@ class _Walker:
         self.batch, self.s, self.t = batch, s, t
         self.ranges: Ranges = ()  # the copies of the tensors being added: a layer's, an expert's
         self.runs: Ranges = ()  # the layers that run the matmuls being added
+        self.spans: dict[str, tuple[int, int]] = {}  # shared layers: the modules a matmul runs
 
     def tensor(
         self, name: str, shape: tuple[int, ...], component: str, tied_to: str | None = None
@@ -141,6 +142,8 @@ class _Walker:
         self.inv.tensors.append(Tensor(name, shape, component, tied_to, self.ranges))
 
     def matmul(self, name: str, component: str, m: int, k: int, n: int, count: int = 1) -> None:
+        if self.spans:  # shared layers: name every module that runs, braces kept for label()
+            name = spell(name, self.spans).replace("{", "{{").replace("}", "}}")
         self.inv.matmuls.append(Matmul(name, component, m, k, n, count, self.runs))
 
     def linear(
@@ -253,9 +256,17 @@ class _Walker:
         p = nm.layer.replace("{stack}", stack)
         # Tensors: the layers that hold parameters (fewer when shared, ALBERT); matmuls: every
         # layer applied.
-        self.ranges, self.runs = (("i", cfg.param_layers(layers)),), (("i", layers),)
+        own, k = cfg.param_layers(layers), cfg.layers_per_group or 1
+        if "{g}" in p:  # layers nested in groups (ALBERT): group {g}, its layer {j}
+            self.ranges = (("g", own // k), ("j", k))
+        else:
+            self.ranges = (("i", own),)
+        self.runs = (("i", layers),)
+        if self.ranges != self.runs:  # shared: a matmul names its modules, counts every run
+            self.spans = {key: (0, n - 1) for key, n in self.ranges}
         self.layer(p, self.batch * length, length, source_len)
         self.ranges = self.runs = ()
+        self.spans = {}
         if cfg.relative_attention_buckets is not None:  # T5: in layer 0's self-attention only
             shape = (cfg.relative_attention_buckets, cfg.n_heads)
             self.tensor(p.replace("{i}", "0") + nm.rel_bias + ".weight", shape, "attention")
@@ -322,6 +333,8 @@ class _Walker:
         self.matmul(nm.lm_head, "lm_head", rows, e, v)
         if cfg.lm_head_bias:
             self.tensor(nm.lm_head_bias, (v,), "lm_head")
+        if cfg.lm_head_projection_bias:  # the projection's own, beside lm_head_bias
+            self.tensor(f"{nm.lm_head}.bias", (v,), "lm_head")
 
     def aliases(self) -> None:
         """State-dict names that share another tensor's storage (T5's encoder.embed_tokens)."""

@@ -2,7 +2,9 @@
 
 Each family module builds a Naming; `instantiate.py` walks the architecture and asks it for
 names. Names are relative to the layer prefix unless marked as whole names. `{stack}` is
-`encoder` or `decoder`, `{i}` the layer index, `{e}` an expert's.
+`encoder` or `decoder`, `{i}` the layer index, `{e}` an expert's. A layer template with `{g}`
+and `{j}` in place of `{i}` names layers nested in shared groups (ALBERT's
+`albert_layer_groups.{g}.albert_layers.{j}.`; ModelConfig.layers_per_group layers a group).
 """
 
 from __future__ import annotations

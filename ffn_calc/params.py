@@ -215,6 +215,8 @@ def _head_terms(cfg: ModelConfig) -> list[Term]:
         out.append(term("lm_head", "lm_head", f"{ew} x vocab_size", e, v))
     if cfg.lm_head_bias:
         out.append(term("lm_head", "lm_head bias", "vocab_size", v))
+    if cfg.lm_head_projection_bias:  # the projection's own, beside lm_head_bias
+        out.append(term("lm_head", "lm_head projection bias", "vocab_size", v))
     return out
 
 
