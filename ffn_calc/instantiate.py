@@ -110,6 +110,8 @@ class Inventory:
     matmuls: list[Matmul] = field(default_factory=list)
     # Prefixes the family's checkpoints may add or leave out (`model.`, `transformer.`).
     prefixes: tuple[str, ...] = ()
+    # Prefixes checkpoints store in place of the reference's: stored -> reference (Naming.renames).
+    renames: Mapping[str, str] = field(default_factory=dict)
 
     def params(self, component: str | None = None) -> int:
         return sum(
@@ -130,7 +132,8 @@ class _Walker:
     """Adds modules with the reference implementation's names and layouts."""
 
     def __init__(self, cfg: ModelConfig, naming: Naming, batch: int, s: int, t: int) -> None:
-        self.cfg, self.nm, self.inv = cfg, naming, Inventory(prefixes=naming.prefixes)
+        self.cfg, self.nm = cfg, naming
+        self.inv = Inventory(prefixes=naming.prefixes, renames=naming.renames)
         self.batch, self.s, self.t = batch, s, t
         self.ranges: Ranges = ()  # the copies of the tensors being added: a layer's, an expert's
         self.runs: Ranges = ()  # the layers that run the matmuls being added

@@ -69,6 +69,9 @@ class Naming:
     decoder: Mapping[str, Any] = field(default_factory=dict)
     # Prefixes that a family's Hub checkpoints may add or leave out (`model.`, `roberta.`).
     prefixes: tuple[str, ...] = ()
+    # Name prefixes that checkpoints store in place of the reference's (transformers renames
+    # them on load and back on save): stored prefix -> the reference's (`embed_out.` -> `lm_head.`).
+    renames: Mapping[str, str] = field(default_factory=dict)
     architecture: str | None = None  # the architecture the names are for
 
     def layer_norm_names(self, count: int) -> tuple[str, ...]:

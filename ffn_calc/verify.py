@@ -18,6 +18,8 @@ from ffn_calc.safetensors import Entry
 BUFFER_SUFFIXES = (
     ".attn.bias",
     ".attn.masked_bias",
+    ".attention.bias",  # GPT-NeoX's causal mask and its fill value in older checkpoints
+    ".attention.masked_bias",
     ".rotary_emb.inv_freq",
     ".position_ids",
     ".token_type_ids",
@@ -115,6 +117,14 @@ def _candidates(
     return []
 
 
+def _renamed(name: str, renames: Mapping[str, str]) -> str:
+    """A checkpoint name under the reference's name (`embed_out.weight` -> `lm_head.weight`)."""
+    for stored, reference in renames.items():
+        if name.startswith(stored):
+            return reference + name[len(stored) :]
+    return name
+
+
 def _pattern(t: Tensor) -> tuple[str, tuple[int | str, ...]]:
     """A template's key (every index segment as `#`) and what each `#` must be: a literal
     number (T5's `layer.1`, a first layer's `0`) or a range index's name."""
@@ -209,7 +219,7 @@ def compare_checkpoint(path: str, inv: Inventory, entries: list[Entry]) -> Check
     by_dtype: dict[str, int] = {}
     for e in entries:
         by_dtype[e.dtype] = by_dtype.get(e.dtype, 0) + e.nbytes
-        key, index = _split(e.name)
+        key, index = _split(_renamed(e.name, inv.renames))
         hits = [
             (t, i)
             for t in _candidates(key, expected, inv.prefixes)

@@ -1,0 +1,392 @@
+"""Differential tests: GPT-NeoX, Falcon, GPT-BigCode, GPT-J and OPT against `transformers`.
+
+Optional: they need the `oracle` extra and skip cleanly without torch and transformers. Each
+case is a small random config.json, read by ffn-calc (`--hf-config`) and built by the
+transformers class its `architectures` names: parameters from `parameters()`, tensor names
+and shapes from `named_parameters()`, FLOPs from `torch.utils.flop_counter.FlopCounterMode`
+over a CPU forward pass with eager attention and no cache, checkpoints from `save_pretrained`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import warnings
+from collections.abc import Callable
+from itertools import product
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+
+from conftest import DATA, run  # noqa: E402
+from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
+
+from ffn_calc.config import ModelConfig  # noqa: E402
+from ffn_calc.flops import Workload, forward_flops  # noqa: E402
+from ffn_calc.instantiate import instantiate  # noqa: E402
+from ffn_calc.params import total_params  # noqa: E402
+from ffn_calc.presets import resolve_model  # noqa: E402
+
+transformers.logging.set_verbosity_error()
+warnings.filterwarnings("ignore")
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+
+# model_type -> (config class, model class, the config.json key of the FFN width)
+CLASSES = {
+    "gpt_neox": ("GPTNeoXConfig", "GPTNeoXForCausalLM", "intermediate_size"),
+    "falcon": ("FalconConfig", "FalconForCausalLM", "ffn_hidden_size"),
+    "gpt_bigcode": ("GPTBigCodeConfig", "GPTBigCodeForCausalLM", "n_inner"),
+    "gptj": ("GPTJConfig", "GPTJForCausalLM", "n_inner"),
+    "opt": ("OPTConfig", "OPTForCausalLM", "ffn_dim"),
+}
+IDS = {"bos_token_id": 0, "eos_token_id": 0, "pad_token_id": None}
+
+
+def _heads(draw: Any, head_dims: list[int]) -> tuple[int, int]:
+    heads = draw(st.integers(1, 4))
+    return heads, heads * draw(st.sampled_from(head_dims))
+
+
+def _neox(draw: Any) -> dict[str, Any]:
+    heads, d = _heads(draw, [4, 8])  # partial rotary over an even share of head_dim
+    return {
+        "hidden_size": d, "num_attention_heads": heads, "num_hidden_layers": draw(st.integers(1, 3)),
+        "intermediate_size": draw(st.integers(1, 48)), "vocab_size": draw(st.integers(8, 100)),
+        "attention_bias": draw(st.booleans()), "use_parallel_residual": draw(st.booleans()),
+        "tie_word_embeddings": draw(st.booleans()), "max_position_embeddings": 64,
+        "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0,
+                            "partial_rotary_factor": draw(st.sampled_from([0.5, 1.0]))},
+    }  # fmt: skip
+
+
+def _falcon(draw: Any) -> dict[str, Any]:
+    heads, d = _heads(draw, [4, 8])  # rotary over the whole head_dim: even
+    out = {
+        "hidden_size": d, "num_attention_heads": heads, "num_hidden_layers": draw(st.integers(1, 3)),
+        "vocab_size": draw(st.integers(8, 100)),
+        "new_decoder_architecture": draw(st.booleans()), "multi_query": draw(st.booleans()),
+        "num_kv_heads": draw(st.sampled_from([k for k in range(1, heads + 1) if heads % k == 0])),
+        "parallel_attn": draw(st.booleans()),
+        "num_ln_in_parallel_attn": draw(st.sampled_from([None, 1, 2])),
+        "bias": draw(st.booleans()), "alibi": draw(st.booleans()),
+        "tie_word_embeddings": draw(st.booleans()),
+    }  # fmt: skip
+    if draw(st.booleans()):
+        out["ffn_hidden_size"] = draw(st.integers(1, 48))
+    return out
+
+
+def _bigcode(draw: Any) -> dict[str, Any]:
+    heads, d = _heads(draw, [2, 4, 6, 8])
+    return {
+        "n_embd": d, "n_head": heads, "n_layer": draw(st.integers(1, 3)),
+        "n_inner": draw(st.none() | st.integers(1, 48)), "n_positions": 16,
+        "vocab_size": draw(st.integers(8, 100)), "multi_query": draw(st.booleans()),
+        "tie_word_embeddings": draw(st.booleans()),
+    }  # fmt: skip
+
+
+def _gptj(draw: Any) -> dict[str, Any]:
+    heads, d = _heads(draw, [4, 8])
+    hd = d // heads
+    return {
+        "n_embd": d, "n_head": heads, "n_layer": draw(st.integers(1, 3)),
+        "n_inner": draw(st.none() | st.integers(1, 48)), "n_positions": 16,
+        "rotary_dim": draw(st.sampled_from(list(range(2, hd + 1, 2)))),
+        "vocab_size": draw(st.integers(8, 100)), "tie_word_embeddings": draw(st.booleans()),
+    }  # fmt: skip
+
+
+def _opt(draw: Any) -> dict[str, Any]:
+    heads, d = _heads(draw, [2, 4, 6, 8])
+    return {
+        "hidden_size": d, "num_attention_heads": heads, "num_hidden_layers": draw(st.integers(1, 3)),
+        "ffn_dim": draw(st.integers(1, 48)), "vocab_size": draw(st.integers(8, 100)),
+        "max_position_embeddings": 16, "word_embed_proj_dim": draw(st.none() | st.integers(2, 40)),
+        "do_layer_norm_before": draw(st.booleans()),
+        "_remove_final_layer_norm": draw(st.booleans()), "enable_bias": draw(st.booleans()),
+        "layer_norm_elementwise_affine": draw(st.booleans()),
+        "tie_word_embeddings": draw(st.booleans()),
+    }  # fmt: skip
+
+
+DRAW: dict[str, Callable[[Any], dict[str, Any]]] = {
+    "gpt_neox": _neox, "falcon": _falcon, "gpt_bigcode": _bigcode, "gptj": _gptj, "opt": _opt,
+}  # fmt: skip
+
+
+# Fields a config.json may leave out: the class default applies (ffn-calc must take the same).
+OPTIONAL = {
+    "gpt_neox": ["attention_bias", "use_parallel_residual", "tie_word_embeddings"],
+    "falcon": ["new_decoder_architecture", "multi_query", "num_kv_heads", "parallel_attn",
+               "num_ln_in_parallel_attn", "bias", "alibi", "tie_word_embeddings"],
+    "gpt_bigcode": ["n_inner", "multi_query", "tie_word_embeddings"],
+    "gptj": ["n_inner", "tie_word_embeddings"],
+    "opt": ["word_embed_proj_dim", "do_layer_norm_before", "_remove_final_layer_norm",
+            "enable_bias", "layer_norm_elementwise_affine", "tie_word_embeddings"],
+}  # fmt: skip
+
+
+def config_json(family: str) -> st.SearchStrategy[dict[str, Any]]:
+    """A small config.json of the family, as the Hub holds one (some fields absent)."""
+
+    @st.composite
+    def make(draw: Any) -> dict[str, Any]:
+        fields = DRAW[family](draw)
+        for key in draw(st.sets(st.sampled_from(OPTIONAL[family]))):
+            fields.pop(key, None)
+        return {"model_type": family, "architectures": [CLASSES[family][1]], **IDS, **fields}
+
+    return make()
+
+
+def runs_forward(data: dict[str, Any]) -> bool:
+    """False for the Falcon layouts transformers instantiates but cannot run: the forward pass
+    reads `ln_attn`/`ln_mlp` exactly with new_decoder_architecture and two parallel norms, and
+    splits a multi-head QKV (neither flag) into num_kv_heads heads."""
+    if data["model_type"] != "falcon":
+        return True
+    new_arch = data.get("new_decoder_architecture", False)  # FalconConfig's defaults
+    heads = data["num_attention_heads"]
+    if not (new_arch or data.get("multi_query", True)) and data.get("num_kv_heads", heads) != heads:
+        return False
+    lns = data.get("num_ln_in_parallel_attn")
+    if lns is None and new_arch:
+        lns = 2
+    if data.get("parallel_attn", True):
+        return bool(new_arch == (lns == 2))
+    return not new_arch
+
+
+def build(data: dict[str, Any]) -> Any:
+    conf_name, model_name, _ = CLASSES[data["model_type"]]
+    fields = {k: v for k, v in data.items() if k not in ("model_type", "architectures")}
+    conf = getattr(transformers, conf_name)(**fields)
+    conf._attn_implementation = "eager"
+    return getattr(transformers, model_name)(conf)
+
+
+def counted_flops(model: Any, vocab: int, batch: int, s: int) -> int:
+    ids = torch.randint(0, vocab, (batch, s))
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        model(input_ids=ids, use_cache=False)
+    return int(counter.get_total_flops())
+
+
+def inventory_names(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
+    """The inventory's untied tensors by real name: each template written out per index."""
+    return {
+        t.name.format_map({key: i for (key, _), i in zip(t.ranges, index, strict=True)}): t.shape
+        for t in instantiate(cfg).tensors
+        if t.tied_to is None
+        for index in product(*(range(n) for _, n in t.ranges))
+    }
+
+
+def read(data: dict[str, Any], tmp: Path) -> ModelConfig:
+    """ffn-calc's model of a config.json, read as `--hf-config` reads it."""
+    path = tmp / "config.json"
+    path.write_text(json.dumps(data))
+    return resolve_model(hf_config=path)
+
+
+def check(data: dict[str, Any], batch: int, s: int, tmp: Path) -> None:
+    """Parameters, names and shapes, FLOPs, and the saved checkpoint of one config.json."""
+    torch.manual_seed(0)
+    family = data["model_type"]
+    cfg = read(data, tmp)
+    model = build(data).eval()
+    # (a) parameters, (b) names and shapes of the untied tensors
+    assert sum(p.numel() for p in model.parameters()) == total_params(cfg)
+    assert {n: tuple(p.shape) for n, p in model.named_parameters()} == inventory_names(cfg)
+    # (c) FLOPs of a real forward pass
+    if runs_forward(data):
+        got = counted_flops(model, data["vocab_size"], batch, s)
+        assert got == forward_flops(cfg, Workload(batch=batch, seq_len=s))
+    # (d) the saved checkpoint against its own config.json, then with a wrong FFN width
+    ckpt = tmp / "checkpoint"
+    with contextlib.redirect_stderr(io.StringIO()):
+        model.save_pretrained(ckpt)
+    r = run("verify", "--hf-config", str(ckpt), "--checkpoint", str(ckpt), "-f", "json")
+    assert r.exit_code == 0, r.stdout
+    assert r.json()["checkpoint"]["checkpoint_params"] == total_params(cfg)
+    saved = json.loads((ckpt / "config.json").read_text())
+    key = CLASSES[family][2]
+    saved[key] = (saved.get(key) or 4 * cfg.d_model) + 1
+    (ckpt / "config.json").write_text(json.dumps(saved))
+    r = run("verify", "--hf-config", str(ckpt), "--checkpoint", str(ckpt), "-f", "json")
+    assert r.exit_code == 1
+    assert r.json()["checkpoint"]["shape_mismatches"]
+
+
+@pytest.mark.parametrize("family", sorted(CLASSES))
+def test_random_configs_against_transformers(
+    family: str, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(data=config_json(family), batch=st.integers(1, 2), s=st.integers(1, 9))
+    def each(data: dict[str, Any], batch: int, s: int) -> None:
+        check(data, batch, s, tmp_path_factory.mktemp(family))
+
+    each()
+
+
+# Each family's rarer layouts, always run (hypothesis may draw other ones).
+EXPLICIT: dict[str, dict[str, Any]] = {
+    "gpt_neox tied, no attention bias, sequential residual": {
+        "model_type": "gpt_neox", "hidden_size": 32, "num_attention_heads": 4,
+        "num_hidden_layers": 2, "intermediate_size": 40, "vocab_size": 50,
+        "attention_bias": False, "use_parallel_residual": False, "tie_word_embeddings": True,
+    },
+    "falcon-40b layout: new decoder, GQA, ln_attn and ln_mlp": {
+        "model_type": "falcon", "hidden_size": 32, "num_attention_heads": 4, "num_kv_heads": 2,
+        "num_hidden_layers": 2, "vocab_size": 50, "new_decoder_architecture": True,
+    },
+    "falcon-11b layout: new decoder, one parallel norm, untied": {
+        "model_type": "falcon", "hidden_size": 32, "num_attention_heads": 4, "num_kv_heads": 1,
+        "num_hidden_layers": 2, "vocab_size": 50, "new_decoder_architecture": True,
+        "num_ln_in_parallel_attn": 1, "ffn_hidden_size": 24, "tie_word_embeddings": False,
+    },
+    "falcon-rw layout: multi-head, sequential, biased, alibi": {
+        "model_type": "falcon", "hidden_size": 32, "num_attention_heads": 4,
+        "num_hidden_layers": 2, "vocab_size": 50, "multi_query": False, "parallel_attn": False,
+        "bias": True, "alibi": True,
+    },
+    "gpt_bigcode multi-head, untied": {
+        "model_type": "gpt_bigcode", "n_embd": 32, "n_head": 4, "n_layer": 2, "n_positions": 16,
+        "vocab_size": 50, "multi_query": False, "tie_word_embeddings": False,
+    },
+    "gptj tied head keeps its bias": {
+        "model_type": "gptj", "n_embd": 32, "n_head": 4, "n_layer": 2, "n_positions": 16,
+        "rotary_dim": 4, "vocab_size": 50, "tie_word_embeddings": True,
+    },
+    "opt-350m layout: narrow embedding, post-LN, no final norm": {
+        "model_type": "opt", "hidden_size": 32, "num_attention_heads": 4, "num_hidden_layers": 2,
+        "ffn_dim": 40, "max_position_embeddings": 16, "vocab_size": 50,
+        "word_embed_proj_dim": 16, "do_layer_norm_before": False,
+    },
+    "opt without affine norms or biases, untied": {
+        "model_type": "opt", "hidden_size": 32, "num_attention_heads": 4, "num_hidden_layers": 2,
+        "ffn_dim": 40, "max_position_embeddings": 16, "vocab_size": 50,
+        "layer_norm_elementwise_affine": False, "enable_bias": False,
+        "tie_word_embeddings": False,
+    },
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("label", EXPLICIT)
+def test_explicit_variants(label: str, tmp_path: Path) -> None:
+    data = EXPLICIT[label]
+    check({"architectures": [CLASSES[data["model_type"]][1]], **IDS, **data}, 2, 5, tmp_path)
+
+
+def test_variants_change_the_counts(tmp_path: Path) -> None:
+    """The flags read are honoured: each changes the count by the tensors it adds."""
+
+    def delta(label: str, **change: Any) -> int:
+        data = {**EXPLICIT[label], **IDS}
+        return total_params(read({**data, **change}, tmp_path)) - total_params(read(data, tmp_path))
+
+    # GPTNeoXAttention: query_key_value bias [3 x 32] + dense bias [32], 2 layers: 2 x 128.
+    neox = "gpt_neox tied, no attention bias, sequential residual"
+    assert delta(neox, attention_bias=True) == 256
+    # FalconAttention, multi_query: query_key_value [(4 + 2) x 8, 32] instead of
+    # [(4 + 2 x 2) x 8, 32] (-512), one input_layernorm instead of ln_attn and ln_mlp (-64);
+    # 2 layers: 2 x -576.
+    falcon40 = "falcon-40b layout: new decoder, GQA, ln_attn and ln_mlp"
+    assert delta(falcon40, new_decoder_architecture=False) == -1152
+    # GPTJForCausalLM untied: lm_head.weight [50, 32] of its own; its bias is there either way.
+    assert delta("gptj tied head keeps its bias", tie_word_embeddings=False) == 1600
+    # OPTDecoder: embed_tokens [50, 16] -> [50, 32] (+800), no project_in [32, 16] and
+    # project_out [16, 32] (-1024); the tied head follows the embedding.
+    opt350 = "opt-350m layout: narrow embedding, post-LN, no final norm"
+    assert delta(opt350, word_embed_proj_dim=32) == -224
+    # Pre-LN adds the final_layer_norm after the last layer: weight and bias [32] each.
+    assert delta(opt350, do_layer_norm_before=True) == 64
+    assert delta(opt350, do_layer_norm_before=True, _remove_final_layer_norm=True) == 0
+
+
+def test_neox_checkpoint_as_the_hub_holds_it(tmp_path: Path) -> None:
+    """Pythia's checkpoints: the head stored as `embed_out`, and per layer the causal-mask
+    buffers `attention.bias`, `attention.masked_bias` and `attention.rotary_emb.inv_freq`."""
+    from safetensors.torch import load_file, save_file
+
+    data = {**EXPLICIT["gpt_neox tied, no attention bias, sequential residual"], **IDS}
+    data["tie_word_embeddings"] = False
+    with contextlib.redirect_stderr(io.StringIO()):
+        build(data).save_pretrained(tmp_path)
+    tensors = load_file(tmp_path / "model.safetensors")
+    assert "embed_out.weight" in tensors and "lm_head.weight" not in tensors
+    for i in range(data["num_hidden_layers"]):
+        p = f"gpt_neox.layers.{i}.attention."
+        tensors[p + "bias"] = torch.ones(1, 1, 16, 16, dtype=torch.bool).tril()
+        tensors[p + "masked_bias"] = torch.tensor(-1e9)
+        tensors[p + "rotary_emb.inv_freq"] = torch.ones(4)
+    save_file(tensors, tmp_path / "model.safetensors", metadata={"format": "pt"})
+    r = run("verify", "--hf-config", str(tmp_path), "--checkpoint", str(tmp_path), "-f", "json")
+    assert r.exit_code == 0, r.stdout
+    ck = r.json()["checkpoint"]
+    assert len(ck["buffers"]) == 6 and not ck["unexpected"] and not ck["missing"]
+    assert ck["checkpoint_params"] == total_params(read(data, tmp_path))
+
+
+def test_bigcode_cross_attention_is_refused(tmp_path: Path) -> None:
+    data = {**EXPLICIT["gpt_bigcode multi-head, untied"], "add_cross_attention": True}
+    text = json.dumps(data, indent=2)
+    (tmp_path / "config.json").write_text(text)
+    line = text[: text.index('"add_cross_attention"')].count("\n") + 1
+    r = run("params", "--hf-config", str(tmp_path / "config.json"))
+    assert r.exit_code == 2 and r.stdout == ""
+    assert f"line {line}: add_cross_attention = true is not supported" in r.stderr
+
+
+# --- the real-size configs and the presets on the meta device: names, FLOPs at S = 64 -------
+
+COVERAGE = {
+    c["model_type"]: c
+    for c in json.loads((DATA / "coverage.json").read_text())["cases"]
+    if c["model_type"] in CLASSES
+}
+PRESETS = {"pythia-1b": "gpt_neox", "falcon-7b": "falcon", "opt-1.3b": "opt", "gpt-j-6b": "gptj"}
+
+
+def build_meta(data: dict[str, Any]) -> Any:
+    with torch.device("meta"):
+        return build(data)
+
+
+def meta_flops(model: Any, s: int) -> int:
+    """FLOPs on the meta device, with the class's default cache: without one, transformers looks
+    for packed sequences in the position ids, which needs their values."""
+    ids = torch.randint(0, 8, (1, s), device="meta")
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        model(input_ids=ids)
+    return int(counter.get_total_flops())
+
+
+@pytest.mark.parametrize("family", sorted(CLASSES))
+def test_real_size_names_and_flops(family: str, tmp_path: Path) -> None:
+    data = COVERAGE[family]["hf_config"]
+    cfg = read(data, tmp_path)
+    model = build_meta(data)
+    # Golden: tests/data/coverage.json total_params (transformers 5.24.0, meta device).
+    assert sum(p.numel() for p in model.parameters()) == COVERAGE[family]["total_params"]
+    assert total_params(cfg) == COVERAGE[family]["total_params"]
+    assert {n: tuple(p.shape) for n, p in model.named_parameters()} == inventory_names(cfg)
+    assert meta_flops(model, 64) == forward_flops(cfg, Workload(batch=1, seq_len=64))
+
+
+@pytest.mark.parametrize("preset", PRESETS)
+def test_presets_are_the_instantiated_models(preset: str) -> None:
+    cfg = resolve_model(preset=preset)
+    model = build_meta(COVERAGE[PRESETS[preset]]["hf_config"])
+    assert sum(p.numel() for p in model.parameters()) == total_params(cfg)
+    assert {n: tuple(p.shape) for n, p in model.named_parameters()} == inventory_names(cfg)
+    assert meta_flops(model, 64) == forward_flops(cfg, Workload(batch=1, seq_len=64))
