@@ -2,37 +2,29 @@
 
 A catalog is TOML: `[[exercise]]` tables with an `id`, a `question`, the `quantity` that answers
 it and that quantity's parameters. The expected answer is never typed in: `answer()` computes
-it, with the worked solution, from the same functions every other command uses.
+it, with the worked solution, from the same functions every other command uses. Catalogs are
+read by `exercise_catalog`; answers as people write them are read and judged by `answers`.
 """
 
 from __future__ import annotations
 
-import difflib
-import json
-import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from decimal import MAX_EMAX, MIN_EMIN, Context, Decimal, localcontext
+from collections.abc import Callable
 from fractions import Fraction
-from importlib.resources import files
-from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
-from pydantic_core import ErrorDetails
+from pydantic import BaseModel, ConfigDict, Field
 
 from ffn_calc import activations as act
 from ffn_calc import flops as fl
 from ffn_calc import params as pm
 from ffn_calc import sizing
+from ffn_calc.answers import MIN_SIG_FIGS, Answer, check
 from ffn_calc.config import ModelConfig
-from ffn_calc.errors import FfnCalcError, FileError
-from ffn_calc.files import parse_toml, read_text_file
-from ffn_calc.presets import FLAG_FIELDS, resolve_model
+from ffn_calc.errors import FfnCalcError
+from ffn_calc.presets import resolve_model
 from ffn_calc.report import Number
 from ffn_calc.result import Result
 
-Kind = Literal["int", "ratio", "percent", "number"]
 Quantity = Literal[
     "total_params", "layer_ffn_params", "layer_attention_params", "ffn_ratio", "layer_share",
     "model_ffn_share", "ffn_to_attention", "ffn_share_of_matrices", "swiglu_parity_d_ff", "llama_d_ff", "layer_macs",
@@ -40,17 +32,12 @@ Quantity = Literal[
 ]  # fmt: skip
 
 
-# An answer must carry at least this many significant figures (an exercise may ask for more):
-# half a unit of the last of two figures is at most 5% of the answer, so 1e8 is not taken for
-# 134,217,728 while 1.3e8 is.
-MIN_SIG_FIGS = 2
-
-
 class Exercise(BaseModel):
     """One catalog entry: the question and what answers it (never the answer itself).
 
     Strict, like a config file: no unknown keys, no booleans or floats for integers, no
-    strings for numbers, no inf or nan. `model` and `other` are checked by `MODEL_TABLE`.
+    strings for numbers, no inf or nan. `model` and `other` are checked by the catalog loader
+    (`exercise_catalog.MODEL_TABLE`).
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
@@ -71,52 +58,6 @@ class Exercise(BaseModel):
     sig_figs: int = Field(
         MIN_SIG_FIGS, ge=MIN_SIG_FIGS, le=15, description="significant figures an answer needs"
     )
-
-
-def _model_table() -> type[BaseModel]:
-    """`model = {...}` / `other = {...}`: a preset and/or the size flags, typed as ModelConfig
-    types them (strict: `d_model = true`, `n_heads = "32"` and `d_model = 64.0` are refused)."""
-    annotate: Any = Annotated  # built at run time from ModelConfig's own field types
-    fields: dict[str, Any] = {"preset": (str, None), "bias": (bool, None), "tie": (bool, None)}
-    for name in FLAG_FIELDS:
-        info = ModelConfig.model_fields[name]
-        kind = annotate[(info.annotation, *info.metadata)] if info.metadata else info.annotation
-        fields[name] = (kind, None)
-    config = ConfigDict(extra="forbid", strict=True)
-    return create_model("ModelTable", __config__=config, **fields)
-
-
-MODEL_TABLE = _model_table()
-MODEL_KEYS = list(MODEL_TABLE.model_fields)
-
-
-@dataclass(frozen=True)
-class Answer:
-    value: Fraction
-    kind: Kind
-    steps: list[str]
-
-    def text(self) -> str:
-        return format_value(self.value, self.kind)
-
-    def plain(self) -> int | float:
-        return int(self.value) if self.value.denominator == 1 else float(self.value)
-
-
-def _figures(x: float) -> str:
-    """Two decimals, and never fewer than 4 significant figures: 45.54, 1.999, 0.04334."""
-    return f"{x:,.2f}" if abs(x) >= 10 else f"{x:#.4g}"
-
-
-def format_value(value: Fraction, kind: Kind) -> str:
-    """The exact answer for people, to more figures than any answer needs to be right."""
-    if kind == "int" and value.denominator == 1:
-        return f"{int(value):,}"
-    if kind == "ratio":
-        return f"{_figures(float(value))}x"
-    if kind == "percent":
-        return f"{_figures(100 * float(value))}%"
-    return f"{float(value):,.7g}"
 
 
 def _model(spec: dict[str, Any] | None, what: str = "model") -> ModelConfig:
@@ -309,223 +250,7 @@ ASKS: dict[str, str] = {
 }
 
 
-# --- catalogs ------------------------------------------------------------------------------------
-
-
-def _toml(value: Any) -> str:
-    """A value as it is written in TOML: true, inf, "32"."""
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return json.dumps(value)[:200]
-    return repr(value)[:200]
-
-
-def _phrase(err: ErrorDetails, keys: Sequence[str], table: str | None = None) -> str:
-    """One validation error as a phrase naming the key: `model.d_modell`, `x = inf`."""
-    loc = [str(p) for p in err["loc"]]
-    name = ".".join([table, *loc] if table else loc)
-    if err["type"] == "extra_forbidden":
-        close = difflib.get_close_matches(loc[-1], keys, n=1, cutoff=0.6)
-        hint = f" (did you mean '{close[0]}'?)" if close else f"; the keys are {', '.join(keys)}"
-        return f"unknown key '{name}'{hint}"
-    if err["type"] == "missing":
-        return f"required key '{name}' is missing"
-    msg = err["msg"][0].lower() + err["msg"][1:]
-    return f"{name} = {_toml(err['input'])}: {msg}" if name else msg
-
-
-def _problems(raw: Any) -> tuple[Exercise | None, list[str]]:
-    """Validate one raw entry: the exercise, or what is wrong with it (unknown keys first)."""
-    if not isinstance(raw, dict):
-        return None, [f"an [[exercise]] must be a table, not {_toml(raw)}"]
-    try:
-        e = Exercise.model_validate(raw)
-    except ValidationError as exc:
-        errors = sorted(exc.errors(), key=lambda err: err["type"] != "extra_forbidden")
-        return None, [_phrase(err, list(Exercise.model_fields)) for err in errors]
-    problems: list[str] = []
-    for table in ("model", "other"):
-        spec = getattr(e, table)
-        try:
-            if spec is not None:
-                MODEL_TABLE.model_validate(spec)
-        except ValidationError as exc:
-            problems += [_phrase(err, MODEL_KEYS, table) for err in exc.errors()]
-    return e, problems
-
-
-def _entries(data: dict[str, Any], origin: str) -> list[Any]:
-    """The [[exercise]] entries; a catalog holds nothing else."""
-    for key in data:
-        if key != "exercise":
-            close = difflib.get_close_matches(key, ["exercise"], n=1, cutoff=0.6)
-            hint = f" (did you mean '{close[0]}'?)" if close else ""
-            raise FileError(
-                f"{origin}: unknown key '{key}'{hint}; a catalog holds only [[exercise]] entries."
-            )
-    entries = data.get("exercise")
-    if not isinstance(entries, list) or not entries:
-        raise FileError(f"{origin}: no [[exercise]] entries.")
-    return entries
-
-
-def load_catalog(path: Path | None = None) -> list[Exercise]:
-    """The shipped catalog, or an instructor's; every entry checked and answerable."""
-    if path is None:
-        text, origin = (
-            (files("ffn_calc") / "exercises.toml").read_text(encoding="utf-8"),
-            "the built-in catalog",
-        )
-    else:
-        text, origin = read_text_file(path, "exercise catalog"), f"'{path}'"
-    data = parse_toml(text, origin)
-    out: list[Exercise] = []
-    seen: set[str] = set()
-    for i, raw in enumerate(_entries(data, origin), start=1):
-        label = f"{origin}, exercise {i}" + (
-            f" ('{str(raw['id'])[:100]}')" if isinstance(raw, dict) and "id" in raw else ""
-        )
-        e, problems = _problems(raw)
-        if e is None or problems:
-            raise FfnCalcError("\n".join(f"{label}: {p}." for p in problems))
-        if e.id in seen:
-            raise FfnCalcError(f"{label}: the id '{e.id}' is used twice.")
-        seen.add(e.id)
-        try:
-            answer(e)
-        except FfnCalcError as exc:
-            raise FfnCalcError(f"{label}: {exc}") from None
-        out.append(e)
-    return out
-
-
-def find(catalog: list[Exercise], exercise_id: str) -> Exercise:
-    for e in catalog:
-        if e.id == exercise_id:
-            return e
-    close = difflib.get_close_matches(exercise_id, [e.id for e in catalog], n=3, cutoff=0.5)
-    hint = f" Did you mean {', '.join(close)}?" if close else ""
-    raise FfnCalcError(f"unknown exercise '{exercise_id}'.{hint} See `ffn-calc exercise list`.")
-
-
-# --- checking answers as people write them -------------------------------------------------------
-
-_ANSWER = re.compile(
-    r"(?P<sign>[+-]?)(?P<int>\d{1,3}(?:,\d{3})+|\d+)?(?:\.(?P<frac>\d*))?"
-    r"(?:[eE](?P<exp>[+-]?\d{1,9}))?\s*(?P<unit>[kKMGBT%xX\u00d7]?)"
-)
-_SCALE = {"k": 3, "M": 6, "G": 9, "B": 9, "T": 12}
-_UNIT = {"K": "k", "X": "x", "\u00d7": "x"}
-# The units each kind of answer may carry besides none: % only on a share, x only on a ratio,
-# the multipliers k, M, G, B, T only on counts and other plain numbers.
-_FITS: dict[Kind, str] = {"int": "kMGBT", "number": "kMGBT", "ratio": "x", "percent": "%"}
-_WRITE: dict[Kind, str] = {
-    "int": "write it plain or with k, M, G, B or T",
-    "number": "write it plain or with k, M, G, B or T",
-    "ratio": "write it plain or with x",
-    "percent": "write it as a fraction or with %",
-}
-
-
-@dataclass(frozen=True)
-class Given:
-    """An answer as written: its exact value, half a unit of its last written digit, its
-    significant figures (from the first non-zero digit to the last written one; 0 for zero)
-    and its unit ("", "%", "x" or a multiplier k, M, G, B, T)."""
-
-    value: Decimal
-    tolerance: Decimal
-    sig_figs: int
-    unit: str
-
-
-def _unreadable(text: str) -> FfnCalcError:
-    return FfnCalcError(
-        f"cannot read the answer '{text[:100]}': write a number such as 134217728, 134,217,728, "
-        "134.2M, 1.342e8, 28.4x or 46%."
-    )
-
-
-def parse_answer(text: str) -> Given:
-    """134217728, 134,217,728, 134.2M, 1.342e8, 28.4x, 46%, -0.16, 134217728. (a whole number)."""
-    m = _ANSWER.fullmatch(text.strip())
-    if not m or not (m["int"] or m["frac"]):
-        raise _unreadable(text)
-    digits = (m["int"] or "").replace(",", "") + (m["frac"] or "")
-    unit = _UNIT.get(m["unit"], m["unit"])
-    exp = int(m["exp"] or 0) + _SCALE.get(unit, 0) - len(m["frac"] or "")
-    return Given(
-        value=Decimal(f"{m['sign']}{digits}E{exp}"),  # exact: no context rounds a constructor
-        tolerance=Decimal(f"5E{exp - 1}"),
-        sig_figs=len(digits.lstrip("0")),
-        unit=unit,
-    )
-
-
-@dataclass(frozen=True)
-class Verdict:
-    correct: bool
-    answer: Answer
-    reason: str | None = None  # why, when the value alone does not say it
-
-
-def _expected(a: Answer, given: Given) -> Decimal:
-    """The exact answer in the units the answer was written in (a share: fraction or %)."""
-    expected = Decimal(a.value.numerator) / Decimal(a.value.denominator)
-    if a.kind == "percent" and (given.unit == "%" or given.value > 1):
-        expected *= 100  # 46% or 45.5 against a share of 0.455
-    return expected
-
-
-def _example(expected: Decimal, figures: int, a: Answer, given: Given) -> str:
-    """The exact answer to `figures` significant figures, as an answer of that form: 1.3e8."""
-    mantissa, _, exp = f"{float(expected):#.{figures}g}".partition("e")
-    text = mantissa.rstrip(".") + (f"e{int(exp)}" if exp else "")
-    percent = a.kind == "percent" and (given.unit == "%" or given.value > 1)
-    return text + ("%" if percent else "x" if given.unit == "x" else "")
-
-
-def _misfit(e: Exercise, kind: Kind, given: Given, text: str) -> str | None:
-    """Why the answer's unit does not fit the question, if it does not."""
-    if not given.unit or given.unit in _FITS[kind]:
-        return None
-    what = {"%": "is a percentage", "x": "is a ratio"}.get(
-        given.unit, f"has the multiplier {given.unit}"
-    )
-    return f"{text} {what}, but the question asks for {ASKS[e.quantity]} ({_WRITE[kind]})"
-
-
-def _judge(e: Exercise, a: Answer, given: Given, text: str) -> tuple[bool, str | None]:
-    """Right or wrong, and why when the value alone does not say it."""
-    if misfit := _misfit(e, a.kind, given, text):
-        return False, misfit
-    expected = _expected(a, given)
-    if not given.value:
-        if not expected:
-            return True, None
-        return False, f"{text} is zero, and zero never matches a non-zero answer"
-    if not expected or (given.value < 0) != (expected < 0):
-        return False, None
-    if given.sig_figs < e.sig_figs:
-        n = given.sig_figs
-        return False, (
-            f"{text} has {n} significant figure{'' if n == 1 else 's'}; give at least "
-            f"{e.sig_figs} (e.g. {_example(expected, e.sig_figs, a, given)})"
-        )
-    return abs(given.value - expected) <= given.tolerance, None
-
-
-def check(e: Exercise, text: str) -> Verdict:
-    """Whether `text` is right: its unit fits the question, it carries at least e.sig_figs
-    significant figures, and the exact answer lies within half a unit of its last digit."""
-    a, given = answer(e), parse_answer(text)
-    # Exact enough for any answer: the given value is exact, the expected one is rounded far
-    # below the answer's last digit; exponents as large as the answer may write them.
-    precision = given.sig_figs + 40
-    with localcontext(Context(prec=precision, Emax=MAX_EMAX, Emin=MIN_EMIN)):
-        correct, reason = _judge(e, a, given, text.strip())
-    return Verdict(correct, a, reason)
+# --- results -------------------------------------------------------------------------------------
 
 
 class ExerciseRow(Result):
@@ -540,9 +265,9 @@ class ExercisesReport(Result):
     exercises: list[ExerciseRow]
 
 
-def exercises_report(path: Path | None = None) -> ExercisesReport:
+def exercises_report(catalog: list[Exercise]) -> ExercisesReport:
     rows = []
-    for e in load_catalog(path):
+    for e in catalog:
         a = answer(e)
         rows.append(
             ExerciseRow(
@@ -571,11 +296,12 @@ class ExerciseResult(Result):
 
 
 def exercise_result(e: Exercise, given: str | None = None) -> ExerciseResult:
-    if given is None:
-        a, correct, reason = answer(e), None, None
-    else:
-        v = check(e, given)
-        a, correct, reason = v.answer, v.correct, v.reason
+    a = answer(e)
+    correct: bool | None = None
+    reason: str | None = None
+    if given is not None:
+        v = check(a, given, sig_figs=e.sig_figs, asks=ASKS[e.quantity])
+        correct, reason = v.correct, v.reason
     return ExerciseResult(
         id=e.id, question=e.question, quantity=e.quantity, answer=a.plain(),
         answer_text=a.text(), steps=a.steps, given=given, correct=correct, reason=reason,

@@ -259,7 +259,7 @@ def verify(
     models: list[ModelConfig], batch: int, seq_len: int, checkpoint: Path | None = None
 ) -> VerifyReport:
     """Every model's checks, and the checkpoint comparison for a single model."""
-    from ffn_calc.safetensors import read_checkpoint
+    from ffn_calc.checkpoints import read_checkpoint
 
     checks: list[Check] = []
     ckpt = None

@@ -33,7 +33,8 @@ IdArg = Annotated[str, typer.Argument(metavar="ID", help="An exercise id.")]
 
 
 def _result(catalog: Path | None, exercise_id: str, given: str | None = None) -> "ExerciseResult":
-    from ffn_calc.exercises import exercise_result, find, load_catalog
+    from ffn_calc.exercise_catalog import find, load_catalog
+    from ffn_calc.exercises import exercise_result
 
     with user_errors():
         return exercise_result(find(load_catalog(catalog), exercise_id), given)
@@ -56,10 +57,11 @@ def exercise_app() -> typer.Typer:
     @sub.command("list")
     def list_cmd(exercises: CatalogOpt = None, format: FormatOpt = Format.table) -> None:
         """List the exercises with their computed answers."""
+        from ffn_calc.exercise_catalog import load_catalog
         from ffn_calc.exercises import exercises_report
 
         with user_errors():
-            report = exercises_report(exercises)
+            report = exercises_report(load_catalog(exercises))
         emit(report, lambda: views().exercise_tables(report), format)
 
     @sub.command("show")

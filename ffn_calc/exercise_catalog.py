@@ -1,0 +1,138 @@
+"""Exercise catalogs: the built-in one or an instructor's TOML file, every entry checked.
+
+Each `[[exercise]]` is validated strictly (unknown keys with a close match suggested, wrong
+types named by key), its `model` and `other` tables as `ModelConfig` types its fields, its id
+must be unique, and its answer must compute; every problem is a message naming the entry.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Sequence
+from importlib.resources import files
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from pydantic_core import ErrorDetails
+
+from ffn_calc.config import ModelConfig
+from ffn_calc.errors import FfnCalcError, FileError
+from ffn_calc.exercises import Exercise, answer
+from ffn_calc.files import parse_toml, read_text_file
+from ffn_calc.presets import FLAG_FIELDS
+
+
+def _model_table() -> type[BaseModel]:
+    """`model = {...}` / `other = {...}`: a preset and/or the size flags, typed as ModelConfig
+    types them (strict: `d_model = true`, `n_heads = "32"` and `d_model = 64.0` are refused)."""
+    annotate: Any = Annotated  # built at run time from ModelConfig's own field types
+    fields: dict[str, Any] = {"preset": (str, None), "bias": (bool, None), "tie": (bool, None)}
+    for name in FLAG_FIELDS:
+        info = ModelConfig.model_fields[name]
+        kind = annotate[(info.annotation, *info.metadata)] if info.metadata else info.annotation
+        fields[name] = (kind, None)
+    config = ConfigDict(extra="forbid", strict=True)
+    return create_model("ModelTable", __config__=config, **fields)
+
+
+MODEL_TABLE = _model_table()
+MODEL_KEYS = list(MODEL_TABLE.model_fields)
+
+
+def _toml(value: Any) -> str:
+    """A value as it is written in TOML: true, inf, "32"."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return json.dumps(value)[:200]
+    return repr(value)[:200]
+
+
+def _phrase(err: ErrorDetails, keys: Sequence[str], table: str | None = None) -> str:
+    """One validation error as a phrase naming the key: `model.d_modell`, `x = inf`."""
+    loc = [str(p) for p in err["loc"]]
+    name = ".".join([table, *loc] if table else loc)
+    if err["type"] == "extra_forbidden":
+        close = difflib.get_close_matches(loc[-1], keys, n=1, cutoff=0.6)
+        hint = f" (did you mean '{close[0]}'?)" if close else f"; the keys are {', '.join(keys)}"
+        return f"unknown key '{name}'{hint}"
+    if err["type"] == "missing":
+        return f"required key '{name}' is missing"
+    msg = err["msg"][0].lower() + err["msg"][1:]
+    return f"{name} = {_toml(err['input'])}: {msg}" if name else msg
+
+
+def _problems(raw: Any) -> tuple[Exercise | None, list[str]]:
+    """Validate one raw entry: the exercise, or what is wrong with it (unknown keys first)."""
+    if not isinstance(raw, dict):
+        return None, [f"an [[exercise]] must be a table, not {_toml(raw)}"]
+    try:
+        e = Exercise.model_validate(raw)
+    except ValidationError as exc:
+        errors = sorted(exc.errors(), key=lambda err: err["type"] != "extra_forbidden")
+        return None, [_phrase(err, list(Exercise.model_fields)) for err in errors]
+    problems: list[str] = []
+    for table in ("model", "other"):
+        spec = getattr(e, table)
+        try:
+            if spec is not None:
+                MODEL_TABLE.model_validate(spec)
+        except ValidationError as exc:
+            problems += [_phrase(err, MODEL_KEYS, table) for err in exc.errors()]
+    return e, problems
+
+
+def _entries(data: dict[str, Any], origin: str) -> list[Any]:
+    """The [[exercise]] entries; a catalog holds nothing else."""
+    for key in data:
+        if key != "exercise":
+            close = difflib.get_close_matches(key, ["exercise"], n=1, cutoff=0.6)
+            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            raise FileError(
+                f"{origin}: unknown key '{key}'{hint}; a catalog holds only [[exercise]] entries."
+            )
+    entries = data.get("exercise")
+    if not isinstance(entries, list) or not entries:
+        raise FileError(f"{origin}: no [[exercise]] entries.")
+    return entries
+
+
+def load_catalog(path: Path | None = None) -> list[Exercise]:
+    """The shipped catalog, or an instructor's; every entry checked and answerable."""
+    if path is None:
+        text, origin = (
+            (files("ffn_calc") / "exercises.toml").read_text(encoding="utf-8"),
+            "the built-in catalog",
+        )
+    else:
+        text, origin = read_text_file(path, "exercise catalog"), f"'{path}'"
+    data = parse_toml(text, origin)
+    out: list[Exercise] = []
+    seen: set[str] = set()
+    for i, raw in enumerate(_entries(data, origin), start=1):
+        label = f"{origin}, exercise {i}" + (
+            f" ('{str(raw['id'])[:100]}')" if isinstance(raw, dict) and "id" in raw else ""
+        )
+        e, problems = _problems(raw)
+        if e is None or problems:
+            raise FfnCalcError("\n".join(f"{label}: {p}." for p in problems))
+        if e.id in seen:
+            raise FfnCalcError(f"{label}: the id '{e.id}' is used twice.")
+        seen.add(e.id)
+        try:
+            answer(e)
+        except FfnCalcError as exc:
+            raise FfnCalcError(f"{label}: {exc}") from None
+        out.append(e)
+    return out
+
+
+def find(catalog: list[Exercise], exercise_id: str) -> Exercise:
+    for e in catalog:
+        if e.id == exercise_id:
+            return e
+    close = difflib.get_close_matches(exercise_id, [e.id for e in catalog], n=3, cutoff=0.5)
+    hint = f" Did you mean {', '.join(close)}?" if close else ""
+    raise FfnCalcError(f"unknown exercise '{exercise_id}'.{hint} See `ffn-calc exercise list`.")
