@@ -453,4 +453,6 @@ def exercise_result_tables(r: ExerciseResult) -> list[Table]:
     if r.given is not None:
         t.add("given", r.given)
         t.add("correct", "yes" if r.correct else "no")
+        if r.reason:
+            t.add("why", r.reason)
     return [t]

@@ -329,3 +329,11 @@ def test_the_readme_catalog_example_loads(tmp_path: Path) -> None:
     assert data["exercises"][0]["answer"] == 4_722_432  # BertIntermediate + BertOutput dense
     assert check("bert-ffn", "4.72M", "--exercises", str(p))[0] == 0
     assert check("bert-ffn", "4.7M", "--exercises", str(p))[0] == 1  # sig_figs = 3
+
+
+def test_the_reason_reaches_csv_and_markdown() -> None:
+    # 1e8 for 134,217,728 is judged wrong for want of figures; every format says why.
+    for fmt in ("csv", "markdown"):
+        r = run("exercise", "check", "ffn-4096", "1e8", "-f", fmt)
+        assert r.exit_code == 1
+        assert "significant figure" in r.stdout
