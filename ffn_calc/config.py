@@ -23,6 +23,8 @@ Activation = Literal["relu", "gelu", "gelu_tanh", "silu", "swiglu", "geglu"]
 Norm = Literal["layernorm", "rmsnorm"]
 Positions = Literal["learned", "sinusoidal", "rotary", "none"]
 QkNorm = Literal["none", "head", "per_head", "full"]
+AttentionKind = Literal["standard", "mla"]
+ScoreBias = Literal["none", "parameter", "buffer"]
 EmbeddingProjection = Literal["tokens", "all"]
 
 GATED_ACTIVATIONS = frozenset({"swiglu", "geglu"})
@@ -88,6 +90,40 @@ class ModelConfig(BaseModel):
     n_experts: PositiveInt | None = Field(None, description="MoE: experts per layer.")
     experts_per_token: PositiveInt | None = Field(None, description="MoE: experts each token uses.")
     router_bias: bool = Field(False, description="MoE: a bias on the router.")
+    dense_ffn_layers: list[int] = Field(
+        [], description="MoE: the layers (0-based) whose FFN is dense instead (DeepSeek's first "
+        "layers, Qwen-MoE's mlp_only_layers, Llama 4's non-MoE layers).",
+    )  # fmt: skip
+    dense_d_ff: PositiveInt | None = Field(
+        None, description="MoE: hidden width of a dense layer's FFN (default d_ff)."
+    )
+    shared_expert_d_ff: PositiveInt | None = Field(
+        None, description="MoE: hidden width of the shared expert every token also passes "
+        "through (DeepSeek: n_shared_experts x the expert width).",
+    )  # fmt: skip
+    shared_expert_gate: bool = Field(
+        False, description="MoE: a [1, d_model] sigmoid gate on the shared expert (Qwen2-MoE)."
+    )
+    router_score_bias: ScoreBias = Field(
+        "none", description="MoE: an [n_experts] bias on the routing scores: a parameter "
+        "(ERNIE 4.5) or a buffer that checkpoints store (DeepSeek-V3, GLM-4.5).",
+    )  # fmt: skip
+    attention_sinks: bool = Field(False, description="An [n_heads] sink logit per layer (gpt-oss).")
+    attention: AttentionKind = Field(
+        "standard", description="standard (Q, K, V, O) or mla (multi-head latent attention, "
+        "DeepSeek-V2/V3: low-rank Q and a compressed KV latent).",
+    )  # fmt: skip
+    q_lora_rank: PositiveInt | None = Field(
+        None, description="MLA: rank of the query compression (none: a plain q_proj)."
+    )
+    kv_lora_rank: PositiveInt | None = Field(None, description="MLA: width of the KV latent.")
+    qk_nope_head_dim: PositiveInt | None = Field(
+        None, description="MLA: per-head query/key width without rotary."
+    )
+    qk_rope_head_dim: PositiveInt | None = Field(
+        None, description="MLA: per-head query/key width with rotary (the key's is shared)."
+    )
+    v_head_dim: PositiveInt | None = Field(None, description="MLA: per-head value width.")
     # Structure beyond the plain pre-norm layer (defaults: none of it).
     layer_norms: int | None = Field(
         None, ge=0, le=8,
@@ -178,6 +214,22 @@ class ModelConfig(BaseModel):
             raise ValueError(
                 f"experts_per_token ({self.experts_per_token}) cannot exceed "
                 f"n_experts ({self.n_experts})"
+            )
+        if self.dense_ffn_layers and (
+            self.n_experts is None
+            or len(set(self.dense_ffn_layers)) != len(self.dense_ffn_layers)
+            or any(not 0 <= i < self.n_layers for i in self.dense_ffn_layers)
+        ):
+            raise ValueError(
+                "dense_ffn_layers needs n_experts and distinct layer indices in 0 .. n_layers - 1"
+            )
+        mla = (self.kv_lora_rank, self.qk_nope_head_dim, self.qk_rope_head_dim, self.v_head_dim)
+        if (self.attention == "mla") != all(x is not None for x in mla) or (
+            self.q_lora_rank is not None and self.attention != "mla"
+        ):
+            raise ValueError(
+                "attention = 'mla' goes with kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim "
+                "and v_head_dim (and an optional q_lora_rank); set all or none"
             )
         if self.positions == "learned" and self.max_positions is None:
             raise ValueError("positions = 'learned' needs max_positions (the table's rows)")
@@ -307,6 +359,30 @@ class ModelConfig(BaseModel):
     def project_out(self) -> bool:
         """A d_model -> embedding_dim projection before the head (OPT's project_out)."""
         return self.embedding_dim is not None and self.has_lm_head and not self.lm_head_transform
+
+    @property
+    def is_moe(self) -> bool:
+        return self.n_experts is not None and self.experts_per_token is not None
+
+    def moe_layers(self, layers: int) -> int:
+        """How many of a stack's `layers` have a routed-expert FFN."""
+        return layers - len(self.dense_ffn_layers) if self.is_moe and layers else 0
+
+    @property
+    def qk_head_size(self) -> int:
+        """Width of one head in QK^T (MLA: the no-rotary and rotary parts together)."""
+        if self.attention == "mla":
+            assert self.qk_nope_head_dim is not None and self.qk_rope_head_dim is not None
+            return self.qk_nope_head_dim + self.qk_rope_head_dim
+        return self.head_size
+
+    @property
+    def v_head_size(self) -> int:
+        """Width of one head in AV and of O's input per head."""
+        if self.attention == "mla":
+            assert self.v_head_dim is not None
+            return self.v_head_dim
+        return self.head_size
 
     def param_layers(self, layers: int) -> int:
         """How many of `layers` applied layers hold parameters of their own."""

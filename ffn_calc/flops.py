@@ -47,6 +47,7 @@ class LayerFlops:
     stack: str
     count: int
     terms: list[Term] = field(default_factory=list)
+    kind: str = ""  # as params.LayerCount.kind
 
     def group(self, name: str) -> int:
         return total(self.terms, name)
@@ -56,8 +57,53 @@ class LayerFlops:
         return total(self.terms)
 
 
+def _mla_terms(cfg: ModelConfig, b: int, s: int) -> list[Term]:
+    """Multi-head latent attention's projections, each a matmul over the B x S rows."""
+    d, h, g = cfg.d_model, cfg.n_heads, "attention_projections"
+    qr, kvr = cfg.q_lora_rank, cfg.kv_lora_rank
+    nope, rope, v = cfg.qk_nope_head_dim, cfg.qk_rope_head_dim, cfg.v_head_dim
+    assert kvr is not None and nope is not None and rope is not None and v is not None
+    if qr is None:
+        out = [
+            term(
+                g,
+                "q_proj",
+                "2 x B x S x d_model x n_heads x (nope + rope)",
+                2,
+                b,
+                s,
+                d,
+                h,
+                nope + rope,
+            )
+        ]
+    else:
+        out = [
+            term(g, "q_a_proj", "2 x B x S x d_model x q_lora_rank", 2, b, s, d, qr),
+            term(
+                g,
+                "q_b_proj",
+                "2 x B x S x q_lora_rank x n_heads x (nope + rope)",
+                2,
+                b,
+                s,
+                qr,
+                h,
+                nope + rope,
+            ),
+        ]
+    return [
+        *out,
+        term(g, "kv_a_proj_with_mqa", "2 x B x S x d_model x (kv_lora_rank + rope)", 2, b, s, d, kvr + rope),
+        term(g, "kv_b_proj", "2 x B x S x kv_lora_rank x n_heads x (nope + v_head_dim)", 2, b, s, kvr, h, nope + v),
+        term(g, "o_proj", "2 x B x S x n_heads x v_head_dim x d_model", 2, b, s, h, v, d),
+    ]  # fmt: skip
+
+
 def _projection_terms(cfg: ModelConfig, b: int, s_q: int, s_kv: int, prefix: str) -> list[Term]:
     """Q and O over the query positions, K and V over the key/value positions."""
+    if cfg.attention == "mla" and not prefix:
+        return _mla_terms(cfg, b, s_q)
     d, q, kv, g = cfg.d_model, cfg.q_dim, cfg.kv_dim, "attention_projections"
     s = "T" if prefix == "cross " else "S"
     src = "S" if prefix == "cross " else s
@@ -76,12 +122,17 @@ def _projection_terms(cfg: ModelConfig, b: int, s_q: int, s_kv: int, prefix: str
 def _score_terms(
     cfg: ModelConfig, b: int, s_q: int, s_kv: int, causal: bool, prefix: str, sym: str
 ) -> list[Term]:
-    """QK^T and AV for every query head: full square, or the S(S+1)/2 causal pairs."""
-    h, hd, g = cfg.n_heads, cfg.head_size, "attention_scores"
+    """QK^T and AV for every query head: full square, or the S(S+1)/2 causal pairs. The two
+    head widths differ under MLA (QK^T: nope + rope; AV: v_head_dim)."""
+    h, g = cfg.n_heads, "attention_scores"
+    hq, hv = cfg.qk_head_size, cfg.v_head_size
+    qk_sym, v_sym = (
+        ("(nope + rope)", "v_head_dim") if cfg.attention == "mla" else ("head_dim", "head_dim")
+    )
     if causal:  # 2 x B x H x head_dim x S(S+1)/2, written without the division
         return [
-            term(g, f"{prefix}QK^T (causal)", f"B x n_heads x {sym}({sym}+1) x head_dim", b, h, s_q, s_q + 1, hd),
-            term(g, f"{prefix}AV (causal)", f"B x n_heads x {sym}({sym}+1) x head_dim", b, h, s_q, s_q + 1, hd),
+            term(g, f"{prefix}QK^T (causal)", f"B x n_heads x {sym}({sym}+1) x {qk_sym}", b, h, s_q, s_q + 1, hq),
+            term(g, f"{prefix}AV (causal)", f"B x n_heads x {sym}({sym}+1) x {v_sym}", b, h, s_q, s_q + 1, hv),
         ]  # fmt: skip
     pair = (
         f"{sym} x {sym}"
@@ -89,22 +140,49 @@ def _score_terms(
         else ("T x S" if prefix else f"{sym} x {sym}")
     )
     return [
-        term(g, f"{prefix}QK^T", f"2 x B x n_heads x {pair} x head_dim", 2, b, h, s_q, s_kv, hd),
-        term(g, f"{prefix}AV", f"2 x B x n_heads x {pair} x head_dim", 2, b, h, s_q, s_kv, hd),
+        term(g, f"{prefix}QK^T", f"2 x B x n_heads x {pair} x {qk_sym}", 2, b, h, s_q, s_kv, hq),
+        term(g, f"{prefix}AV", f"2 x B x n_heads x {pair} x {v_sym}", 2, b, h, s_q, s_kv, hv),
     ]
 
 
-def _ffn_terms(cfg: ModelConfig, b: int, s: int, sym: str) -> list[Term]:
+def _moe_terms(cfg: ModelConfig, b: int, s: int, sym: str) -> list[Term]:
+    """Top-k dispatch: the router over every token, experts_per_token expert passes per
+    token, the shared expert and its gate over every token."""
     d, f, g = cfg.d_model, cfg.d_ff, "ffn"
     mats = 3 if cfg.gated else 2
-    if cfg.n_experts is not None and cfg.experts_per_token is not None:
-        k = cfg.experts_per_token
-        return [
-            term(g, "router", f"2 x B x {sym} x d_model x n_experts", 2, b, s, d, cfg.n_experts),
-            term(g, "experts", f"2 x B x {sym} x experts_per_token x {mats} x d_model x d_ff", 2, b, s, k, mats, d, f),
-        ]  # fmt: skip
+    assert cfg.n_experts is not None and cfg.experts_per_token is not None
+    k = cfg.experts_per_token
+    out = [
+        term(g, "router", f"2 x B x {sym} x d_model x n_experts", 2, b, s, d, cfg.n_experts),
+        term(g, "experts", f"2 x B x {sym} x experts_per_token x {mats} x d_model x d_ff", 2, b, s, k, mats, d, f),
+    ]  # fmt: skip
+    if cfg.shared_expert_d_ff is not None:
+        fs = cfg.shared_expert_d_ff
+        out.append(term(g, "shared expert", f"2 x B x {sym} x {mats} x d_model x shared_expert_d_ff", 2, b, s, mats, d, fs))  # fmt: skip
+        if cfg.shared_expert_gate:
+            out.append(term(g, "shared expert gate", f"2 x B x {sym} x d_model x 1", 2, b, s, d, 1))
+    return out
+
+
+def _ffn_terms(cfg: ModelConfig, b: int, s: int, sym: str, width: int | None = None) -> list[Term]:
+    if cfg.is_moe and width is None:
+        return _moe_terms(cfg, b, s, sym)
+    d, f, g = cfg.d_model, cfg.d_ff if width is None else width, "ffn"
     names = ("gate", "up", "down") if cfg.gated else ("W1", "W2")
     return [term(g, n, f"2 x B x {sym} x d_model x d_ff", 2, b, s, d, f) for n in names]
+
+
+def _ffn_kinds(
+    cfg: ModelConfig, layers: int, b: int, s: int, sym: str
+) -> list[tuple[str, int, list[Term]]]:
+    """As params.ffn_kinds: one kind, or a MoE stack's dense and MoE layers with their counts."""
+    dense = len(cfg.dense_ffn_layers) if cfg.is_moe else 0
+    if not dense:
+        return [("", layers, _ffn_terms(cfg, b, s, sym))]
+    out = [("dense FFN", dense, _ffn_terms(cfg, b, s, sym, cfg.dense_d_ff or cfg.d_ff))]
+    if layers > dense:
+        out.append(("MoE", layers - dense, _moe_terms(cfg, b, s, sym)))
+    return out  # fmt: skip
 
 
 def layer_flops(cfg: ModelConfig, w: Workload) -> list[LayerFlops]:
@@ -114,19 +192,22 @@ def layer_flops(cfg: ModelConfig, w: Workload) -> list[LayerFlops]:
     if cfg.architecture == "encoder-decoder":
         t = w.target_len if w.target_len is not None else s
         enc = _projection_terms(cfg, b, s, s, "") + _score_terms(cfg, b, s, s, False, "", "S")
-        out.append(LayerFlops("encoder", cfg.encoder_layers, enc + _ffn_terms(cfg, b, s, "S")))
+        for kind, count, ffn in _ffn_kinds(cfg, cfg.encoder_layers, b, s, "S"):
+            out.append(LayerFlops("encoder", count, enc + ffn, kind))
         dec = _projection_terms(cfg, b, t, t, "")
         dec = [Term(x.name, x.formula.replace(" S ", " T "), x.factors, x.group) for x in dec]
         dec += _score_terms(cfg, b, t, t, w.causal, "", "T")
         dec += _projection_terms(cfg, b, t, s, "cross ") + _score_terms(
             cfg, b, t, s, False, "cross ", "T"
         )
-        out.append(LayerFlops("decoder", cfg.decoder_layers, dec + _ffn_terms(cfg, b, t, "T")))
+        for kind, count, ffn in _ffn_kinds(cfg, cfg.decoder_layers, b, t, "T"):
+            out.append(LayerFlops("decoder", count, dec + ffn, kind))
         return out
     stack = "encoder" if cfg.architecture == "encoder-only" else "decoder"
     causal = w.causal and stack == "decoder"
     terms = _projection_terms(cfg, b, s, s, "") + _score_terms(cfg, b, s, s, causal, "", "S")
-    out.append(LayerFlops(stack, cfg.n_layers, terms + _ffn_terms(cfg, b, s, "S")))
+    for kind, count, ffn in _ffn_kinds(cfg, cfg.n_layers, b, s, "S"):
+        out.append(LayerFlops(stack, count, terms + ffn, kind))
     return out
 
 
@@ -189,14 +270,22 @@ class PerToken:
         return Fraction(self.scores_slope * s)
 
 
+def crossover_layer(cfg: ModelConfig) -> LayerFlops:
+    """The layer kind the crossover describes: the first stack's most numerous kind (the
+    encoder layer of an encoder-decoder; the MoE layers of a MoE model with dense ones)."""
+    layers = layer_flops(cfg, Workload(batch=1, seq_len=1))
+    first = [x for x in layers if x.stack == layers[0].stack]
+    return max(first, key=lambda x: x.count)  # the first of equals
+
+
 def per_token(cfg: ModelConfig) -> PerToken:
-    """Per-token FLOPs of the model's first layer (the encoder layer of an encoder-decoder)."""
-    w = Workload(batch=1, seq_len=1)
-    layer = layer_flops(cfg, w)[0]
+    """Per-token FLOPs of one layer of the kind the crossover describes (crossover_layer)."""
+    layer = crossover_layer(cfg)
     return PerToken(
         projections=layer.group("attention_projections"),
         ffn=layer.group("ffn"),
-        scores_slope=4 * cfg.n_heads * cfg.head_size,
+        # QK^T and AV per token: 2 x n_heads x S x (qk head + v head); the two differ under MLA
+        scores_slope=2 * cfg.n_heads * (cfg.qk_head_size + cfg.v_head_size),
     )
 
 

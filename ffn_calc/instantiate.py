@@ -15,7 +15,8 @@ layers or experts.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import itertools
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from math import prod
 from typing import TypeAlias
@@ -23,21 +24,52 @@ from typing import TypeAlias
 from ffn_calc.config import ModelConfig
 from ffn_calc.naming import GENERIC, Naming
 
+# The values an index takes: n (0 .. n-1), a range (MoE layers 3..60, every second layer) or
+# the indices themselves (a MoE model's dense layers).
+Span: TypeAlias = int | range | tuple[int, ...]
 # The indices of a name template, outermost first: (("i", 32), ("e", 8)) is {i} in 0..31 and
 # {e} in 0..7, 32 x 8 copies.
-Ranges: TypeAlias = tuple[tuple[str, int], ...]
+Ranges: TypeAlias = tuple[tuple[str, Span], ...]
 
 
-def spell(template: str, spans: Mapping[str, tuple[int, int]]) -> str:
-    """A template with each index's span written out: (0, 31) -> `{0..31}`, (5, 5) -> `5`."""
-    return template.format_map(
-        {key: str(a) if a == b else f"{{{a}..{b}}}" for key, (a, b) in spans.items()}
-    )
+def values(span: Span) -> range | tuple[int, ...]:
+    """The indices of a span, in order (a range for n, never a list of n numbers)."""
+    return range(span) if isinstance(span, int) else span
+
+
+def index_set(indices: Sequence[int]) -> range | tuple[int, ...]:
+    """Sorted indices as a range when they step evenly (3..60; 1, 3, 5 ...), else a tuple."""
+    xs = sorted(indices)
+    if len(xs) > 1 and all(b - a == xs[1] - xs[0] for a, b in itertools.pairwise(xs)):
+        return range(xs[0], xs[-1] + 1, xs[1] - xs[0])
+    return range(xs[0], xs[0] + 1) if len(xs) == 1 else tuple(xs)
+
+
+def span_text(span: Span) -> str:
+    """An index set as shell braces: `5`, `{0..31}`, `{1..47..2}`, `{0,1,5}`."""
+    vs = values(span)
+    if len(vs) == 1:
+        return str(vs[0])
+    step = vs[1] - vs[0]
+    if isinstance(vs, range) or all(b - a == step for a, b in itertools.pairwise(vs)):
+        return f"{{{vs[0]}..{vs[-1]}}}" if step == 1 else f"{{{vs[0]}..{vs[-1]}..{step}}}"
+    parts, start = [], 0  # runs of 3 or more consecutive indices as nested {a..b}
+    for i in range(1, len(vs) + 1):
+        if i == len(vs) or vs[i] != vs[i - 1] + 1:
+            run = vs[start:i]
+            parts += [f"{{{run[0]}..{run[-1]}}}"] if len(run) > 2 else [str(v) for v in run]
+            start = i
+    return "{" + ",".join(parts) + "}"
+
+
+def spell(template: str, spans: Mapping[str, Span]) -> str:
+    """A template with each index's values written out: range(0, 32) -> `{0..31}`, (5,) -> `5`."""
+    return template.format_map({key: span_text(span) for key, span in spans.items()})
 
 
 def label(template: str, ranges: Ranges) -> str:
     """The name of every copy at once: `model.layers.{0..31}.mlp.up_proj.weight`."""
-    return spell(template, {key: (0, n - 1) for key, n in ranges})
+    return template.format_map({key: span_text(values(span)) for key, span in ranges})
 
 
 @dataclass(frozen=True)
@@ -58,7 +90,7 @@ class Tensor:
     @property
     def count(self) -> int:
         """How many tensors the template stands for."""
-        return prod(n for _, n in self.ranges)
+        return prod(len(values(span)) for _, span in self.ranges)
 
     @property
     def label(self) -> str:
@@ -80,7 +112,7 @@ class Matmul:
     @property
     def times(self) -> int:
         """How often the forward pass runs it: count x copies."""
-        return self.count * prod(n for _, n in self.ranges)
+        return self.count * prod(len(values(span)) for _, span in self.ranges)
 
     @property
     def flops(self) -> int:
@@ -137,7 +169,7 @@ class _Walker:
         self.batch, self.s, self.t = batch, s, t
         self.ranges: Ranges = ()  # the copies of the tensors being added: a layer's, an expert's
         self.runs: Ranges = ()  # the layers that run the matmuls being added
-        self.spans: dict[str, tuple[int, int]] = {}  # shared layers: the modules a matmul runs
+        self.spans: dict[str, Span] = {}  # shared layers: the modules a matmul runs
 
     def tensor(
         self, name: str, shape: tuple[int, ...], component: str, tied_to: str | None = None
@@ -167,10 +199,36 @@ class _Walker:
         if self.cfg.norm == "layernorm" and self.cfg.norm_bias:
             self.tensor(f"{name}.bias", shape, "norm")
 
+    def mla(self, p: str, rows: int) -> None:
+        """Multi-head latent attention: low-rank Q, the KV latent with a shared rotary key,
+        per-head K (no rotary) and V from the latent, O (DeepseekV3Attention's modules)."""
+        cfg, nm = self.cfg, self.nm
+        d, h, b = cfg.d_model, cfg.n_heads, cfg.attention_bias
+        qr, kvr = cfg.q_lora_rank, cfg.kv_lora_rank
+        nope, rope, v = cfg.qk_nope_head_dim, cfg.qk_rope_head_dim, cfg.v_head_dim
+        assert kvr is not None and nope is not None and rope is not None and v is not None
+        g, proj = "attention", "attention_projections"
+        if qr is None:
+            self.linear(p + nm.mla_q, d, h * (nope + rope), g, rows, proj, False)
+        else:
+            self.linear(p + nm.mla_q_a, d, qr, g, rows, proj, b)
+            self.norm(p + nm.mla_q_a_norm, (qr,))
+            self.linear(p + nm.mla_q_b, qr, h * (nope + rope), g, rows, proj, False)
+        self.linear(p + nm.mla_kv_a, d, kvr + rope, g, rows, proj, b)
+        self.norm(p + nm.mla_kv_a_norm, (kvr,))
+        self.linear(p + nm.mla_kv_b, kvr, h * (nope + v), g, rows, proj, False)
+        self.linear(p + nm.o, h * v, d, g, rows, proj, b)
+
     def attention(
         self, p: str, q_rows: int, kv_rows: int, q_len: int, kv_len: int, cross: bool
     ) -> None:
         cfg, nm = self.cfg, self.nm
+        if cfg.attention_sinks and not cross:  # gpt-oss: one sink logit per head
+            self.tensor(p + nm.sinks, (cfg.n_heads,), "attention")
+        if cfg.attention == "mla" and not cross:
+            self.mla(p, q_rows)
+            self.scores(p, q_len, kv_len, "")
+            return
         d, q, kv = cfg.d_model, cfg.q_dim, cfg.kv_dim
         fused = nm.cross_fused if cross else nm.fused_qkv
         names = (
@@ -206,12 +264,23 @@ class _Walker:
         self.linear(p + names[3], q, d, g, q_rows, proj, cfg.out_bias, conv1d=nm.conv1d)
         if not cross:
             self.qk_norms(p)
-        # Scores: per batch element and query head, [q_len, hd] x [hd, kv_len], then
-        # [q_len, kv_len] x [kv_len, hd]. GQA repeats K/V heads, so every query head runs both.
-        hd, heads = cfg.head_size, self.batch * cfg.n_heads
-        kind = "cross " if cross else ""
-        self.matmul(f"{p}{kind}scores QK^T", "attention_scores", q_len, hd, kv_len, heads)
-        self.matmul(f"{p}{kind}scores AV", "attention_scores", q_len, kv_len, hd, heads)
+        self.scores(p, q_len, kv_len, "cross " if cross else "")
+
+    def scores(self, p: str, q_len: int, kv_len: int, kind: str) -> None:
+        """Per batch element and query head, [q_len, hq] x [hq, kv_len], then [q_len, kv_len]
+        x [kv_len, hv]. GQA repeats K/V heads, so every query head runs both. hq and hv are
+        head_dim, or under MLA the no-rotary plus rotary width and the value width."""
+        cfg = self.cfg
+        hq, hv = cfg.qk_head_size, cfg.v_head_size
+        if cfg.attention == "mla":
+            assert cfg.qk_nope_head_dim is not None and cfg.qk_rope_head_dim is not None
+            assert cfg.v_head_dim is not None
+            hq, hv = cfg.qk_nope_head_dim + cfg.qk_rope_head_dim, cfg.v_head_dim
+        else:
+            hq = hv = cfg.head_size
+        heads = self.batch * cfg.n_heads
+        self.matmul(f"{p}{kind}scores QK^T", "attention_scores", q_len, hq, kv_len, heads)
+        self.matmul(f"{p}{kind}scores AV", "attention_scores", q_len, kv_len, hv, heads)
 
     def qk_norms(self, p: str) -> None:
         """Norms on queries and keys: per head_dim (shared by heads), per head, or full width."""
@@ -226,22 +295,12 @@ class _Walker:
             self.norm(p + nm.q_norm, shapes[0])
             self.norm(p + nm.k_norm, shapes[1])
 
-    def ffn(self, p: str, rows: int) -> None:
+    def ffn(self, p: str, rows: int, width: int | None = None) -> None:
+        """One FFN: dense (of `width`, default d_ff) or, in a MoE model, routed experts."""
         cfg, nm = self.cfg, self.nm
-        d, f, b = cfg.d_model, cfg.d_ff, cfg.ffn_bias
-        if cfg.n_experts is not None and cfg.experts_per_token is not None:
-            self.linear(p + nm.router, d, cfg.n_experts, "ffn", rows, "ffn", cfg.router_bias)
-            mats = [(nm.expert_gate, d, f)] if cfg.gated else []
-            mats += [(nm.expert_up, d, f), (nm.expert_down, f, d)]
-            layer, self.ranges = self.ranges, (*self.ranges, ("e", cfg.n_experts))
-            for name, d_in, d_out in mats:  # once per expert {e} of the layer
-                self.linear(p + nm.expert + name, d_in, d_out, "ffn", 0, "ffn", b)
-            self.ranges = layer
-            # Each row passes through experts_per_token experts: the routed rows of all experts.
-            routed = rows * cfg.experts_per_token
-            every = p + nm.expert.replace("{e}", "*")
-            for name, d_in, d_out in mats:
-                self.matmul(every + name, "ffn", routed, d_in, d_out)
+        d, f, b = cfg.d_model, cfg.d_ff if width is None else width, cfg.ffn_bias
+        if cfg.is_moe and width is None:
+            self.moe(p, rows)
             return
         if cfg.gated and nm.fused_gate_up:  # one [2 d_ff, d] matmul, split after
             self.linear(p + nm.fused_gate_up, d, 2 * f, "ffn", rows, "ffn", b, conv1d=nm.conv1d)
@@ -250,6 +309,51 @@ class _Walker:
                 self.linear(p + nm.gate, d, f, "ffn", rows, "ffn", b, conv1d=nm.conv1d)
             self.linear(p + nm.up, d, f, "ffn", rows, "ffn", b, conv1d=nm.conv1d)
         self.linear(p + nm.down, f, d, "ffn", rows, "ffn", b, conv1d=nm.conv1d)
+
+    def moe(self, p: str, rows: int) -> None:
+        """Router, experts ({e} per expert, or fused [E, ...] tensors), a shared expert."""
+        cfg, nm = self.cfg, self.nm
+        d, f, b = cfg.d_model, cfg.d_ff, cfg.ffn_bias
+        assert cfg.n_experts is not None and cfg.experts_per_token is not None
+        e = cfg.n_experts
+        self.linear(p + nm.router, d, e, "ffn", rows, "ffn", cfg.router_bias)
+        if cfg.router_score_bias == "parameter":
+            self.tensor(p + nm.score_bias, nm.score_bias_shape(e), "ffn")
+        gated = cfg.gated
+        mats = [(nm.expert_gate, d, f)] if gated else []
+        mats += [(nm.expert_up, d, f), (nm.expert_down, f, d)]
+        if nm.fused_experts is not None:  # [E, ...] tensors, gate and up stacked (gate_up_proj)
+            self.fused_experts(p + nm.fused_experts, d, f)
+        else:
+            layer, self.ranges = self.ranges, (*self.ranges, ("e", e))
+            for name, d_in, d_out in mats:  # once per expert {e} of the layer
+                self.linear(p + nm.expert + name, d_in, d_out, "ffn", 0, "ffn", b)
+            self.ranges = layer
+        # Each row passes through experts_per_token experts: the routed rows of all experts.
+        routed = rows * cfg.experts_per_token
+        every = p + nm.expert.replace("{e}", "*")
+        for name, d_in, d_out in mats:
+            self.matmul(every + name, "ffn", routed, d_in, d_out)
+        if cfg.shared_expert_d_ff is not None:  # every row, one MLP of its own width
+            fs, sp = cfg.shared_expert_d_ff, p + nm.shared_expert
+            if gated:
+                self.linear(sp + nm.shared_gate, d, fs, "ffn", rows, "ffn", b)
+            self.linear(sp + nm.shared_up, d, fs, "ffn", rows, "ffn", b)
+            self.linear(sp + nm.shared_down, fs, d, "ffn", rows, "ffn", b)
+            if cfg.shared_expert_gate:
+                self.linear(p + nm.shared_expert_gate, d, 1, "ffn", rows, "ffn", False)
+
+    def fused_experts(self, p: str, d: int, f: int) -> None:
+        """Experts stored as [E, ...] tensors: gate and up stacked in one gate_up tensor."""
+        cfg, nm = self.cfg, self.nm
+        assert cfg.n_experts is not None
+        e, up = cfg.n_experts, (2 * f if cfg.gated else f)
+        in_out = nm.fused_experts_layout == "in_out"  # [E, in, out] (gpt-oss, Llama 4)
+        self.tensor(p + nm.expert_gate_up, (e, d, up) if in_out else (e, up, d), "ffn")
+        self.tensor(p + nm.expert_down, (e, f, d) if in_out else (e, d, f), "ffn")
+        if cfg.ffn_bias:
+            self.tensor(p + nm.expert_gate_up + "_bias", (e, up), "ffn")
+            self.tensor(p + nm.expert_down + "_bias", (e, d), "ffn")
 
     def stack(self, stack: str, layers: int, length: int, source_len: int | None) -> None:
         """One layer of the stack, standing for all of them ({i} in 0..layers-1)."""
@@ -266,7 +370,7 @@ class _Walker:
             self.ranges = (("i", own),)
         self.runs = (("i", layers),)
         if self.ranges != self.runs:  # shared: a matmul names its modules, counts every run
-            self.spans = {key: (0, n - 1) for key, n in self.ranges}
+            self.spans = {key: values(span) for key, span in self.ranges}
         self.layer(p, self.batch * length, length, source_len)
         self.ranges = self.runs = ()
         self.spans = {}
@@ -288,7 +392,24 @@ class _Walker:
             self.attention(p, rows, self.batch * source_len, length, source_len, cross=True)
         for name in rest:
             self.norm(p + name)
-        self.ffn(p, rows)
+        self.ffn_kinds(p, rows)
+
+    def ffn_kinds(self, p: str, rows: int) -> None:
+        """The FFN of every layer; a MoE stack with dense layers walks each kind over its own
+        layer indices ({i} over the dense layers, then over the rest)."""
+        cfg = self.cfg
+        dense = sorted(cfg.dense_ffn_layers) if cfg.is_moe else []
+        if not dense or self.ranges != self.runs or "{i}" not in p:
+            self.ffn(p, rows)
+            return
+        ranges, runs = self.ranges, self.runs
+        ((_, span),) = ranges
+        moe = [i for i in values(span) if i not in set(dense)]
+        for indices, width in ((dense, cfg.dense_d_ff or cfg.d_ff), (moe, None)):
+            if indices:
+                self.ranges = self.runs = (("i", index_set(indices)),)
+                self.ffn(p, rows, width)
+        self.ranges, self.runs = ranges, runs
 
     def embeddings(self) -> None:
         """Token, position and token-type tables, a narrow embedding's projection, norms."""

@@ -61,6 +61,26 @@ class Naming:
     expert_up: str = "up_proj"
     expert_down: str = "down_proj"
     target_tok: str = "decoder.embed_tokens"
+    # Mixture of experts beyond per-expert Linear layers.
+    score_bias: str = "mlp.gate.e_score_correction_bias"  # a routing-score bias parameter
+    score_bias_2d: bool = False  # stored as [1, n_experts] (ERNIE 4.5's moe_statics)
+    fused_experts: str | None = None  # experts as [E, ...] tensors under this prefix
+    fused_experts_layout: str = "out_in"  # "out_in": [E, out, in]; "in_out": [E, in, out]
+    expert_gate_up: str = "gate_up_proj"  # the stacked gate and up tensor of fused experts
+    shared_expert: str = "mlp.shared_expert."
+    shared_gate: str = "gate_proj"
+    shared_up: str = "up_proj"
+    shared_down: str = "down_proj"
+    shared_expert_gate: str = "mlp.shared_expert_gate"
+    # Multi-head latent attention and attention sinks.
+    mla_q: str = "self_attn.q_proj"
+    mla_q_a: str = "self_attn.q_a_proj"
+    mla_q_a_norm: str = "self_attn.q_a_layernorm"
+    mla_q_b: str = "self_attn.q_b_proj"
+    mla_kv_a: str = "self_attn.kv_a_proj_with_mqa"
+    mla_kv_a_norm: str = "self_attn.kv_a_layernorm"
+    mla_kv_b: str = "self_attn.kv_b_proj"
+    sinks: str = "self_attn.sinks"
     stack_tok: str = "{stack}.embed_tokens"  # a stack's own token table (stack_embeddings)
     # Names that share storage with another tensor and appear in state_dicts (tied copies):
     # whole name -> the whole name of the tensor it shares.
@@ -73,6 +93,9 @@ class Naming:
     # them on load and back on save): stored prefix -> the reference's (`embed_out.` -> `lm_head.`).
     renames: Mapping[str, str] = field(default_factory=dict)
     architecture: str | None = None  # the architecture the names are for
+
+    def score_bias_shape(self, experts: int) -> tuple[int, ...]:
+        return (1, experts) if self.score_bias_2d else (experts,)
 
     def layer_norm_names(self, count: int) -> tuple[str, ...]:
         """The names of `count` norms around self-attention and the FFN."""

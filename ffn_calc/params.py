@@ -22,6 +22,7 @@ class LayerCount:
     stack: str  # "encoder" | "decoder"
     count: int
     terms: list[Term]
+    kind: str = ""  # "" where a stack has one kind; "dense FFN" / "MoE" in a mixed MoE stack
 
     def group(self, name: str) -> int:
         return total(self.terms, name)
@@ -66,8 +67,42 @@ def _layer_norm_terms(cfg: ModelConfig) -> list[Term]:
     return [t for n in labels for t in _norm_terms(cfg, "norm", n)]
 
 
+def mla_terms(cfg: ModelConfig) -> list[Term]:
+    """Multi-head latent attention (DeepSeek-V2/V3): low-rank Q, a compressed KV latent plus a
+    shared rotary key, per-head K (no rotary) and V decompressed from the latent, O."""
+    d, h, g = cfg.d_model, cfg.n_heads, "attention"
+    qr, kvr = cfg.q_lora_rank, cfg.kv_lora_rank
+    nope, rope, v = cfg.qk_nope_head_dim, cfg.qk_rope_head_dim, cfg.v_head_dim
+    assert kvr is not None and nope is not None and rope is not None and v is not None
+    b = cfg.attention_bias
+    out: list[Term] = []
+    if qr is None:  # q_proj [h (nope + rope), d]
+        out.append(term(g, "q_proj", "d_model x n_heads x (nope + rope)", d, h, nope + rope))
+    else:  # q_a_proj [q_lora, d] (+ bias), q_a_layernorm [q_lora], q_b_proj [h (nope + rope), q_lora]
+        out.append(term(g, "q_a_proj", "d_model x q_lora_rank", d, qr))
+        if b:
+            out.append(term(g, "q_a_proj bias", "q_lora_rank", qr))
+        out += _norm_terms(cfg, "norm", "q_a_layernorm", qr, "q_lora_rank")
+        out.append(term(g, "q_b_proj", "q_lora_rank x n_heads x (nope + rope)", qr, h, nope + rope))
+    # kv_a_proj_with_mqa [kv_lora + rope, d] (+ bias), kv_a_layernorm [kv_lora],
+    # kv_b_proj [h (nope + v), kv_lora], o_proj [d, h v] (+ bias)
+    out.append(term(g, "kv_a_proj_with_mqa", "d_model x (kv_lora_rank + rope)", d, kvr + rope))
+    if b:
+        out.append(term(g, "kv_a_proj bias", "kv_lora_rank + rope", kvr + rope))
+    out += _norm_terms(cfg, "norm", "kv_a_layernorm", kvr, "kv_lora_rank")
+    out.append(
+        term(g, "kv_b_proj", "kv_lora_rank x n_heads x (nope + v_head_dim)", kvr, h, nope + v)
+    )
+    out.append(term(g, "o_proj", "n_heads x v_head_dim x d_model", h, v, d))
+    if b:
+        out.append(term(g, "b_O", "d_model", d))
+    return out  # fmt: skip
+
+
 def attention_terms(cfg: ModelConfig, prefix: str = "") -> list[Term]:
-    """Q, K, V, O weights and biases of one attention block."""
+    """Q, K, V, O weights and biases of one attention block (MLA: see mla_terms), sinks."""
+    if cfg.attention == "mla" and not prefix:
+        return mla_terms(cfg) + _sink_terms(cfg)
     d, q, kv = cfg.d_model, cfg.q_dim, cfg.kv_dim
     g = "attention"
     out = [
@@ -84,23 +119,46 @@ def attention_terms(cfg: ModelConfig, prefix: str = "") -> list[Term]:
         ]
     if cfg.out_bias:
         out.append(term(g, f"{prefix}b_O", "d_model", d))
+    return out + ([] if prefix else _sink_terms(cfg))
+
+
+def _sink_terms(cfg: ModelConfig) -> list[Term]:
+    """gpt-oss: one learned sink logit per head and layer."""
+    return [term("attention", "sinks", "n_heads", cfg.n_heads)] if cfg.attention_sinks else []
+
+
+def moe_terms(cfg: ModelConfig) -> list[Term]:
+    """A routed-expert FFN: router, experts (and their biases), a shared expert and its gate."""
+    d, f, g = cfg.d_model, cfg.d_ff, "ffn"
+    assert cfg.n_experts is not None
+    e = cfg.n_experts
+    out = [term(g, "router", "d_model x n_experts", d, e)]
+    if cfg.router_bias:
+        out.append(term(g, "b_router", "n_experts", e))
+    if cfg.router_score_bias == "parameter":
+        out.append(term(g, "router score bias", "n_experts", e))
+    mats = 3 if cfg.gated else 2
+    out.append(term(g, "experts", f"n_experts x {mats} x d_model x d_ff", e, mats, d, f))
+    if cfg.ffn_bias:
+        biases = (2 * f + d) if cfg.gated else (f + d)
+        out.append(term(g, "expert biases", "n_experts x (biases of one expert)", e, biases))
+    if cfg.shared_expert_d_ff is not None:
+        fs = cfg.shared_expert_d_ff
+        out.append(term(g, "shared expert", f"{mats} x d_model x shared_expert_d_ff", mats, d, fs))
+        if cfg.ffn_bias:
+            biases = (2 * fs + d) if cfg.gated else (fs + d)
+            out.append(term(g, "shared expert biases", "biases of the shared expert", biases))
+        if cfg.shared_expert_gate:
+            out.append(term(g, "shared expert gate", "d_model x 1", d, 1))
     return out
 
 
-def ffn_terms(cfg: ModelConfig) -> list[Term]:
-    """The FFN of one layer: W1/W2 (plain) or gate/up/down (gated); MoE: experts + router."""
-    d, f, g = cfg.d_model, cfg.d_ff, "ffn"
-    if cfg.n_experts is not None:
-        e = cfg.n_experts
-        out = [term(g, "router", "d_model x n_experts", d, e)]
-        if cfg.router_bias:
-            out.append(term(g, "b_router", "n_experts", e))
-        mats = 3 if cfg.gated else 2
-        out.append(term(g, "experts", f"n_experts x {mats} x d_model x d_ff", e, mats, d, f))
-        if cfg.ffn_bias:
-            biases = (2 * f + d) if cfg.gated else (f + d)
-            out.append(term(g, "expert biases", "n_experts x (biases of one expert)", e, biases))
-        return out
+def ffn_terms(cfg: ModelConfig, width: int | None = None) -> list[Term]:
+    """The FFN of one layer: W1/W2 (plain) or gate/up/down (gated) of `width` (default d_ff);
+    MoE: router and experts (moe_terms)."""
+    if cfg.is_moe and width is None:
+        return moe_terms(cfg)
+    d, f, g = cfg.d_model, cfg.d_ff if width is None else width, "ffn"
     if cfg.gated:
         out = [
             term(g, "W_gate", "d_model x d_ff", d, f),
@@ -140,17 +198,31 @@ def layer_counts(cfg: ModelConfig) -> list[LayerCount]:
     layers: list[LayerCount] = []
     own = attention_terms(cfg) + _qk_norm_terms(cfg)
     if cfg.has_encoder:
-        terms = own + ffn_terms(cfg) + _layer_norm_terms(cfg)
-        layers.append(LayerCount("encoder", cfg.param_layers(cfg.encoder_layers), terms))
+        for kind, count, ffn in ffn_kinds(cfg, cfg.encoder_layers):
+            terms = own + ffn + _layer_norm_terms(cfg)
+            layers.append(LayerCount("encoder", cfg.param_layers(count), terms, kind))
     if cfg.has_decoder:
-        terms = list(own)
+        cross_attn: list[Term] = []
         cross: list[Term] = []
         if cfg.architecture == "encoder-decoder":
-            terms += attention_terms(cfg, prefix="cross ")
+            cross_attn = attention_terms(cfg, prefix="cross ")
             cross = _norm_terms(cfg, "norm", "norm_cross")
-        terms += ffn_terms(cfg) + _layer_norm_terms(cfg) + cross
-        layers.append(LayerCount("decoder", cfg.param_layers(cfg.decoder_layers), terms))
+        for kind, count, ffn in ffn_kinds(cfg, cfg.decoder_layers):
+            terms = own + cross_attn + ffn + _layer_norm_terms(cfg) + cross
+            layers.append(LayerCount("decoder", cfg.param_layers(count), terms, kind))
     return layers
+
+
+def ffn_kinds(cfg: ModelConfig, layers: int) -> list[tuple[str, int, list[Term]]]:
+    """The FFN kinds of a stack of `layers`: (label, how many, terms). One kind unless a MoE
+    model has dense layers too: then "dense FFN" and "MoE", each with its count."""
+    dense = len(cfg.dense_ffn_layers) if cfg.is_moe else 0
+    if not dense:
+        return [("", layers, ffn_terms(cfg))]
+    out = [("dense FFN", dense, ffn_terms(cfg, cfg.dense_d_ff or cfg.d_ff))]
+    if layers > dense:
+        out.append(("MoE", layers - dense, moe_terms(cfg)))
+    return out
 
 
 def _stacks(cfg: ModelConfig) -> list[str]:
@@ -263,8 +335,35 @@ def idle_params(cfg: ModelConfig) -> int:
     """MoE: parameters of the experts a token does not use (0 for a dense model)."""
     if cfg.n_experts is None or cfg.experts_per_token is None:
         return 0
-    layers = sum(layer.count for layer in layer_counts(cfg))
+    layers = cfg.moe_layers(cfg.encoder_layers) + cfg.moe_layers(cfg.decoder_layers)
     return layers * (cfg.n_experts - cfg.experts_per_token) * expert_params(cfg)
+
+
+def stored_buffers(cfg: ModelConfig) -> int:
+    """Elements a released checkpoint stores beyond the parameters: a routing-score bias kept
+    as a buffer (DeepSeek-V3, GLM-4.5: [n_experts] per MoE layer)."""
+    if cfg.router_score_bias != "buffer" or cfg.n_experts is None:
+        return 0
+    return (cfg.moe_layers(cfg.encoder_layers) + cfg.moe_layers(cfg.decoder_layers)) * cfg.n_experts
+
+
+def active_lines(cfg: ModelConfig) -> list[str]:
+    """How the active parameters add up, layer kind by layer kind (MoE models)."""
+    if not cfg.is_moe or cfg.n_experts is None or cfg.experts_per_token is None:
+        return []
+    e, k, one = cfg.n_experts, cfg.experts_per_token, expert_params(cfg)
+    lines, total = [], 0
+    for layer in layer_counts(cfg):
+        kind = f"{layer.stack} layers" + (f", {layer.kind}" if layer.kind else "")
+        idle = (e - k) * one if layer.kind != "dense FFN" else 0
+        per = layer.total - idle
+        total += layer.count * per
+        how = f"{layer.total:,} - ({e} - {k}) x {one:,}" if idle else f"{layer.total:,}"
+        lines.append(f"active, {kind}: {layer.count} x ({how}) = {layer.count * per:,}")
+    rest = sum(t.value for t in model_terms(cfg))
+    lines.append(f"active, outside the layers (embeddings, final norm, head): {rest:,}")
+    lines.append(f"active = {total:,} + {rest:,} = {total + rest:,}")
+    return lines
 
 
 def active_params(cfg: ModelConfig) -> int:

@@ -57,6 +57,7 @@ class TermReport(Result):
 
 class ParamLayer(Result):
     stack: str
+    kind: str = Field("", description="'' for a stack of one kind; 'dense FFN' / 'MoE'")
     count: int
     attention: int
     ffn: int
@@ -71,12 +72,19 @@ class ParamsReport(Result):
     note: str | None = Field(None, description="a convention stated with the counts")
     total_params: int
     active_params: int
+    active_params_without_embedding: int = Field(
+        description="active_params less the input embedding (how some vendors quote it)"
+    )
+    checkpoint_elements: int = Field(
+        description="elements a complete checkpoint stores: the parameters plus stored buffers"
+    )
     non_embedding_params: int
     components: dict[str, int]
     shares: dict[str, float]
     ffn_to_attention: float = Field(description="FFN parameters / attention parameters")
     layers: list[ParamLayer]
     other_terms: list[TermReport]
+    active_terms: list[str] = Field(description="how active_params adds up (MoE)")
 
 
 def params_report(cfg: ModelConfig) -> ParamsReport:
@@ -84,7 +92,8 @@ def params_report(cfg: ModelConfig) -> ParamsReport:
     tot = sum(comps.values())
     layers = [
         ParamLayer(
-            stack=layer.stack, count=layer.count, attention=layer.group("attention"),
+            stack=layer.stack, kind=layer.kind, count=layer.count,
+            attention=layer.group("attention"),
             ffn=layer.group("ffn"), norm=layer.group("norm"), total=layer.total,
             terms=[TermReport.of(t) for t in layer.terms],
         )
@@ -96,6 +105,9 @@ def params_report(cfg: ModelConfig) -> ParamsReport:
         note=cfg.note,
         total_params=tot,
         active_params=tot - pm.idle_params(cfg),
+        active_params_without_embedding=tot - pm.idle_params(cfg) - comps["embedding"],
+        checkpoint_elements=tot + pm.stored_buffers(cfg),
+        active_terms=pm.active_lines(cfg),
         non_embedding_params=tot - comps["embedding"] - comps["lm_head"],
         components=comps,
         shares={k: share(v, tot) for k, v in comps.items()},
@@ -107,6 +119,7 @@ def params_report(cfg: ModelConfig) -> ParamsReport:
 
 class FlopLayer(Result):
     stack: str
+    kind: str = ""
     count: int
     attention_projections: int
     attention_scores: int
@@ -149,7 +162,7 @@ def flops_report(cfg: ModelConfig, w: fl.Workload, unit: str = "flops") -> Flops
     fwd = sum(comps.values())
     layers = [
         FlopLayer(
-            stack=layer.stack, count=layer.count,
+            stack=layer.stack, kind=layer.kind, count=layer.count,
             attention_projections=layer.group("attention_projections") // div,
             attention_scores=layer.group("attention_scores") // div,
             ffn=layer.group("ffn") // div, total=layer.total // div,
@@ -288,7 +301,7 @@ def crossover_report(
     )
     return CrossoverReport(
         model=cfg.name,
-        layer=fl.layer_flops(cfg, fl.Workload(1, 1))[0].stack,
+        layer=_layer_label(fl.crossover_layer(cfg)),
         causal=causal,
         crossover={k: num(v) for k, v in points.items()},
         exact={k: exact(v) for k, v in points.items()},
@@ -296,6 +309,11 @@ def crossover_report(
         grid=grid,
         convention=convention,
     )
+
+
+def _layer_label(layer: fl.LayerFlops) -> str:
+    """ "decoder", or "decoder (MoE)" where a stack has several kinds."""
+    return f"{layer.stack} ({layer.kind})" if layer.kind else layer.stack
 
 
 def grid_report(cfg: ModelConfig, d_models: list[int], seq_lens: list[int]) -> GridReport:

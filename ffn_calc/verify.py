@@ -10,7 +10,7 @@ from pathlib import Path
 from ffn_calc import flops as fl
 from ffn_calc import params as pm
 from ffn_calc.config import ModelConfig
-from ffn_calc.instantiate import Inventory, Ranges, Tensor, instantiate, spell
+from ffn_calc.instantiate import Inventory, Ranges, Span, Tensor, instantiate, spell, values
 from ffn_calc.result import Result
 from ffn_calc.safetensors import Entry
 
@@ -24,6 +24,7 @@ BUFFER_SUFFIXES = (
     ".position_ids",
     ".token_type_ids",
     ".final_logits_bias",  # BART's zero logits bias, a buffer that checkpoints keep
+    ".e_score_correction_bias",  # DeepSeek-V3 / GLM-4.5's routing-score bias, a buffer
 )
 
 
@@ -153,7 +154,7 @@ def _indices(t: Tensor, index: tuple[int, ...]) -> tuple[int, ...] | None:
         if isinstance(slot, int):
             if i != slot:
                 return None
-        elif i >= ranges[slot]:
+        elif i not in values(ranges[slot]):
             return None
         else:
             out.append(i)
@@ -180,24 +181,24 @@ def _missing(t: Tensor, present: set[tuple[int, ...]]) -> list[str]:
     never one per missing copy.
     """
 
-    def walk(
-        spans: dict[str, tuple[int, int]], ranges: Ranges, present: set[tuple[int, ...]]
-    ) -> list[str]:
+    def walk(spans: dict[str, Span], ranges: Ranges, present: set[tuple[int, ...]]) -> list[str]:
         if not ranges:
             return [] if present else [spell(t.name, spans)]
-        (key, n), inner = ranges[0], ranges[1:]
-        whole = {k: (0, m - 1) for k, m in inner}  # every inner index, for a run with none present
+        (key, span), inner = ranges[0], ranges[1:]
+        vals = values(span)  # runs are runs of positions in vals (a range: O(1) per lookup)
+        whole = {k: values(s) for k, s in inner}  # every inner index, for a run with none present
         by_first: dict[int, set[tuple[int, ...]]] = {}
         for index in present:
             by_first.setdefault(index[0], set()).add(index[1:])
         out, start = [], 0
         for i in sorted(by_first):
-            if i > start:
-                out.append(spell(t.name, {**spans, key: (start, i - 1), **whole}))
-            out += walk({**spans, key: (i, i)}, inner, by_first[i])
-            start = i + 1
-        if start < n:
-            out.append(spell(t.name, {**spans, key: (start, n - 1), **whole}))
+            at = vals.index(i)
+            if at > start:
+                out.append(spell(t.name, {**spans, key: vals[start:at], **whole}))
+            out += walk({**spans, key: vals[at : at + 1]}, inner, by_first[i])
+            start = at + 1
+        if start < len(vals):
+            out.append(spell(t.name, {**spans, key: vals[start:], **whole}))
         return out
 
     return walk({}, t.ranges, present)

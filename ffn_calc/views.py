@@ -90,7 +90,7 @@ def params_tables(r: ParamsReport, explain: bool = False) -> list[Table]:
     tables: list[Table] = []
     for layer in r.layers:
         t = Table(
-            f"{r.model}: one {layer.stack} layer (x{layer.count})",
+            f"{r.model}: one {layer.stack} layer{f', {layer.kind}' if layer.kind else ''} (x{layer.count})",
             [Column("term", "text"), Column("group", "text"), Column("params"), Column("share of layer", "pct")],
         )  # fmt: skip
         for term in layer.terms:
@@ -113,12 +113,29 @@ def params_tables(r: ParamsReport, explain: bool = False) -> list[Table]:
         t.add(
             "active (per token)", r.active_params, r.active_params / r.total_params, style="total"
         )
+        t.add(
+            "active without the input embedding", r.active_params_without_embedding,
+            r.active_params_without_embedding / r.total_params,
+        )  # fmt: skip
+        t.notes.append(
+            "Active: the total less, in every MoE layer, (n_experts - experts_per_token) x the "
+            "parameters of one routed expert; routers, shared experts, dense layers, attention, "
+            "norms, embeddings and the head all count. Some vendors leave the input embedding "
+            "out (the row below it)."
+        )
+    if r.checkpoint_elements != r.total_params:
+        t.notes.append(
+            f"A released checkpoint stores {r.checkpoint_elements:,} elements: the parameters "
+            f"and {r.checkpoint_elements - r.total_params:,} buffer elements (a routing-score "
+            "bias that transformers keeps as a buffer)."
+        )
     t.notes.append(
         f"Total {human(r.total_params)} parameters; FFN : attention = {r.ffn_to_attention:.3f}; "
         f"non-embedding {r.non_embedding_params:,}."
     )
     if explain:
         t.notes += [_explain(x.name, x.formula, x.numbers, x.value) for x in r.other_terms]
+        t.notes += r.active_terms
     if r.source:
         t.notes.append(f"Source: {r.source}")
     if r.note:
@@ -142,7 +159,7 @@ def flops_tables(r: FlopsReport, explain: bool = False) -> list[Table]:
     tables: list[Table] = []
     for layer in r.layers:
         t = Table(
-            f"{r.model}: one {layer.stack} layer (x{layer.count}), forward {unit}",
+            f"{r.model}: one {layer.stack} layer{f', {layer.kind}' if layer.kind else ''} (x{layer.count}), forward {unit}",
             [Column("term", "text"), Column("component", "text"), Column(unit), Column("share of layer", "pct")],
         )  # fmt: skip
         for term in layer.terms:

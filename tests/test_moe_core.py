@@ -1,0 +1,67 @@
+"""Mixture of experts and latent attention in the closed form and the instantiation.
+
+Golden figures: tests/data/coverage.json, DeepSeek-V3 (transformers 5.24.0
+DeepseekV3ForCausalLM on the meta device): 671,026,404,352 parameters, 37,552,282,624 active.
+The config below is that case's config.json written in ffn-calc's schema by hand, so the core
+is checked apart from any family module.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ffn_calc import flops as fl
+from ffn_calc import params as pm
+from ffn_calc.config import ModelConfig
+from ffn_calc.instantiate import instantiate
+from ffn_calc.verify import model_checks
+
+DEEPSEEK_V3: dict[str, Any] = {
+    "n_layers": 61, "d_model": 7168, "n_heads": 128, "d_ff": 2048, "dense_d_ff": 18432,
+    "activation": "swiglu", "norm": "rmsnorm", "positions": "rotary", "vocab_size": 129280,
+    "n_experts": 256, "experts_per_token": 8, "dense_ffn_layers": [0, 1, 2],
+    "shared_expert_d_ff": 2048, "router_score_bias": "buffer", "attention": "mla",
+    "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
+    "v_head_dim": 128,
+}  # fmt: skip
+
+
+def test_deepseek_v3_total_active_and_checkpoint_elements() -> None:
+    cfg = ModelConfig(**DEEPSEEK_V3)
+    assert pm.total_params(cfg) == 671_026_404_352
+    assert pm.active_params(cfg) == 37_552_282_624
+    # The released checkpoint also stores e_score_correction_bias [256] in 58 MoE layers.
+    assert pm.total_params(cfg) + pm.stored_buffers(cfg) == 671_026_419_200
+    kinds = [(x.kind, x.count) for x in pm.layer_counts(cfg)]
+    assert kinds == [("dense FFN", 3), ("MoE", 58)]
+
+
+def test_closed_form_equals_instantiation_for_moe_and_mla() -> None:
+    for extra in ({}, {"q_lora_rank": None}, {"dense_ffn_layers": [1, 4, 60]},
+                  {"shared_expert_gate": True, "router_bias": True, "ffn_bias": True},
+                  {"attention": "standard", "q_lora_rank": None, "kv_lora_rank": None,
+                   "qk_nope_head_dim": None, "qk_rope_head_dim": None, "v_head_dim": None,
+                   "attention_sinks": True, "attention_bias": True,
+                   "router_score_bias": "parameter"}):  # fmt: skip
+        cfg = ModelConfig(**{**DEEPSEEK_V3, **extra})
+        checks = model_checks(cfg, 2, 7)
+        assert all(c.ok for c in checks), [c for c in checks if not c.ok]
+
+
+def test_mla_scores_use_both_head_widths() -> None:
+    cfg = ModelConfig(**DEEPSEEK_V3)
+    w = fl.Workload(batch=1, seq_len=10)
+    layer = fl.layer_flops(cfg, w)[1]
+    qk = next(t for t in layer.terms if t.name == "QK^T").value
+    av = next(t for t in layer.terms if t.name == "AV").value
+    assert qk == 2 * 128 * 10 * 10 * (128 + 64)  # 2 x H x S^2 x (nope + rope)
+    assert av == 2 * 128 * 10 * 10 * 128  # 2 x H x S^2 x v_head_dim
+    assert fl.per_token(cfg).scores_slope == 2 * 128 * (192 + 128)
+    assert fl.crossover_layer(cfg).kind == "MoE"
+
+
+def test_dense_and_moe_layers_are_named_by_their_indices() -> None:
+    cfg = ModelConfig(**{**DEEPSEEK_V3, "dense_ffn_layers": [0, 2, 4]})
+    labels = {t.label for t in instantiate(cfg).tensors}
+    assert "decoder.layers.{0..4..2}.mlp.up_proj.weight" in labels
+    assert "decoder.layers.{1,3,{5..60}}.mlp.router.weight" in labels  # bash brace syntax
