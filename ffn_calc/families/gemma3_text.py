@@ -13,31 +13,20 @@ local (sliding-window) and global layers with their own rotary bases, bidirectio
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from ffn_calc.config import ModelConfig
-from ffn_calc.families.base import GATED_ACT, LLAMA_NAMING, Reader, decoder
+from ffn_calc.families import gemma2
+from ffn_calc.families.base import Reader
 from ffn_calc.naming import Naming
 
 ARCHITECTURE = "Gemma3ForCausalLM"
 
-NAMING = replace(
-    LLAMA_NAMING,
-    norms={4: ("input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm",
-               "post_feedforward_layernorm")},
-)  # fmt: skip
-
 
 def fields(r: Reader) -> dict[str, Any]:
-    return decoder(
-        r, "gemma3_text", n_kv_heads=r.integer("num_key_value_heads", 4),
-        head_dim=r.integer("head_dim", 256),
-        activation=r.choice("hidden_activation", GATED_ACT, "gelu_pytorch_tanh"),
-        tie_embeddings=r.boolean("tie_word_embeddings", True),
-        attention_bias=r.boolean("attention_bias", False), layer_norms=4, qk_norm="head",
-    )  # fmt: skip
+    """Gemma 2's fields (the same class defaults), plus q/k norms over head_dim."""
+    return {**gemma2.fields(r), "family": "gemma3_text", "qk_norm": "head"}
 
 
 def naming(cfg: ModelConfig) -> Naming:
-    return NAMING
+    return gemma2.NAMING  # q_norm / k_norm: Naming's self_attn.q_norm / k_norm
