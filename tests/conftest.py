@@ -1,8 +1,10 @@
-"""Shared fixtures: the reference cases, a CLI runner that keeps stdout and stderr apart."""
+"""Shared fixtures: the reference cases, a CLI runner that keeps stdout and stderr apart, an
+inventory written out by real tensor name."""
 
 from __future__ import annotations
 
 import json
+from itertools import product
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ffn_calc.cli import app
+from ffn_calc.instantiate import Inventory, values
 
 DATA = Path(__file__).parent / "data"
 
@@ -37,3 +40,15 @@ def run(*args: str) -> Result:
 @pytest.fixture
 def cli() -> Any:
     return run
+
+
+def expand(inv: Inventory, *, tied: bool = True) -> dict[str, tuple[int, ...]]:
+    """Every tensor by its real name: the templates written out, one copy per index of each
+    span (n, a range or the indices themselves). `tied=False` leaves out the tensors tied to
+    another, as `named_parameters()` does."""
+    return {
+        t.name.format_map({key: i for (key, _), i in zip(t.ranges, index, strict=True)}): t.shape
+        for t in inv.tensors
+        if tied or t.tied_to is None
+        for index in product(*(values(span) for _, span in t.ranges))
+    }

@@ -14,10 +14,7 @@ the untied convention is checked apart: exactly vocab_size x d_model more, named
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
-from itertools import product
 from pathlib import Path
 from typing import Any
 
@@ -28,12 +25,22 @@ from hypothesis import strategies as st
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from conftest import DATA, run  # noqa: E402
-from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
+from conftest import DATA  # noqa: E402
+from oracle_support import (  # noqa: E402
+    build_hf,
+    check_verifies,
+    check_wider_ffn_fails,
+    counted_flops,
+    inventory_names,
+    param_shapes,
+    read,
+    save,
+    token_ids,
+    verify,
+)
 
 from ffn_calc.config import ModelConfig  # noqa: E402
 from ffn_calc.flops import Workload, forward_flops  # noqa: E402
-from ffn_calc.instantiate import instantiate  # noqa: E402
 from ffn_calc.params import total_params  # noqa: E402
 from ffn_calc.presets import resolve_model  # noqa: E402
 
@@ -86,21 +93,16 @@ def bart_configs(draw: Any) -> dict[str, Any]:
     return out
 
 
-def write_config(path: Path, family: str, data: dict[str, Any]) -> Path:
-    """A config.json as the Hub holds it: model_type, architectures, the drawn fields."""
-    path.mkdir(parents=True, exist_ok=True)
-    body = {"model_type": family, "architectures": [HF_CLASSES[family][1]], **data}
-    (path / "config.json").write_text(json.dumps(body, indent=2))
-    return path / "config.json"
+def read_hub(family: str, data: dict[str, Any], path: Path) -> ModelConfig:
+    """ffn-calc's model of a config.json as the Hub holds it (model_type, architectures, the
+    drawn fields), written to `path`."""
+    return read({"model_type": family, "architectures": [HF_CLASSES[family][1]], **data}, path)
 
 
 def build(family: str, data: dict[str, Any]) -> Any:
     """The transformers model for the config.json fields, eager attention, on the CPU."""
-    conf_cls, model_cls = (getattr(transformers, n) for n in HF_CLASSES[family])
-    conf = conf_cls(**data)
-    conf._attn_implementation = "eager"
     torch.manual_seed(0)
-    return model_cls(conf).eval()
+    return build_hf(*HF_CLASSES[family], data).eval()
 
 
 def as_built(cfg: ModelConfig) -> ModelConfig:
@@ -112,31 +114,9 @@ def as_built(cfg: ModelConfig) -> ModelConfig:
     return cfg
 
 
-def param_names(model: Any) -> dict[str, tuple[int, ...]]:
-    return {n: tuple(p.shape) for n, p in model.named_parameters()}
-
-
-def inventory_names(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
-    """The inventory's untied tensors by real name: each template written out per index."""
-    return {
-        t.name.format_map({key: i for (key, _), i in zip(t.ranges, index, strict=True)}): t.shape
-        for t in instantiate(cfg).tensors
-        if t.tied_to is None
-        for index in product(*(range(n) for _, n in t.ranges))
-    }
-
-
-def counted_flops(model: Any, vocab: int, batch: int, s: int, t: int) -> int:
+def seq2seq_flops(model: Any, ids: Any, target: Any) -> int:
     """FlopCounterMode over one forward: B x S source tokens, B x T target tokens."""
-    ids = torch.randint(0, vocab, (batch, s))
-    target = torch.randint(0, vocab, (batch, t))
-    with torch.no_grad(), FlopCounterMode(display=False) as counter:
-        model(input_ids=ids, decoder_input_ids=target, use_cache=False)
-    return int(counter.get_total_flops())
-
-
-def verify(path: Path) -> Any:
-    return run("verify", "--hf-config", str(path), "--checkpoint", str(path), "-f", "json")
+    return counted_flops(model, input_ids=ids, decoder_input_ids=target, use_cache=False)
 
 
 def add_separate_head(out: Path) -> None:
@@ -149,15 +129,9 @@ def add_separate_head(out: Path) -> None:
     save_file(tensors, file, metadata={"format": "pt"})
 
 
-def widen_ffn(config_json: Path, family: str) -> None:
-    """config.json with the FFN one wider than the checkpoint's."""
-    data = json.loads(config_json.read_text())
-    for key in ("d_ff",) if family == "t5" else ("encoder_ffn_dim", "decoder_ffn_dim"):
-        data[key] += 1
-    config_json.write_text(json.dumps(data))
-
-
 STRATEGIES = {"t5": t5_configs(), "bart": bart_configs()}
+# The config.json keys of the FFN widths.
+FFN_KEYS = {"t5": ["d_ff"], "bart": ["encoder_ffn_dim", "decoder_ffn_dim"]}
 
 
 @pytest.mark.parametrize("family", sorted(HF_CLASSES))
@@ -170,14 +144,15 @@ def test_random_configs_against_transformers(
     )
     def check(data: dict[str, Any], batch: int, s: int, t: int) -> None:
         out = tmp_path_factory.mktemp(family)
-        cfg = resolve_model(hf_config=write_config(out, family, data))
+        cfg = read_hub(family, data, out)
         model = build(family, data)
         built = as_built(cfg)
         # (a) parameters, (b) names and shapes of the model transformers builds
         assert sum(p.numel() for p in model.parameters()) == total_params(built)
-        assert param_names(model) == inventory_names(built)
+        assert param_shapes(model) == inventory_names(built)
         # (c) forward FLOPs: encoder over S, decoder over T, cross-attention K/V over S
-        got = counted_flops(model, data["vocab_size"], batch, s, t)
+        vocab = data["vocab_size"]
+        got = seq2seq_flops(model, token_ids(vocab, batch, s), token_ids(vocab, batch, t))
         assert got == forward_flops(cfg, Workload(batch=batch, seq_len=s, target_len=t))
         # The untied convention: a separate head, vocab_size x d_model more, stated in the note.
         untied = data.get("tie_word_embeddings") is False
@@ -187,20 +162,15 @@ def test_random_configs_against_transformers(
             untied and family == "t5"
         )
         # (d) save_pretrained, then the checkpoint's header against its config.json
-        with contextlib.redirect_stderr(io.StringIO()):
-            model.save_pretrained(out)
-        r = verify(out)
+        save(model, out)
         if untied and family == "t5":  # transformers saved its tied head: the separate one lacks
+            r = verify(out)
             assert r.exit_code == 1 and r.json()["checkpoint"]["missing"] == ["lm_head.weight"]
             add_separate_head(out)
-            r = verify(out)
-        assert r.exit_code == 0, r.stdout
-        assert r.json()["checkpoint"]["checkpoint_params"] == total_params(cfg)
+        checkpoint = check_verifies(out, cfg)
         if family == "bart":
-            assert r.json()["checkpoint"]["buffers"] == ["final_logits_bias"]
-        widen_ffn(out / "config.json", family)
-        r = verify(out)
-        assert r.exit_code == 1 and r.json()["checkpoint"]["shape_mismatches"]
+            assert checkpoint["buffers"] == ["final_logits_bias"]
+        check_wider_ffn_fails(out, FFN_KEYS[family])
 
     check()
 
@@ -225,12 +195,10 @@ def test_presets_at_full_size(preset: str) -> None:
     with torch.device("meta"):
         model = getattr(transformers, HF_CLASSES[family][1])(conf).eval()
     assert sum(p.numel() for p in model.parameters()) == total_params(as_built(cfg))
-    assert param_names(model) == inventory_names(as_built(cfg))
+    assert param_shapes(model) == inventory_names(as_built(cfg))
     ids = torch.zeros((1, 64), dtype=torch.long, device="meta")
     target = torch.zeros((1, 16), dtype=torch.long, device="meta")
-    with torch.no_grad(), FlopCounterMode(display=False) as counter:
-        model(input_ids=ids, decoder_input_ids=target, use_cache=False)
-    got = int(counter.get_total_flops())
+    got = seq2seq_flops(model, ids, target)
     assert got == forward_flops(cfg, Workload(batch=1, seq_len=64, target_len=16))
 
 
@@ -240,10 +208,9 @@ def test_t5_untied_config_as_written_back(tmp_path: Path) -> None:
     instantiates the tied model, vocab_size x d_model fewer."""
     data = {"d_model": 16, "d_kv": 4, "num_heads": 3, "d_ff": 24, "num_layers": 2,
             "vocab_size": 40, "feed_forward_proj": "gated-gelu", "tie_word_embeddings": False}  # fmt: skip
-    hub = resolve_model(hf_config=write_config(tmp_path / "hub", "t5", data))
+    hub = read_hub("t5", data, tmp_path / "hub")
     model = build("t5", data)
-    with contextlib.redirect_stderr(io.StringIO()):
-        model.save_pretrained(tmp_path / "saved")
+    save(model, tmp_path / "saved")
     saved = json.loads((tmp_path / "saved" / "config.json").read_text())
     assert saved["tie_word_embeddings"] is True and saved["scale_decoder_outputs"] is False
     again = resolve_model(hf_config=tmp_path / "saved")

@@ -11,11 +11,8 @@ with eager attention, checkpoints from `save_pretrained`.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import warnings
-from itertools import product
 from pathlib import Path
 from typing import Any
 
@@ -26,12 +23,19 @@ from hypothesis import strategies as st
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from conftest import DATA, run  # noqa: E402
-from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
+from conftest import DATA  # noqa: E402
+from oracle_support import (  # noqa: E402
+    build_hf,
+    check_hub_config,
+    counted_flops,
+    inventory_names,
+    maybe,
+    param_shapes,
+    read,
+    token_ids,
+)
 
-from ffn_calc.config import ModelConfig  # noqa: E402
 from ffn_calc.flops import Workload, forward_flops  # noqa: E402
-from ffn_calc.instantiate import instantiate  # noqa: E402
 from ffn_calc.params import total_params  # noqa: E402
 from ffn_calc.presets import resolve_model  # noqa: E402
 
@@ -55,45 +59,11 @@ ACT_KEY = {"gemma2": "hidden_activation", "gemma3_text": "hidden_activation"}
 
 def build(data: dict[str, Any], device: str = "cpu") -> Any:
     """The class named in `architectures`, built by transformers from the config.json fields."""
-    conf_name, model_name = CLASSES[data["model_type"]]
     fields = {k: v for k, v in data.items() if k != "model_type"}
-    conf = getattr(transformers, conf_name)(**fields)
-    conf._attn_implementation = "eager"
-    with torch.device(device):
-        return getattr(transformers, model_name)(conf)
-
-
-def read(data: dict[str, Any], tmp: Path) -> ModelConfig:
-    """ffn-calc's model for a config.json with these fields."""
-    path = tmp / "config.json"
-    path.write_text(json.dumps(data, indent=2))
-    return resolve_model(hf_config=path)
-
-
-def inventory_names(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
-    """The inventory's untied tensors by real name: each template written out per index."""
-    return {
-        t.name.format_map({key: i for (key, _), i in zip(t.ranges, index, strict=True)}): t.shape
-        for t in instantiate(cfg).tensors
-        if t.tied_to is None
-        for index in product(*(range(n) for _, n in t.ranges))
-    }
-
-
-def counted_flops(model: Any, vocab: int, batch: int, s: int, device: str = "cpu") -> int:
-    ids = torch.randint(0, vocab, (batch, s)).to(device)
-    with torch.no_grad(), FlopCounterMode(display=False) as counter:
-        model(input_ids=ids)
-    return int(counter.get_total_flops())
+    return build_hf(*CLASSES[data["model_type"]], fields, device)
 
 
 # --- random small config.json files per family ----------------------------------------------
-
-
-def maybe(draw: Any, out: dict[str, Any], key: str, value: Any) -> None:
-    """Set `key` or leave it absent (the class default applies)."""
-    if draw(st.booleans()):
-        out[key] = value
 
 
 @st.composite
@@ -143,32 +113,6 @@ def config_jsons(draw: Any, family: str) -> dict[str, Any]:
     return out
 
 
-def check(data: dict[str, Any], batch: int, s: int, tmp: Path) -> None:
-    """Parameters, names and shapes, FLOPs and a save_pretrained checkpoint, all exact."""
-    torch.manual_seed(0)
-    cfg = read(data, tmp)
-    model = build(data).eval()
-    assert sum(p.numel() for p in model.parameters()) == total_params(cfg)
-    names = {n: tuple(p.shape) for n, p in model.named_parameters()}
-    assert names == inventory_names(cfg)
-    got = counted_flops(model, data["vocab_size"], batch, s)
-    assert got == forward_flops(cfg, Workload(batch=batch, seq_len=s))
-    # The checkpoint and the config.json that save_pretrained writes (every field explicit).
-    out = tmp / "ckpt"
-    with contextlib.redirect_stderr(io.StringIO()):
-        model.save_pretrained(out)
-    assert total_params(resolve_model(hf_config=out)) == total_params(cfg)
-    r = run("verify", "--hf-config", str(out), "--checkpoint", str(out), "-f", "json")
-    assert r.exit_code == 0, r.stdout
-    assert r.json()["checkpoint"]["checkpoint_params"] == total_params(cfg)
-    written = json.loads((out / "config.json").read_text())
-    wider = {**written, "intermediate_size": written["intermediate_size"] + 1}
-    (out / "config.json").write_text(json.dumps(wider))
-    r = run("verify", "--hf-config", str(out), "--checkpoint", str(out), "-f", "json")
-    assert r.exit_code == 1
-    assert r.json()["checkpoint"]["shape_mismatches"]
-
-
 @pytest.mark.parametrize("family", FAMILIES)
 def test_random_configs_against_torch(
     family: str, tmp_path_factory: pytest.TempPathFactory
@@ -176,7 +120,7 @@ def test_random_configs_against_torch(
     @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
     @given(data=config_jsons(family), batch=st.integers(1, 2), s=st.integers(1, 9))
     def each(data: dict[str, Any], batch: int, s: int) -> None:
-        check(data, batch, s, tmp_path_factory.mktemp(family))
+        check_hub_config(data, build, batch, s, tmp_path_factory.mktemp(family))
 
     each()
 
@@ -227,7 +171,7 @@ EXPLICIT: dict[str, dict[str, Any]] = {
 
 @pytest.mark.parametrize("label", EXPLICIT)
 def test_explicit_variants(label: str, tmp_path: Path) -> None:
-    check({**EXPLICIT[label], **IDS}, 2, 5, tmp_path)
+    check_hub_config({**EXPLICIT[label], **IDS}, build, 2, 5, tmp_path)
 
 
 def test_variants_change_the_counts(tmp_path: Path) -> None:
@@ -276,8 +220,8 @@ PRESET = {"gemma2": "gemma-2-9b", "gemma3_text": "gemma-3-1b", "qwen3": "qwen3-8
 def test_real_size_names_and_flops(family: str, tmp_path: Path) -> None:
     data = COVERAGE[family]["hf_config"]
     model = build(data, "meta")
-    flops = counted_flops(model, 8, 1, 64, "meta")
-    names = {n: tuple(p.shape) for n, p in model.named_parameters()}
+    flops = counted_flops(model, input_ids=token_ids(8, 1, 64, "meta"))
+    names = param_shapes(model)
     # Golden: tests/data/coverage.json total_params (transformers 5.24.0, meta device).
     assert sum(p.numel() for p in model.parameters()) == COVERAGE[family]["total_params"]
     configs = [read(data, tmp_path)]

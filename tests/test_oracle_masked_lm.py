@@ -9,12 +9,9 @@ over a CPU forward pass with eager attention, checkpoints from `save_pretrained`
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import warnings
 from collections.abc import Callable
-from itertools import product
 from pathlib import Path
 from typing import Any
 
@@ -25,13 +22,16 @@ from hypothesis import strategies as st
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from conftest import run  # noqa: E402
-from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
+from oracle_support import (  # noqa: E402
+    build_hf,
+    check_counts,
+    check_verifies,
+    check_wider_ffn_fails,
+    read,
+    save,
+    token_ids,
+)
 
-from ffn_calc.config import ModelConfig  # noqa: E402
-from ffn_calc.flops import Workload, forward_flops  # noqa: E402
-from ffn_calc.instantiate import instantiate  # noqa: E402
-from ffn_calc.params import total_params  # noqa: E402
 from ffn_calc.presets import resolve_model  # noqa: E402
 
 transformers.logging.set_verbosity_error()
@@ -108,29 +108,10 @@ def config_json(family: str) -> st.SearchStrategy[dict[str, Any]]:
     return make()
 
 
-def build(data: dict[str, Any]) -> Any:
+def build(data: dict[str, Any], device: str = "cpu") -> Any:
     conf_name, model_name, _ = CLASSES[data["model_type"]]
     fields = {k: v for k, v in data.items() if k not in ("model_type", "architectures")}
-    conf = getattr(transformers, conf_name)(**fields)
-    conf._attn_implementation = "eager"
-    return getattr(transformers, model_name)(conf)
-
-
-def counted_flops(model: Any, vocab: int, batch: int, s: int) -> int:
-    ids = torch.randint(0, vocab, (batch, s))
-    with torch.no_grad(), FlopCounterMode(display=False) as counter:
-        model(input_ids=ids)
-    return int(counter.get_total_flops())
-
-
-def inventory_names(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
-    """The inventory's untied tensors by real name: each template written out per index."""
-    return {
-        t.name.format_map({key: i for (key, _), i in zip(t.ranges, index, strict=True)}): t.shape
-        for t in instantiate(cfg).tensors
-        if t.tied_to is None
-        for index in product(*(range(n) for _, n in t.ranges))
-    }
+    return build_hf(conf_name, model_name, fields, device)
 
 
 def check_against_transformers(
@@ -139,27 +120,12 @@ def check_against_transformers(
     """(a) parameters, (b) names and shapes, (c) FLOPs, (d) the saved checkpoint."""
     family = data["model_type"]
     torch.manual_seed(0)
-    out = tmp.mktemp(family)
-    (out / "config.json").write_text(json.dumps(data))
-    cfg = resolve_model(hf_config=out / "config.json")
+    cfg = read(data, tmp.mktemp(family))
     model = build(data).eval()
-    assert sum(p.numel() for p in model.parameters()) == total_params(cfg)
-    assert {n: tuple(p.shape) for n, p in model.named_parameters()} == inventory_names(cfg)
-    got = counted_flops(model, data["vocab_size"], batch, s)
-    assert got == forward_flops(cfg, Workload(batch=batch, seq_len=s))
-    ckpt = tmp.mktemp(f"{family}-ckpt")
-    with contextlib.redirect_stderr(io.StringIO()):
-        model.save_pretrained(ckpt)
-    r = run("verify", "--hf-config", str(ckpt), "--checkpoint", str(ckpt), "-f", "json")
-    assert r.exit_code == 0, r.stdout
-    assert r.json()["checkpoint"]["checkpoint_params"] == total_params(cfg)
-    saved = json.loads((ckpt / "config.json").read_text())
-    key = CLASSES[family][2]
-    saved[key] += 1
-    (ckpt / "config.json").write_text(json.dumps(saved))
-    r = run("verify", "--hf-config", str(ckpt), "--checkpoint", str(ckpt), "-f", "json")
-    assert r.exit_code == 1
-    assert r.json()["checkpoint"]["shape_mismatches"]
+    check_counts(model, cfg, token_ids(data["vocab_size"], batch, s))
+    ckpt = save(model, tmp.mktemp(f"{family}-ckpt"))
+    check_verifies(ckpt, cfg)
+    check_wider_ffn_fails(ckpt, [CLASSES[family][2]])
 
 
 @pytest.mark.parametrize("family", sorted(CLASSES))
@@ -213,7 +179,4 @@ def test_presets_at_full_size(preset: str, tmp_path: Path) -> None:
     cases = json.loads((Path(__file__).parent / "data" / "coverage.json").read_text())["cases"]
     data = next(c for c in cases if c["name"] == name)["hf_config"]
     cfg = resolve_model(preset=preset)
-    with torch.device("meta"):
-        model = build(data)
-    assert sum(p.numel() for p in model.parameters()) == total_params(cfg)
-    assert {n: tuple(p.shape) for n, p in model.named_parameters()} == inventory_names(cfg)
+    check_counts(build(data, "meta"), cfg, None)  # parameters, names and shapes

@@ -9,12 +9,9 @@ over a CPU forward pass with eager attention and no cache, checkpoints from `sav
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import warnings
 from collections.abc import Callable
-from itertools import product
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +23,21 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 from conftest import DATA, run  # noqa: E402
-from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
+from oracle_support import (  # noqa: E402
+    build_hf,
+    check_counts,
+    check_verifies,
+    check_wider_ffn_fails,
+    counted_flops,
+    inventory_names,
+    param_shapes,
+    read,
+    save,
+    token_ids,
+    verify,
+)
 
-from ffn_calc.config import ModelConfig  # noqa: E402
 from ffn_calc.flops import Workload, forward_flops  # noqa: E402
-from ffn_calc.instantiate import instantiate  # noqa: E402
 from ffn_calc.params import total_params  # noqa: E402
 from ffn_calc.presets import resolve_model  # noqa: E402
 
@@ -165,36 +172,10 @@ def runs_forward(data: dict[str, Any]) -> bool:
     return not new_arch
 
 
-def build(data: dict[str, Any]) -> Any:
+def build(data: dict[str, Any], device: str = "cpu") -> Any:
     conf_name, model_name, _ = CLASSES[data["model_type"]]
     fields = {k: v for k, v in data.items() if k not in ("model_type", "architectures")}
-    conf = getattr(transformers, conf_name)(**fields)
-    conf._attn_implementation = "eager"
-    return getattr(transformers, model_name)(conf)
-
-
-def counted_flops(model: Any, vocab: int, batch: int, s: int) -> int:
-    ids = torch.randint(0, vocab, (batch, s))
-    with torch.no_grad(), FlopCounterMode(display=False) as counter:
-        model(input_ids=ids, use_cache=False)
-    return int(counter.get_total_flops())
-
-
-def inventory_names(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
-    """The inventory's untied tensors by real name: each template written out per index."""
-    return {
-        t.name.format_map({key: i for (key, _), i in zip(t.ranges, index, strict=True)}): t.shape
-        for t in instantiate(cfg).tensors
-        if t.tied_to is None
-        for index in product(*(range(n) for _, n in t.ranges))
-    }
-
-
-def read(data: dict[str, Any], tmp: Path) -> ModelConfig:
-    """ffn-calc's model of a config.json, read as `--hf-config` reads it."""
-    path = tmp / "config.json"
-    path.write_text(json.dumps(data))
-    return resolve_model(hf_config=path)
+    return build_hf(conf_name, model_name, fields, device)
 
 
 def check(data: dict[str, Any], batch: int, s: int, tmp: Path) -> None:
@@ -203,27 +184,13 @@ def check(data: dict[str, Any], batch: int, s: int, tmp: Path) -> None:
     family = data["model_type"]
     cfg = read(data, tmp)
     model = build(data).eval()
-    # (a) parameters, (b) names and shapes of the untied tensors
-    assert sum(p.numel() for p in model.parameters()) == total_params(cfg)
-    assert {n: tuple(p.shape) for n, p in model.named_parameters()} == inventory_names(cfg)
-    # (c) FLOPs of a real forward pass
-    if runs_forward(data):
-        got = counted_flops(model, data["vocab_size"], batch, s)
-        assert got == forward_flops(cfg, Workload(batch=batch, seq_len=s))
+    # (a) parameters, (b) names and shapes of the untied tensors, (c) FLOPs of a real forward
+    ids = token_ids(data["vocab_size"], batch, s) if runs_forward(data) else None
+    check_counts(model, cfg, ids, use_cache=False)
     # (d) the saved checkpoint against its own config.json, then with a wrong FFN width
-    ckpt = tmp / "checkpoint"
-    with contextlib.redirect_stderr(io.StringIO()):
-        model.save_pretrained(ckpt)
-    r = run("verify", "--hf-config", str(ckpt), "--checkpoint", str(ckpt), "-f", "json")
-    assert r.exit_code == 0, r.stdout
-    assert r.json()["checkpoint"]["checkpoint_params"] == total_params(cfg)
-    saved = json.loads((ckpt / "config.json").read_text())
-    key = CLASSES[family][2]
-    saved[key] = (saved.get(key) or 4 * cfg.d_model) + 1
-    (ckpt / "config.json").write_text(json.dumps(saved))
-    r = run("verify", "--hf-config", str(ckpt), "--checkpoint", str(ckpt), "-f", "json")
-    assert r.exit_code == 1
-    assert r.json()["checkpoint"]["shape_mismatches"]
+    ckpt = save(model, tmp / "checkpoint")
+    check_verifies(ckpt, cfg)
+    check_wider_ffn_fails(ckpt, [CLASSES[family][2]], absent=4 * cfg.d_model)
 
 
 @pytest.mark.parametrize("family", sorted(CLASSES))
@@ -320,8 +287,7 @@ def test_neox_checkpoint_as_the_hub_holds_it(tmp_path: Path) -> None:
 
     data = {**EXPLICIT["gpt_neox tied, no attention bias, sequential residual"], **IDS}
     data["tie_word_embeddings"] = False
-    with contextlib.redirect_stderr(io.StringIO()):
-        build(data).save_pretrained(tmp_path)
+    save(build(data), tmp_path)
     tensors = load_file(tmp_path / "model.safetensors")
     assert "embed_out.weight" in tensors and "lm_head.weight" not in tensors
     for i in range(data["num_hidden_layers"]):
@@ -330,7 +296,7 @@ def test_neox_checkpoint_as_the_hub_holds_it(tmp_path: Path) -> None:
         tensors[p + "masked_bias"] = torch.tensor(-1e9)
         tensors[p + "rotary_emb.inv_freq"] = torch.ones(4)
     save_file(tensors, tmp_path / "model.safetensors", metadata={"format": "pt"})
-    r = run("verify", "--hf-config", str(tmp_path), "--checkpoint", str(tmp_path), "-f", "json")
+    r = verify(tmp_path)
     assert r.exit_code == 0, r.stdout
     ck = r.json()["checkpoint"]
     assert len(ck["buffers"]) == 6 and not ck["unexpected"] and not ck["missing"]
@@ -357,36 +323,25 @@ COVERAGE = {
 PRESETS = {"pythia-1b": "gpt_neox", "falcon-7b": "falcon", "opt-1.3b": "opt", "gpt-j-6b": "gptj"}
 
 
-def build_meta(data: dict[str, Any]) -> Any:
-    with torch.device("meta"):
-        return build(data)
-
-
-def meta_flops(model: Any, s: int) -> int:
-    """FLOPs on the meta device, with the class's default cache: without one, transformers looks
-    for packed sequences in the position ids, which needs their values."""
-    ids = torch.randint(0, 8, (1, s), device="meta")
-    with torch.no_grad(), FlopCounterMode(display=False) as counter:
-        model(input_ids=ids)
-    return int(counter.get_total_flops())
+# On the meta device the forward passes keep the class's default cache: without one,
+# transformers looks for packed sequences in the position ids, which needs their values.
 
 
 @pytest.mark.parametrize("family", sorted(CLASSES))
 def test_real_size_names_and_flops(family: str, tmp_path: Path) -> None:
     data = COVERAGE[family]["hf_config"]
     cfg = read(data, tmp_path)
-    model = build_meta(data)
+    model = build(data, "meta")
     # Golden: tests/data/coverage.json total_params (transformers 5.24.0, meta device).
     assert sum(p.numel() for p in model.parameters()) == COVERAGE[family]["total_params"]
     assert total_params(cfg) == COVERAGE[family]["total_params"]
-    assert {n: tuple(p.shape) for n, p in model.named_parameters()} == inventory_names(cfg)
-    assert meta_flops(model, 64) == forward_flops(cfg, Workload(batch=1, seq_len=64))
+    assert param_shapes(model) == inventory_names(cfg)
+    got = counted_flops(model, input_ids=token_ids(8, 1, 64, "meta"))
+    assert got == forward_flops(cfg, Workload(batch=1, seq_len=64))
 
 
 @pytest.mark.parametrize("preset", PRESETS)
 def test_presets_are_the_instantiated_models(preset: str) -> None:
     cfg = resolve_model(preset=preset)
-    model = build_meta(COVERAGE[PRESETS[preset]]["hf_config"])
-    assert sum(p.numel() for p in model.parameters()) == total_params(cfg)
-    assert {n: tuple(p.shape) for n, p in model.named_parameters()} == inventory_names(cfg)
-    assert meta_flops(model, 64) == forward_flops(cfg, Workload(batch=1, seq_len=64))
+    model = build(COVERAGE[PRESETS[preset]]["hf_config"], "meta")
+    check_counts(model, cfg, token_ids(8, 1, 64, "meta"))

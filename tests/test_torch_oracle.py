@@ -9,11 +9,8 @@ from `save_pretrained`.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import warnings
-from itertools import product
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +22,19 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 from conftest import run  # noqa: E402
-from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
+from oracle_support import (  # noqa: E402
+    check_verifies,
+    counted_flops,
+    inventory_names,
+    param_shapes,
+    save,
+    token_ids,
+    verify,
+)
+from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
 
 from ffn_calc.config import ModelConfig  # noqa: E402
 from ffn_calc.flops import Workload, forward_flops  # noqa: E402
-from ffn_calc.instantiate import instantiate  # noqa: E402
 from ffn_calc.params import total_params  # noqa: E402
 from ffn_calc.presets import dump_toml, preset_names, resolve_model  # noqa: E402
 
@@ -112,39 +117,26 @@ def build(cfg: ModelConfig, device: str = "cpu") -> Any:
         return model_cls(hf_config(cfg))
 
 
-def counted_flops(
+def torch_flops(
     cfg: ModelConfig, model: Any, batch: int, s: int, t: int | None, device: str
 ) -> int:
-    ids = torch.randint(0, cfg.vocab_size or 1, (batch, s), device="cpu").to(device)
-    with torch.no_grad(), FlopCounterMode(display=False) as counter:
-        if cfg.family == "transformer":
-            tgt = torch.randint(0, cfg.vocab_size or 1, (batch, t or s)).to(device)
-            from torch.nn.attention import SDPBackend, sdpa_kernel
-
-            with sdpa_kernel(SDPBackend.MATH):
-                model(ids, tgt)
-        else:
-            model(input_ids=ids)
-    return int(counter.get_total_flops())
+    """FlopCounterMode over one forward: B x S tokens (and B x T target tokens for the
+    Transformer, through the math SDPA kernel)."""
+    vocab = cfg.vocab_size or 1
+    ids = token_ids(vocab, batch, s, device)
+    if cfg.family != "transformer":
+        return counted_flops(model, input_ids=ids)
+    tgt = token_ids(vocab, batch, t or s, device)
+    with sdpa_kernel(SDPBackend.MATH):
+        return counted_flops(model, ids, tgt)
 
 
 def param_names(model: Any) -> dict[str, tuple[int, ...]]:
-    names = {n: tuple(p.shape) for n, p in model.named_parameters()}
     return {
         n.removeprefix("transformer.")
         if n.startswith("transformer.encoder") or n.startswith("transformer.decoder")
         else n: s
-        for n, s in names.items()
-    }
-
-
-def inventory_names(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
-    """The inventory's untied tensors by real name: each template written out per index."""
-    return {
-        t.name.format_map({key: i for (key, _), i in zip(t.ranges, index, strict=True)}): t.shape
-        for t in instantiate(cfg).tensors
-        if t.tied_to is None
-        for index in product(*(range(n) for _, n in t.ranges))
+        for n, s in param_shapes(model).items()
     }
 
 
@@ -172,7 +164,7 @@ def test_preset_forward_flops(name: str) -> None:
     device = "cpu" if cfg.family == "transformer" else "meta"
     model = build(cfg, device)
     t = 32 if cfg.family == "transformer" else None
-    got = counted_flops(cfg, model, 2 if t else 1, 64, t, device)
+    got = torch_flops(cfg, model, 2 if t else 1, 64, t, device)
     assert got == forward_flops(cfg, Workload(batch=2 if t else 1, seq_len=64, target_len=t))
 
 
@@ -247,17 +239,15 @@ def test_random_configs_against_torch(
         if family != "mixtral":
             assert param_names(model) == inventory_names(cfg)
         target = t if family == "transformer" else None
-        got = counted_flops(cfg, model, batch, s, target, "cpu")
+        got = torch_flops(cfg, model, batch, s, target, "cpu")
         assert got == forward_flops(cfg, Workload(batch=batch, seq_len=s, target_len=target))
         if family != "transformer":  # save_pretrained, then compare the file's header
-            out = tmp_path_factory.mktemp("ckpt")
-            with contextlib.redirect_stderr(io.StringIO()):
-                model.save_pretrained(out)
+            out = save(model, tmp_path_factory.mktemp("ckpt"))
             toml = out / "model.toml"
             toml.write_text(dump_toml(cfg))
             r = run("verify", "--config", str(toml), "--checkpoint", str(out), "-f", "json")
             assert r.exit_code == 0, r.stdout
-            r = run("verify", "--hf-config", str(out), "--checkpoint", str(out), "-f", "json")
+            r = verify(out)
             assert r.exit_code == 0, r.stdout
             wrong = toml.read_text().replace(f"d_ff = {cfg.d_ff}", f"d_ff = {cfg.d_ff + 1}")
             toml.write_text(wrong)
@@ -273,9 +263,9 @@ def test_checkpoint_of_a_sharded_save(tmp_path: Path) -> None:
         hf_config=Path(__file__).parent / "data" / "checkpoints" / "tiny-llama-gqa.config.json"
     )
     model = build(cfg.model_copy(update={"family": "llama"}))
-    model.save_pretrained(tmp_path, max_shard_size="20KB")
+    save(model, tmp_path, max_shard_size="20KB")
     assert (tmp_path / "model.safetensors.index.json").exists()
-    r = run("verify", "--hf-config", str(tmp_path), "--checkpoint", str(tmp_path), "-f", "json")
+    r = verify(tmp_path)
     assert r.exit_code == 0, r.stdout
     assert r.json()["checkpoint"]["checkpoint_params"] == 66_096  # the tiny Llama's header sum
 
@@ -299,13 +289,9 @@ def test_save_pretrained_checkpoints(label: str, tmp_path: Path) -> None:
     cfg = ModelConfig.model_validate(EXPLICIT[label])
     model = build(cfg)
     assert sum(p.numel() for p in model.parameters()) == total_params(cfg)
-    model.save_pretrained(tmp_path)
-    r = run("verify", "--hf-config", str(tmp_path), "--checkpoint", str(tmp_path), "-f", "json")
-    assert r.exit_code == 0, r.stdout
-    ck = r.json()["checkpoint"]
-    assert ck["checkpoint_params"] == total_params(cfg)
+    check_verifies(save(model, tmp_path), cfg)
     config = json.loads((tmp_path / "config.json").read_text())
     key = "n_layer" if cfg.family == "gpt2" else "num_hidden_layers"
     (tmp_path / "config.json").write_text(json.dumps({**config, key: config[key] + 1}))
-    r = run("verify", "--hf-config", str(tmp_path), "--checkpoint", str(tmp_path), "-f", "json")
+    r = verify(tmp_path)
     assert r.exit_code == 1 and r.json()["checkpoint"]["missing"]

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import json
 import struct
-from itertools import product
 from math import prod
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DATA, run
+from conftest import DATA, expand, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -60,15 +59,6 @@ def add_entry(entries: dict[str, Any], name: str, shape: list[int], dtype: str =
 
 def gpt2_config() -> str:
     return str(CKPT / "tiny-gpt2.config.json")
-
-
-def expand(inv: inst.Inventory) -> dict[str, tuple[int, ...]]:
-    """Every tensor by its real name: the templates written out, one copy per index."""
-    return {
-        t.name.format_map({key: i for (key, _), i in zip(t.ranges, index, strict=True)}): t.shape
-        for t in inv.tensors
-        for index in product(*(range(n) for _, n in t.ranges))
-    }
 
 
 # --- closed form == instantiation ------------------------------------------------------------

@@ -1,0 +1,145 @@
+"""What the differential tests (tests/test_torch_oracle.py, tests/test_oracle_*.py) share.
+
+Not a test module: each of those files calls `pytest.importorskip("torch")` and
+`pytest.importorskip("transformers")` before importing it, so without the `oracle` extra they
+skip cleanly and this module, which needs both, is never imported.
+
+- `build_hf`: a transformers class instantiated from config fields, eager attention.
+- `read`: ffn-calc's model of a config.json, read as `--hf-config` reads it.
+- `inventory_names`, `param_shapes`: ffn-calc's untied tensors and the model's parameters, by
+  real name and shape.
+- `token_ids`, `counted_flops`: FlopCounterMode's count over one forward pass.
+- `check_counts`: parameters, names and shapes, FLOPs of a model against ffn-calc's.
+- `check_hub_config`: all of it for one config.json, its saved checkpoint included.
+- `save`, `verify`, `check_verifies`, `check_wider_ffn_fails`: `ffn-calc verify --checkpoint`
+  against what `save_pretrained` writes.
+- `maybe`: a config.json field drawn or left absent.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+import transformers
+from conftest import Result, expand, run
+from hypothesis import strategies as st
+from torch.utils.flop_counter import FlopCounterMode
+
+from ffn_calc.config import ModelConfig
+from ffn_calc.flops import Workload, forward_flops
+from ffn_calc.instantiate import instantiate
+from ffn_calc.params import total_params
+from ffn_calc.presets import resolve_model
+
+
+def build_hf(conf_name: str, model_name: str, fields: dict[str, Any], device: str = "cpu") -> Any:
+    """transformers' `model_name` built from `conf_name(**fields)` with eager attention."""
+    conf = getattr(transformers, conf_name)(**fields)
+    conf._attn_implementation = "eager"
+    with torch.device(device):
+        return getattr(transformers, model_name)(conf)
+
+
+def read(data: dict[str, Any], tmp: Path) -> ModelConfig:
+    """ffn-calc's model for a config.json with these fields (written to `tmp`/config.json)."""
+    tmp.mkdir(parents=True, exist_ok=True)
+    path = tmp / "config.json"
+    path.write_text(json.dumps(data, indent=2))
+    return resolve_model(hf_config=path)
+
+
+def inventory_names(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
+    """The inventory's untied tensors by real name: each template written out per index."""
+    return expand(instantiate(cfg), tied=False)
+
+
+def param_shapes(model: Any) -> dict[str, tuple[int, ...]]:
+    """The model's `named_parameters()`: each name and its shape."""
+    return {n: tuple(p.shape) for n, p in model.named_parameters()}
+
+
+def token_ids(vocab: int, batch: int, s: int, device: str = "cpu") -> Any:
+    """A batch x s tensor of random token ids below `vocab`."""
+    return torch.randint(0, vocab, (batch, s), device=device)
+
+
+def counted_flops(model: Any, *args: Any, **inputs: Any) -> int:
+    """The FLOPs FlopCounterMode counts over `model(*args, **inputs)`, without gradients."""
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        model(*args, **inputs)
+    return int(counter.get_total_flops())
+
+
+def check_counts(model: Any, cfg: ModelConfig, ids: Any | None, **inputs: Any) -> None:
+    """The instantiated model against ffn-calc's: (a) parameters, (b) names and shapes of the
+    untied tensors, (c) FLOPs of a forward pass on `ids` (batch x seq_len token ids, with the
+    other `inputs`; None: no forward pass)."""
+    assert sum(p.numel() for p in model.parameters()) == total_params(cfg)
+    assert param_shapes(model) == inventory_names(cfg)
+    if ids is not None:
+        batch, s = ids.shape
+        got = counted_flops(model, input_ids=ids, **inputs)
+        assert got == forward_flops(cfg, Workload(batch=batch, seq_len=s))
+
+
+def save(model: Any, out: Path, **kwargs: Any) -> Path:
+    """`model.save_pretrained(out)`, its messages on stderr discarded."""
+    with contextlib.redirect_stderr(io.StringIO()):
+        model.save_pretrained(out, **kwargs)
+    return out
+
+
+def verify(path: Path) -> Result:
+    """`ffn-calc verify` of the checkpoint in `path` against the config.json beside it."""
+    return run("verify", "--hf-config", str(path), "--checkpoint", str(path), "-f", "json")
+
+
+def check_verifies(path: Path, cfg: ModelConfig) -> dict[str, Any]:
+    """The saved checkpoint agrees with its config.json (exit 0) and its header holds every
+    parameter of `cfg`; the checkpoint report, for further checks."""
+    r = verify(path)
+    assert r.exit_code == 0, r.stdout
+    checkpoint: dict[str, Any] = r.json()["checkpoint"]
+    assert checkpoint["checkpoint_params"] == total_params(cfg)
+    return checkpoint
+
+
+def check_wider_ffn_fails(path: Path, keys: Sequence[str], absent: int | None = None) -> None:
+    """With each FFN width in `keys` one wider in config.json (a width left out or null taken
+    as `absent`), the same checkpoint fails (exit 1) on the shapes."""
+    config = path / "config.json"
+    data = json.loads(config.read_text())
+    for key in keys:
+        data[key] = (data[key] if absent is None else data.get(key) or absent) + 1
+    config.write_text(json.dumps(data))
+    r = verify(path)
+    assert r.exit_code == 1
+    assert r.json()["checkpoint"]["shape_mismatches"]
+
+
+def check_hub_config(
+    data: dict[str, Any], build: Callable[[dict[str, Any]], Any], batch: int, s: int, tmp: Path
+) -> None:
+    """One config.json (its FFN width in `intermediate_size`) against the model `build` makes of
+    it: parameters, names and shapes, FLOPs and a save_pretrained checkpoint, all exact."""
+    torch.manual_seed(0)
+    cfg = read(data, tmp)
+    model = build(data).eval()
+    check_counts(model, cfg, token_ids(data["vocab_size"], batch, s))
+    # The checkpoint and the config.json that save_pretrained writes (every field explicit).
+    out = save(model, tmp / "ckpt")
+    assert total_params(resolve_model(hf_config=out)) == total_params(cfg)
+    check_verifies(out, cfg)
+    check_wider_ffn_fails(out, ["intermediate_size"])
+
+
+def maybe(draw: Any, out: dict[str, Any], key: str, value: Any) -> None:
+    """Set `key` or leave it absent (the class default applies)."""
+    if draw(st.booleans()):
+        out[key] = value
