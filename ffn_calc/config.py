@@ -17,6 +17,9 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 MAX_SIZE = 2**40
 
 PositiveInt = Annotated[int, Field(gt=0, le=MAX_SIZE)]
+# Layers that differ one by one (a MoE model's dense layers) are listed; beyond this many
+# layers only a run of first or last layers may differ, so nothing walks every layer.
+MAX_LISTED_LAYERS = 1_000_000
 
 Architecture = Literal["decoder-only", "encoder-only", "encoder-decoder"]
 Activation = Literal["relu", "gelu", "gelu_tanh", "silu", "swiglu", "geglu"]
@@ -90,6 +93,11 @@ class ModelConfig(BaseModel):
     n_experts: PositiveInt | None = Field(None, description="MoE: experts per layer.")
     experts_per_token: PositiveInt | None = Field(None, description="MoE: experts each token uses.")
     router_bias: bool = Field(False, description="MoE: a bias on the router.")
+    expert_bias: bool | None = Field(
+        None, description="MoE: biases on the routed experts' matrices; default ffn_bias "
+        "(ERNIE 4.5: none on its routed experts while its dense and shared-expert FFNs have "
+        "them).",
+    )  # fmt: skip
     dense_ffn_layers: list[int] = Field(
         [], description="MoE: the layers (0-based) whose FFN is dense instead (DeepSeek's first "
         "layers, Qwen-MoE's mlp_only_layers, Llama 4's non-MoE layers).",
@@ -215,6 +223,8 @@ class ModelConfig(BaseModel):
                 f"experts_per_token ({self.experts_per_token}) cannot exceed "
                 f"n_experts ({self.n_experts})"
             )
+        if self.expert_bias is not None and self.n_experts is None:
+            raise ValueError("expert_bias applies to routed experts: it needs n_experts")
         if self.dense_ffn_layers and (
             self.n_experts is None
             or len(set(self.dense_ffn_layers)) != len(self.dense_ffn_layers)
@@ -223,6 +233,14 @@ class ModelConfig(BaseModel):
             raise ValueError(
                 "dense_ffn_layers needs n_experts and distinct layer indices in 0 .. n_layers - 1"
             )
+        if self.dense_ffn_layers and self.n_layers > MAX_LISTED_LAYERS:
+            dense = sorted(self.dense_ffn_layers)
+            listed, total = len(dense), self.n_layers
+            if dense not in (list(range(listed)), list(range(total - listed, total))):
+                raise ValueError(
+                    f"dense_ffn_layers scattered over more than {MAX_LISTED_LAYERS:,} layers are "
+                    "not supported (first or last layers are)"
+                )
         mla = (self.kv_lora_rank, self.qk_nope_head_dim, self.qk_rope_head_dim, self.v_head_dim)
         if (self.attention == "mla") != all(x is not None for x in mla) or (
             self.q_lora_rank is not None and self.attention != "mla"
@@ -307,6 +325,11 @@ class ModelConfig(BaseModel):
     @property
     def out_bias(self) -> bool:
         return self.attention_bias if self.attention_out_bias is None else self.attention_out_bias
+
+    @property
+    def routed_expert_bias(self) -> bool:
+        """MoE: the routed experts have biases (expert_bias, default ffn_bias)."""
+        return self.ffn_bias if self.expert_bias is None else self.expert_bias
 
     @property
     def gated(self) -> bool:

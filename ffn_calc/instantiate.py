@@ -39,6 +39,8 @@ def values(span: Span) -> range | tuple[int, ...]:
 
 def index_set(indices: Sequence[int]) -> range | tuple[int, ...]:
     """Sorted indices as a range when they step evenly (3..60; 1, 3, 5 ...), else a tuple."""
+    if isinstance(indices, range):
+        return indices
     xs = sorted(indices)
     if len(xs) > 1 and all(b - a == xs[1] - xs[0] for a, b in itertools.pairwise(xs)):
         return range(xs[0], xs[-1] + 1, xs[1] - xs[0])
@@ -313,7 +315,7 @@ class _Walker:
     def moe(self, p: str, rows: int) -> None:
         """Router, experts ({e} per expert, or fused [E, ...] tensors), a shared expert."""
         cfg, nm = self.cfg, self.nm
-        d, f, b = cfg.d_model, cfg.d_ff, cfg.ffn_bias
+        d, f, b, eb = cfg.d_model, cfg.d_ff, cfg.ffn_bias, cfg.routed_expert_bias
         assert cfg.n_experts is not None and cfg.experts_per_token is not None
         e = cfg.n_experts
         self.linear(p + nm.router, d, e, "ffn", rows, "ffn", cfg.router_bias)
@@ -327,7 +329,7 @@ class _Walker:
         else:
             layer, self.ranges = self.ranges, (*self.ranges, ("e", e))
             for name, d_in, d_out in mats:  # once per expert {e} of the layer
-                self.linear(p + nm.expert + name, d_in, d_out, "ffn", 0, "ffn", b)
+                self.linear(p + nm.expert + name, d_in, d_out, "ffn", 0, "ffn", eb)
             self.ranges = layer
         # Each row passes through experts_per_token experts: the routed rows of all experts.
         routed = rows * cfg.experts_per_token
@@ -351,7 +353,7 @@ class _Walker:
         in_out = nm.fused_experts_layout == "in_out"  # [E, in, out] (gpt-oss, Llama 4)
         self.tensor(p + nm.expert_gate_up, (e, d, up) if in_out else (e, up, d), "ffn")
         self.tensor(p + nm.expert_down, (e, f, d) if in_out else (e, d, f), "ffn")
-        if cfg.ffn_bias:
+        if cfg.routed_expert_bias:
             self.tensor(p + nm.expert_gate_up + "_bias", (e, up), "ffn")
             self.tensor(p + nm.expert_down + "_bias", (e, d), "ffn")
 
@@ -404,7 +406,15 @@ class _Walker:
             return
         ranges, runs = self.ranges, self.runs
         ((_, span),) = ranges
-        moe = [i for i in values(span) if i not in set(dense)]
+        n, k = len(values(span)), len(dense)
+        moe: Sequence[int]  # the complement of the dense layers, a range where it is one
+        if dense == list(range(k)):
+            moe = range(k, n)
+        elif dense == list(range(n - k, n)):
+            moe = range(n - k)
+        else:  # scattered: at most MAX_LISTED_LAYERS layers (a ModelConfig invariant)
+            listed = set(dense)
+            moe = [i for i in range(n) if i not in listed]
         for indices, width in ((dense, cfg.dense_d_ff or cfg.d_ff), (moe, None)):
             if indices:
                 self.ranges = self.runs = (("i", index_set(indices)),)

@@ -139,7 +139,7 @@ def moe_terms(cfg: ModelConfig) -> list[Term]:
         out.append(term(g, "router score bias", "n_experts", e))
     mats = 3 if cfg.gated else 2
     out.append(term(g, "experts", f"n_experts x {mats} x d_model x d_ff", e, mats, d, f))
-    if cfg.ffn_bias:
+    if cfg.routed_expert_bias:
         biases = (2 * f + d) if cfg.gated else (f + d)
         out.append(term(g, "expert biases", "n_experts x (biases of one expert)", e, biases))
     if cfg.shared_expert_d_ff is not None:
@@ -184,7 +184,7 @@ def expert_params(cfg: ModelConfig) -> int:
         return 0
     mats = 3 if cfg.gated else 2
     biases = ((2 * cfg.d_ff + cfg.d_model) if cfg.gated else (cfg.d_ff + cfg.d_model)) * (
-        cfg.ffn_bias
+        cfg.routed_expert_bias
     )
     return mats * cfg.d_model * cfg.d_ff + biases
 
@@ -348,21 +348,31 @@ def stored_buffers(cfg: ModelConfig) -> int:
 
 
 def active_lines(cfg: ModelConfig) -> list[str]:
-    """How the active parameters add up, layer kind by layer kind (MoE models)."""
+    """How the active parameters add up, layer kind by layer kind (MoE models): one routed
+    expert, each kind's layers less their idle experts, the rest, and the sum term by term."""
     if not cfg.is_moe or cfg.n_experts is None or cfg.experts_per_token is None:
         return []
     e, k, one = cfg.n_experts, cfg.experts_per_token, expert_params(cfg)
-    lines, total = [], 0
+    mats = 3 if cfg.gated else 2
+    biases = one - mats * cfg.d_model * cfg.d_ff
+    shape = f"{mats} x d_model x d_ff = {mats} x {cfg.d_model:,} x {cfg.d_ff:,}"
+    lines = [f"one routed expert: {shape}" + (f" + {biases:,} biases" if biases else "")
+             + f" = {one:,}"]  # fmt: skip
+    parts = []
     for layer in layer_counts(cfg):
         kind = f"{layer.stack} layers" + (f", {layer.kind}" if layer.kind else "")
         idle = (e - k) * one if layer.kind != "dense FFN" else 0
         per = layer.total - idle
-        total += layer.count * per
-        how = f"{layer.total:,} - ({e} - {k}) x {one:,}" if idle else f"{layer.total:,}"
-        lines.append(f"active, {kind}: {layer.count} x ({how}) = {layer.count * per:,}")
+        parts.append(layer.count * per)
+        how = (
+            f"({layer.total:,} - ({e} - {k}) idle experts x {one:,})"
+            if idle
+            else f"{layer.total:,}"
+        )
+        lines.append(f"active, {kind}: {layer.count} x {how} = {layer.count * per:,}")
     rest = sum(t.value for t in model_terms(cfg))
     lines.append(f"active, outside the layers (embeddings, final norm, head): {rest:,}")
-    lines.append(f"active = {total:,} + {rest:,} = {total + rest:,}")
+    lines.append(f"active = {' + '.join(f'{x:,}' for x in [*parts, rest])} = {sum(parts) + rest:,}")
     return lines
 
 

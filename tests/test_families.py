@@ -41,6 +41,16 @@ PRESETS: dict[str, tuple[str, int | None]] = {
     "roberta-base": ("FacebookAI/roberta-base", None),
     "distilbert-base": ("distilbert/distilbert-base-uncased", None),
     "albert-base-v2": ("albert/albert-base-v2", None),
+    # Mixture of experts (total and active from the same case).
+    "deepseek-v3": ("deepseek-ai/DeepSeek-V3", None),
+    "deepseek-v2-lite": ("deepseek-ai/DeepSeek-V2-Lite", None),
+    "qwen3-30b-a3b": ("Qwen/Qwen3-30B-A3B", None),
+    "qwen1.5-moe-a2.7b": ("Qwen/Qwen1.5-MoE-A2.7B", None),
+    "gpt-oss-20b": ("openai/gpt-oss-20b", None),
+    "gpt-oss-120b": ("openai/gpt-oss-120b", None),
+    "llama-4-scout": ("meta-llama/Llama-4-Scout-17B-16E (text_config)", None),
+    "olmoe-1b-7b": ("allenai/OLMoE-1B-7B-0924", None),
+    "glm-4.5-air": ("zai-org/GLM-4.5-Air", None),
 }
 
 
@@ -104,6 +114,8 @@ def test_family_presets(preset: str) -> None:
     case = BY_NAME[name]
     data = run("params", "--preset", preset, "-f", "json").json()
     assert data["total_params"] == (override or case["total_params"])
+    # Golden: coverage.json active_params (MoE) for the same case.
+    assert data["active_params"] == case.get("active_params", data["total_params"])
     source = run("show", preset, "-f", "json").json()["source"]
     assert source and name.split("/")[-1].lower().replace("_", "-")[:6] in source.lower().replace(
         "_", "-"

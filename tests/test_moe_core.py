@@ -8,13 +8,21 @@ is checked apart from any family module.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
+
+import pytest
+from conftest import DATA, run
+from pydantic import ValidationError
 
 from ffn_calc import flops as fl
 from ffn_calc import params as pm
 from ffn_calc.config import ModelConfig
 from ffn_calc.instantiate import instantiate
 from ffn_calc.verify import model_checks
+
+COVERAGE = json.loads((DATA / "coverage.json").read_text())["cases"]
 
 DEEPSEEK_V3: dict[str, Any] = {
     "n_layers": 61, "d_model": 7168, "n_heads": 128, "d_ff": 2048, "dense_d_ff": 18432,
@@ -65,3 +73,51 @@ def test_dense_and_moe_layers_are_named_by_their_indices() -> None:
     labels = {t.label for t in instantiate(cfg).tensors}
     assert "decoder.layers.{0..4..2}.mlp.up_proj.weight" in labels
     assert "decoder.layers.{1,3,{5..60}}.mlp.router.weight" in labels  # bash brace syntax
+
+
+def test_active_parameters_add_up_term_by_term() -> None:
+    """`params --explain`: one routed expert, each layer kind less its idle experts, the rest."""
+    lines = pm.active_lines(ModelConfig(**DEEPSEEK_V3))
+    # One expert: 3 x 7,168 x 2,048; a dense layer 583,483,392 and a MoE layer 11,507,286,016
+    # (params --explain's layer tables); embeddings 2 x 129,280 x 7,168 + the final norm 7,168.
+    assert lines == [
+        "one routed expert: 3 x d_model x d_ff = 3 x 7,168 x 2,048 = 44,040,192",
+        "active, decoder layers, dense FFN: 3 x 583,483,392 = 1,750,450,176",
+        "active, decoder layers, MoE: 58 x (11,507,286,016 - (256 - 8) idle experts x "
+        "44,040,192) = 33,948,467,200",
+        "active, outside the layers (embeddings, final norm, head): 1,853,365,248",
+        "active = 1,750,450,176 + 33,948,467,200 + 1,853,365,248 = 37,552,282,624",
+    ]
+
+
+def test_expert_bias_apart_from_the_dense_and_shared_biases() -> None:
+    biased = ModelConfig(**{**DEEPSEEK_V3, "ffn_bias": True})
+    unbiased_experts = ModelConfig(**{**DEEPSEEK_V3, "ffn_bias": True, "expert_bias": False})
+    # Per MoE layer (58), 256 experts x (2 x 2048 + 7168) gate/up/down biases go; the dense
+    # layers' and the shared expert's biases stay.
+    assert pm.total_params(biased) - pm.total_params(unbiased_experts) == 58 * 256 * (
+        2 * 2048 + 7168
+    )
+    # The idle experts lose their biases too: active differs by the 8 routed experts' only.
+    assert pm.active_params(biased) - pm.active_params(unbiased_experts) == 58 * 8 * (
+        2 * 2048 + 7168
+    )
+
+
+def test_huge_layer_counts_never_walk_every_layer(tmp_path: Path) -> None:
+    # A run of first dense layers over 2^40 layers is a range: exact and immediate.
+    r = run("params", "-p", "deepseek-v3", "--n-layers", str(2**40), "-f", "json")
+    assert r.exit_code == 0
+    assert [x["kind"] for x in r.json()["layers"]] == ["dense FFN", "MoE"]
+    r = run("tensors", "-p", "deepseek-v3", "--n-layers", str(2**40), "-f", "json")
+    assert r.exit_code == 0
+    # A layer pattern worked out layer by layer is refused past a million layers.
+    case = next(c for c in COVERAGE if c["model_type"] == "ernie4_5_moe")
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({**case["hf_config"], "num_hidden_layers": 2**40}))
+    r = run("params", "--hf-config", str(path))
+    assert r.exit_code == 2 and "up to 1,000,000 layers" in r.stderr
+    # Scattered dense layers over more than a million layers are refused by the config.
+    cfg = {**DEEPSEEK_V3, "n_layers": 2_000_000, "dense_ffn_layers": [0, 5]}
+    with pytest.raises(ValidationError, match="scattered"):
+        ModelConfig(**cfg)

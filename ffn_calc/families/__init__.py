@@ -43,6 +43,15 @@ REGISTRY: dict[str, str] = {
     "albert": "albert",
     "t5": "t5",
     "bart": "bart",
+    "deepseek_v3": "deepseek_v3",
+    "deepseek_v2": "deepseek_v2",
+    "qwen2_moe": "qwen2_moe",
+    "qwen3_moe": "qwen3_moe",
+    "olmoe": "olmoe",
+    "gpt_oss": "gpt_oss",
+    "llama4_text": "llama4_text",
+    "glm4_moe": "glm4_moe",
+    "ernie4_5_moe": "ernie4_5_moe",
 }
 # Families with tensor names but no config.json: torch.nn.Transformer; "custom" has neither.
 OTHER_FAMILIES: dict[str, str | None] = {"transformer": "transformer", "custom": None}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ffn_calc.config import MAX_SIZE
+from ffn_calc.config import MAX_LISTED_LAYERS, MAX_SIZE
 from ffn_calc.errors import ConfigError
 from ffn_calc.files import line_of, shown
 from ffn_calc.naming import Naming
@@ -46,6 +46,24 @@ class Reader:
             raise ConfigError(
                 f"{self.where(key)}: {key} = {shown(value)}: larger than ffn-calc's bound on "
                 f"sizes, 2^40 = {MAX_SIZE:,}."
+            )
+        return value
+
+    def index(self, key: str, default: int, *, minimum: int = 0) -> int:
+        """An integer of at least `minimum` that may be 0 (a layer index, a count of dense
+        layers or shared experts); -1 where a class reads it as "the last layer"."""
+        value = self.data.get(key)
+        if value is None:
+            return self._default(key, default)  # type: ignore[no-any-return]
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ConfigError(
+                f"{self.where(key)}: {key} = {shown(value)}: expected an integer, "
+                f"found {type(value).__name__}."
+            )
+        if not minimum <= value <= MAX_SIZE:
+            raise ConfigError(
+                f"{self.where(key)}: {key} = {shown(value)}: must be between {minimum} and "
+                f"2^40 = {MAX_SIZE:,}."
             )
         return value
 
@@ -102,6 +120,17 @@ class Reader:
                 f"use one of {', '.join(sorted(table))}."
             )
         return table[name]
+
+
+def check_listed(r: Reader, key: str, count: int) -> int:
+    """`count` layers about to be listed one by one (a MoE layer pattern): refused past
+    MAX_LISTED_LAYERS, so no config makes ffn-calc walk 2^40 layers."""
+    if count > MAX_LISTED_LAYERS:
+        raise ConfigError(
+            f"{r.where(key)}: {key} = {count:,}: a MoE model's layer pattern is listed layer by "
+            f"layer, up to {MAX_LISTED_LAYERS:,} layers."
+        )
+    return count
 
 
 # transformers' ACT2FN names -> ffn-calc's activations, plain and gated.

@@ -1,0 +1,107 @@
+"""Qwen2-MoE (`Qwen2MoeForCausalLM`): Qwen2's attention, routed experts plus a gated shared expert.
+
+Fixed by the architecture: two RMSNorms of [d_model] per layer (input_layernorm,
+post_attention_layernorm), biases on Q, K and V when `qkv_bias` (default true) and never on O,
+rotary positions, SwiGLU everywhere without biases, an untied head unless
+tie_word_embeddings. A MoE layer holds a router `mlp.gate` [num_experts, d_model] (no bias),
+num_experts routed experts of moe_intermediate_size, one shared expert of
+shared_expert_intermediate_size that every token passes through and its sigmoid gate
+`mlp.shared_expert_gate` [1, d_model]. Layer i is MoE unless it is in `mlp_only_layers` or
+(i + 1) is no multiple of `decoder_sparse_step` (default 1); the other layers hold a dense
+SwiGLU MLP of intermediate_size. Indices in mlp_only_layers outside the layers change nothing
+(the class never asks for them); with num_experts 0, or no layer MoE, the model is dense.
+head_dim is hidden_size / heads (floored, as the class computes it) unless the config.json
+gives one. Absent num_key_value_heads: 16.
+
+Expert storage: transformers 5.24 keeps a MoE layer's experts fused in memory
+(`mlp.experts.gate_up_proj` [E, 2 x moe_intermediate_size, d_model], `mlp.experts.down_proj`
+[E, d_model, moe_intermediate_size]); checkpoints, as `save_pretrained` writes them and as the
+Hub holds them (the conversion mapping merges them on load and splits them on save), store one
+`mlp.experts.{e}.gate_proj` / `up_proj` / `down_proj` per expert. `tensors` and
+`verify --checkpoint` follow the checkpoint.
+
+No parameters: norm_topk_prob (a renormalisation of the top-k weights), the sliding window,
+rotary scaling, the router's auxiliary loss.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from ffn_calc.config import ModelConfig
+from ffn_calc.errors import ConfigError
+from ffn_calc.families.base import LLAMA_NAMING, Reader, check_listed, decoder
+from ffn_calc.files import shown
+from ffn_calc.naming import Naming
+
+ARCHITECTURE = "Qwen2MoeForCausalLM"
+
+NOTE = (
+    "{arch} keeps each MoE layer's experts fused in memory (mlp.experts.gate_up_proj, "
+    "mlp.experts.down_proj); checkpoints, as save_pretrained writes them and the Hub holds "
+    "them, store each expert's gate_proj, up_proj and down_proj, which `tensors` lists."
+)
+
+
+def dense_layers(r: Reader, layers: int) -> list[int]:
+    """The layers with a dense MLP: those in mlp_only_layers, and those whose (i + 1) is no
+    multiple of decoder_sparse_step (Qwen2-MoE's and Qwen3-MoE's decoder layer)."""
+    key = "mlp_only_layers"
+    only = r.data.get(key)
+    if only is None:
+        only = []
+    if not isinstance(only, list) or any(
+        isinstance(i, bool) or not isinstance(i, int) for i in only
+    ):
+        raise ConfigError(
+            f"{r.where(key)}: {key} = {shown(only)}: expected a list of layer indices."
+        )
+    step = r.integer("decoder_sparse_step", 1)
+    assert step is not None
+    return [i for i in range(layers) if i in only or (i + 1) % step]
+
+
+def moe_fields(
+    r: Reader, family: str, arch: str, experts_key: str, *, shared: bool, **fixed: Any
+) -> dict[str, Any]:
+    """The fields Qwen2-MoE and Qwen3-MoE share: routed experts (and, with `shared`, the gated
+    shared expert) in the layers that are MoE, a dense MLP of intermediate_size in the others.
+    With num_experts 0, or no layer MoE, the class builds a dense model: so does this."""
+    layers = check_listed(r, "num_hidden_layers", r.req("num_hidden_layers"))
+    d, heads = r.req("hidden_size"), r.req("num_attention_heads")
+    head_dim = r.opt("head_dim")
+    if head_dim is None and d % heads:  # the class floors hidden_size / heads
+        head_dim = d // heads
+    base = {"n_layers": layers, "d_model": d, "n_heads": heads, "head_dim": head_dim, **fixed}
+    zero = type(r.data.get(experts_key)) is int and r.data[experts_key] == 0
+    dense = list(range(layers)) if zero else dense_layers(r, layers)
+    if len(dense) == layers:  # no MoE block anywhere: Llama's layout
+        return decoder(r, family, **base)
+    out = decoder(
+        r, family, d_ff=r.req("moe_intermediate_size"), n_experts=r.req(experts_key),
+        experts_per_token=r.req("num_experts_per_tok"), note=NOTE.format(arch=arch), **base,
+    )  # fmt: skip
+    if shared:  # every token also passes one gated expert of its own width
+        out |= {"shared_expert_d_ff": r.req("shared_expert_intermediate_size"),
+                "shared_expert_gate": True}  # fmt: skip
+    if dense:  # a dense MLP of intermediate_size in these layers
+        out |= {"dense_ffn_layers": dense, "dense_d_ff": r.req("intermediate_size")}
+    return out
+
+
+def fields(r: Reader) -> dict[str, Any]:
+    return moe_fields(
+        r, "qwen2_moe", ARCHITECTURE, "num_experts", shared=True,
+        n_kv_heads=r.integer("num_key_value_heads", 16),
+        attention_bias=r.boolean("qkv_bias", True), attention_out_bias=False,
+    )  # fmt: skip
+
+
+# Router `mlp.gate`; experts by index as checkpoints store them; the shared expert and its
+# gate under `mlp.` (Naming's defaults); dense layers as Llama's `mlp.gate_proj` etc.
+NAMING = replace(LLAMA_NAMING, router="mlp.gate", expert="mlp.experts.{e}.")
+
+
+def naming(cfg: ModelConfig) -> Naming:
+    return NAMING

@@ -1,0 +1,45 @@
+"""Qwen3-MoE (`Qwen3MoeForCausalLM`): Qwen3's attention with q/k norms, routed experts only.
+
+Fixed by the architecture: two RMSNorms of [d_model] per layer (input_layernorm,
+post_attention_layernorm), an RMSNorm of [head_dim] on the queries and one on the keys
+(self_attn.q_norm / k_norm, shared by every head), rotary positions, SwiGLU everywhere without
+biases, an untied head unless tie_word_embeddings; `attention_bias` (default false) puts a bias
+on Q, K, V and O alike. A MoE layer holds a router `mlp.gate` [num_experts, d_model] (no bias)
+and num_experts routed experts of moe_intermediate_size; no shared expert. Layer i is MoE
+unless it is in `mlp_only_layers` or (i + 1) is no multiple of `decoder_sparse_step` (default
+1); the other layers hold a dense SwiGLU MLP of intermediate_size (with num_experts 0, or no
+layer MoE, the model is dense). The expert count is `num_local_experts` (what save_pretrained
+writes) or, absent, `num_experts` (what the Hub's config.json files hold); with both,
+num_local_experts wins, as in the class. Class defaults for absent fields: num_key_value_heads
+4, head_dim hidden_size / heads (floored; unlike Qwen3's 128).
+
+Expert storage: as Qwen2-MoE (see qwen2_moe): fused [E, ...] tensors in memory, one
+`mlp.experts.{e}.gate_proj` / `up_proj` / `down_proj` per expert in checkpoints
+(save_pretrained and the Hub), which `tensors` and `verify --checkpoint` follow.
+
+No parameters: norm_topk_prob, the sliding window, rotary scaling, the auxiliary loss.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ffn_calc.config import ModelConfig
+from ffn_calc.families import qwen2_moe
+from ffn_calc.families.base import Reader
+from ffn_calc.naming import Naming
+
+ARCHITECTURE = "Qwen3MoeForCausalLM"
+
+
+def fields(r: Reader) -> dict[str, Any]:
+    key = "num_local_experts" if r.data.get("num_local_experts") is not None else "num_experts"
+    return qwen2_moe.moe_fields(
+        r, "qwen3_moe", ARCHITECTURE, key, shared=False,
+        n_kv_heads=r.integer("num_key_value_heads", 4),
+        attention_bias=r.boolean("attention_bias", False), qk_norm="head",
+    )  # fmt: skip
+
+
+def naming(cfg: ModelConfig) -> Naming:
+    return qwen2_moe.NAMING  # q_norm / k_norm: Naming's self_attn.q_norm / k_norm
