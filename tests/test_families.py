@@ -91,6 +91,7 @@ def test_import_hf_round_trip(case: dict[str, Any], tmp_path: Path) -> None:
         again.write_text(r.stdout)
         data = run("params", "-c", str(again), "-f", "json").json()
         assert data["total_params"] == case["total_params"]
+        assert data["active_params"] == case.get("active_params", case["total_params"])
     for fw in case["forward"][:1] if "forward_note" not in case else []:
         flops = run("flops", "-c", str(again), *_forward_args(fw), "-f", "json").json()
         assert flops["forward_flops"] == fw["forward_flops"]
