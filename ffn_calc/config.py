@@ -28,6 +28,7 @@ Positions = Literal["learned", "sinusoidal", "rotary", "none"]
 QkNorm = Literal["none", "head", "per_head", "full"]
 AttentionKind = Literal["standard", "mla"]
 ScoreBias = Literal["none", "parameter", "buffer"]
+WindowKind = Literal["sliding", "chunked"]
 EmbeddingProjection = Literal["tokens", "all"]
 
 GATED_ACTIVATIONS = frozenset({"swiglu", "geglu"})
@@ -117,6 +118,18 @@ class ModelConfig(BaseModel):
         "(ERNIE 4.5) or a buffer that checkpoints store (DeepSeek-V3, GLM-4.5).",
     )  # fmt: skip
     attention_sinks: bool = Field(False, description="An [n_heads] sink logit per layer (gpt-oss).")
+    window_layers: list[int] = Field(
+        [], description="Layers (0-based) whose attention is local: a sliding window or chunks "
+        "of attention_window tokens (gpt-oss, Gemma 2/3, Llama 4); the others attend to every "
+        "token. Changes no count under the FLOP convention; reported as its own layer kind.",
+    )  # fmt: skip
+    attention_window: PositiveInt | None = Field(
+        None, description="Tokens a local layer attends to (the sliding window or chunk size)."
+    )
+    window_kind: WindowKind = Field(
+        "sliding", description="sliding (each token sees the last window tokens) or chunked "
+        "(tokens see their own chunk, Llama 4).",
+    )  # fmt: skip
     attention: AttentionKind = Field(
         "standard", description="standard (Q, K, V, O) or mla (multi-head latent attention, "
         "DeepSeek-V2/V3: low-rank Q and a compressed KV latent).",
@@ -241,6 +254,17 @@ class ModelConfig(BaseModel):
                     f"dense_ffn_layers scattered over more than {MAX_LISTED_LAYERS:,} layers are "
                     "not supported (first or last layers are)"
                 )
+        if self.window_layers and (
+            self.attention_window is None
+            or self.architecture == "encoder-decoder"
+            or len(set(self.window_layers)) != len(self.window_layers)
+            or any(not 0 <= i < self.n_layers for i in self.window_layers)
+            or self.n_layers > MAX_LISTED_LAYERS
+        ):
+            raise ValueError(
+                "window_layers needs attention_window, one stack of at most "
+                f"{MAX_LISTED_LAYERS:,} layers and distinct indices in 0 .. n_layers - 1"
+            )
         mla = (self.kv_lora_rank, self.qk_nope_head_dim, self.qk_rope_head_dim, self.v_head_dim)
         if (self.attention == "mla") != all(x is not None for x in mla) or (
             self.q_lora_rank is not None and self.attention != "mla"
@@ -406,6 +430,29 @@ class ModelConfig(BaseModel):
             assert self.v_head_dim is not None
             return self.v_head_dim
         return self.head_size
+
+    def layer_kinds(self, layers: int) -> list[tuple[str, str, int]]:
+        """A stack's layer kinds as (FFN kind, attention kind, how many), in layer order:
+        "dense FFN" / "MoE" where a MoE model has dense layers ("" otherwise), and "sliding-window
+        attention over 128 tokens" / "full attention" where some layers are local ("" else)."""
+        dense = sorted(self.dense_ffn_layers) if self.is_moe and layers else []
+        if not self.window_layers or not layers:
+            if not dense:
+                return [("", "", layers)]
+            return [
+                (k, "", n)
+                for k, n in (("dense FFN", len(dense)), ("MoE", layers - len(dense)))
+                if n
+            ]
+        window = "sliding-window" if self.window_kind == "sliding" else "chunked"
+        local = f"{window} attention over {self.attention_window:,} tokens"
+        is_dense, is_local = set(dense), set(self.window_layers)
+        counts: dict[tuple[str, str], int] = {}
+        for i in range(layers):  # at most MAX_LISTED_LAYERS (a validated invariant)
+            ffn = ("dense FFN" if i in is_dense else "MoE") if dense else ""
+            key = (ffn, local if i in is_local else "full attention")
+            counts[key] = counts.get(key, 0) + 1
+        return [(f, a, n) for (f, a), n in counts.items()]
 
     def param_layers(self, layers: int) -> int:
         """How many of `layers` applied layers hold parameters of their own."""

@@ -175,14 +175,13 @@ def _ffn_terms(cfg: ModelConfig, b: int, s: int, sym: str, width: int | None = N
 def _ffn_kinds(
     cfg: ModelConfig, layers: int, b: int, s: int, sym: str
 ) -> list[tuple[str, int, list[Term]]]:
-    """As params.ffn_kinds: one kind, or a MoE stack's dense and MoE layers with their counts."""
-    dense = len(cfg.dense_ffn_layers) if cfg.is_moe else 0
-    if not dense:
-        return [("", layers, _ffn_terms(cfg, b, s, sym))]
-    out = [("dense FFN", dense, _ffn_terms(cfg, b, s, sym, cfg.dense_d_ff or cfg.d_ff))]
-    if layers > dense:
-        out.append(("MoE", layers - dense, _moe_terms(cfg, b, s, sym)))
-    return out  # fmt: skip
+    """As params.ffn_kinds: the layer kinds with their counts and FFN FLOP terms."""
+    out = []
+    for ffn, attn, count in cfg.layer_kinds(layers):
+        width = (cfg.dense_d_ff or cfg.d_ff) if ffn == "dense FFN" else None
+        label = ", ".join(x for x in (ffn, attn) if x)
+        out.append((label, count, _ffn_terms(cfg, b, s, sym, width)))
+    return out
 
 
 def layer_flops(cfg: ModelConfig, w: Workload) -> list[LayerFlops]:

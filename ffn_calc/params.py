@@ -214,14 +214,13 @@ def layer_counts(cfg: ModelConfig) -> list[LayerCount]:
 
 
 def ffn_kinds(cfg: ModelConfig, layers: int) -> list[tuple[str, int, list[Term]]]:
-    """The FFN kinds of a stack of `layers`: (label, how many, terms). One kind unless a MoE
-    model has dense layers too: then "dense FFN" and "MoE", each with its count."""
-    dense = len(cfg.dense_ffn_layers) if cfg.is_moe else 0
-    if not dense:
-        return [("", layers, ffn_terms(cfg))]
-    out = [("dense FFN", dense, ffn_terms(cfg, cfg.dense_d_ff or cfg.d_ff))]
-    if layers > dense:
-        out.append(("MoE", layers - dense, moe_terms(cfg)))
+    """The layer kinds of a stack of `layers`: (label, how many, FFN terms). One kind unless a
+    MoE model has dense layers ("dense FFN", "MoE") or some layers attend locally ("sliding
+    window attention (4,096)", "full attention"): then each kind with its count."""
+    out = []
+    for ffn, attn, count in cfg.layer_kinds(layers):
+        terms = ffn_terms(cfg, cfg.dense_d_ff or cfg.d_ff) if ffn == "dense FFN" else ffn_terms(cfg)
+        out.append((", ".join(x for x in (ffn, attn) if x), count, terms))
     return out
 
 
@@ -361,7 +360,7 @@ def active_lines(cfg: ModelConfig) -> list[str]:
     parts = []
     for layer in layer_counts(cfg):
         kind = f"{layer.stack} layers" + (f", {layer.kind}" if layer.kind else "")
-        idle = (e - k) * one if layer.kind != "dense FFN" else 0
+        idle = 0 if layer.kind.startswith("dense FFN") else (e - k) * one
         per = layer.total - idle
         parts.append(layer.count * per)
         how = (

@@ -121,3 +121,34 @@ def test_huge_layer_counts_never_walk_every_layer(tmp_path: Path) -> None:
     cfg = {**DEEPSEEK_V3, "n_layers": 2_000_000, "dense_ffn_layers": [0, 5]}
     with pytest.raises(ValidationError, match="scattered"):
         ModelConfig(**cfg)
+
+
+def test_local_and_global_attention_layers_are_kinds_of_their_own() -> None:
+    # gpt-oss-20b: layer_types alternate sliding (128 tokens) and full attention, 12 each
+    # (GptOssConfig's pattern); the parameters do not change (coverage.json: 20,914,757,184).
+    data = run("params", "-p", "gpt-oss-20b", "-f", "json").json()
+    kinds = [(x["kind"], x["count"]) for x in data["layers"]]
+    assert kinds == [("sliding-window attention over 128 tokens", 12), ("full attention", 12)]
+    assert data["total_params"] == 20_914_757_184
+    assert data["layers"][0]["total"] == data["layers"][1]["total"]
+    # Llama 4 Scout: 36 chunked layers (8,192 tokens) and 12 NoPE layers with full attention.
+    data = run("params", "-p", "llama-4-scout", "-f", "json").json()
+    assert [(x["kind"], x["count"]) for x in data["layers"]] == [
+        ("chunked attention over 8,192 tokens", 36), ("full attention", 12)
+    ]  # fmt: skip
+    crossover = run("crossover", "-p", "llama-4-scout", "-f", "json").json()
+    assert crossover["layer"] == "decoder (chunked attention over 8,192 tokens)"
+    flops = run("flops", "-p", "gpt-oss-20b", "-s", "64", "-f", "json").json()
+    assert [x["count"] for x in flops["layers"]] == [12, 12]
+
+
+def test_window_layers_need_a_window_and_a_listable_stack() -> None:
+    base = {"n_layers": 4, "d_model": 8, "n_heads": 2, "d_ff": 8}
+    with pytest.raises(ValidationError, match="attention_window"):
+        ModelConfig(**base, window_layers=[0])
+    with pytest.raises(ValidationError, match="attention_window"):
+        ModelConfig(**{**base, "n_layers": 2_000_000}, window_layers=[0], attention_window=4)
+    cfg = ModelConfig(**base, window_layers=[0, 2], attention_window=4)
+    assert cfg.layer_kinds(4) == [
+        ("", "sliding-window attention over 4 tokens", 2), ("", "full attention", 2)
+    ]  # fmt: skip

@@ -133,6 +133,33 @@ def check_listed(r: Reader, key: str, count: int) -> int:
     return count
 
 
+def layer_types(r: Reader, layers: int, default: list[str]) -> list[str]:
+    """`layer_types` (one attention type per layer, e.g. "sliding_attention"), or the class's
+    default pattern when absent."""
+    value = r.data.get("layer_types")
+    if value is None:
+        return default
+    if (
+        not isinstance(value, list)
+        or len(value) != layers
+        or not all(isinstance(x, str) for x in value)
+    ):
+        raise ConfigError(
+            f"{r.where('layer_types')}: layer_types = {shown(value)}: expected one string per "
+            f"layer ({layers})."
+        )
+    return value
+
+
+def window_fields(
+    r: Reader, types: list[str], local: str, window_key: str, default: int | None
+) -> dict[str, Any]:
+    """window_layers and attention_window for the layers whose type is `local`."""
+    indices = [i for i, t in enumerate(types) if t == local]
+    window = r.integer(window_key, default, required=False) if indices else None
+    return {"window_layers": indices, "attention_window": window} if window else {}
+
+
 # transformers' ACT2FN names -> ffn-calc's activations, plain and gated.
 PLAIN_ACT = {"gelu_new": "gelu_tanh", "gelu_pytorch_tanh": "gelu_tanh", "gelu": "gelu",
              "relu": "relu", "silu": "silu", "swish": "silu", "gelu_fast": "gelu_tanh"}  # fmt: skip

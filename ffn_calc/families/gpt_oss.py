@@ -37,7 +37,14 @@ from dataclasses import replace
 from typing import Any
 
 from ffn_calc.config import ModelConfig
-from ffn_calc.families.base import LLAMA_NAMING, Reader, decoder
+from ffn_calc.families.base import (
+    LLAMA_NAMING,
+    Reader,
+    check_listed,
+    decoder,
+    layer_types,
+    window_fields,
+)
 from ffn_calc.naming import Naming
 
 ARCHITECTURE = "GptOssForCausalLM"
@@ -52,8 +59,13 @@ NOTE = (
 
 
 def fields(r: Reader) -> dict[str, Any]:
+    layers = check_listed(r, "num_hidden_layers", r.req("num_hidden_layers"))
+    # GptOssConfig: absent layer_types alternate sliding (even layers) and full attention.
+    alternate = ["sliding_attention" if (i + 1) % 2 else "full_attention" for i in range(layers)]
+    types = layer_types(r, layers, alternate)
     return decoder(
-        r, "gpt_oss", n_kv_heads=r.integer("num_key_value_heads", 8),
+        r, "gpt_oss", n_layers=layers, n_kv_heads=r.integer("num_key_value_heads", 8),
+        **window_fields(r, types, "sliding_attention", "sliding_window", 128),
         head_dim=r.integer("head_dim", 64), activation="swiglu",
         attention_bias=r.boolean("attention_bias", True), ffn_bias=True,
         n_experts=r.req("num_local_experts"), experts_per_token=r.req("num_experts_per_tok"),

@@ -39,7 +39,14 @@ from typing import Any
 
 from ffn_calc.config import ModelConfig
 from ffn_calc.errors import ConfigError
-from ffn_calc.families.base import LLAMA_NAMING, Reader, check_listed, decoder
+from ffn_calc.families.base import (
+    LLAMA_NAMING,
+    Reader,
+    check_listed,
+    decoder,
+    layer_types,
+    window_fields,
+)
 from ffn_calc.files import shown
 from ffn_calc.naming import Naming
 
@@ -74,8 +81,18 @@ def _moe_layers(r: Reader, layers: int) -> set[int]:
 def fields(r: Reader) -> dict[str, Any]:
     layers = check_listed(r, "num_hidden_layers", r.req("num_hidden_layers"))
     dense = [i for i in range(layers) if i not in _moe_layers(r, layers)]
+    # Llama4TextConfig: absent layer_types, layers with rotary (no_rope_layers[i] = 1; absent,
+    # every 4th layer is NoPE) attend within chunks of attention_chunk_size tokens.
+    interval = r.integer("no_rope_layer_interval", 4) or 4
+    rope = r.data.get("no_rope_layers") or [int((i + 1) % interval != 0) for i in range(layers)]
+    chunked = r.data.get("attention_chunk_size", 8192) is not None
+    default = ["chunked_attention" if x and chunked else "full_attention" for x in rope]
+    types = layer_types(
+        r, layers, default if len(default) == layers else ["full_attention"] * layers
+    )
+    windows = window_fields(r, types, "chunked_attention", "attention_chunk_size", 8192)
     return decoder(
-        r, "llama4_text", n_layers=layers, n_kv_heads=r.integer("num_key_value_heads", 8),
+        r, "llama4_text", n_layers=layers, **windows, window_kind="chunked", n_kv_heads=r.integer("num_key_value_heads", 8),
         head_dim=r.integer("head_dim", 128), attention_bias=r.boolean("attention_bias", False),
         n_experts=r.req("num_local_experts"), experts_per_token=r.req("num_experts_per_tok"),
         shared_expert_d_ff=r.req("intermediate_size"), dense_ffn_layers=dense,
