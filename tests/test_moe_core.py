@@ -152,3 +152,15 @@ def test_window_layers_need_a_window_and_a_listable_stack() -> None:
     assert cfg.layer_kinds(4) == [
         ("", "sliding-window attention over 4 tokens", 2), ("", "full attention", 2)
     ]  # fmt: skip
+
+
+def test_gemma_sliding_and_global_layers() -> None:
+    # Gemma 2 alternates sliding (4,096 tokens) and global layers; Gemma 3 1B has one global
+    # layer in six (coverage.json layer_types). Totals unchanged: 9,241,705,984 / 999,885,952.
+    for preset, kinds, total in (
+        ("gemma-2-9b", [("sliding-window attention over 4,096 tokens", 21), ("full attention", 21)], 9_241_705_984),
+        ("gemma-3-1b", [("sliding-window attention over 512 tokens", 22), ("full attention", 4)], 999_885_952),
+    ):  # fmt: skip
+        data = run("params", "-p", preset, "-f", "json").json()
+        assert [(x["kind"], x["count"]) for x in data["layers"]] == kinds
+        assert data["total_params"] == total

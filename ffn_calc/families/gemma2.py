@@ -18,7 +18,15 @@ from dataclasses import replace
 from typing import Any
 
 from ffn_calc.config import ModelConfig
-from ffn_calc.families.base import GATED_ACT, LLAMA_NAMING, Reader, decoder
+from ffn_calc.families.base import (
+    GATED_ACT,
+    LLAMA_NAMING,
+    Reader,
+    check_listed,
+    decoder,
+    layer_types,
+    window_fields,
+)
 from ffn_calc.naming import Naming
 
 ARCHITECTURE = "Gemma2ForCausalLM"
@@ -30,9 +38,19 @@ NAMING = replace(
 )  # fmt: skip
 
 
-def fields(r: Reader) -> dict[str, Any]:
+def windows(r: Reader, every: int) -> dict[str, Any]:
+    """The sliding-window layers: `layer_types`, else every layer but each `every`-th
+    (Gemma2Config alternates, every = 2; Gemma3TextConfig's sliding_window_pattern, 6)."""
+    layers = check_listed(r, "num_hidden_layers", r.req("num_hidden_layers"))
+    pattern = ["sliding_attention" if (i + 1) % every else "full_attention" for i in range(layers)]
+    return window_fields(
+        r, layer_types(r, layers, pattern), "sliding_attention", "sliding_window", 4096
+    )
+
+
+def fields(r: Reader, every: int = 2) -> dict[str, Any]:
     return decoder(
-        r, "gemma2", n_kv_heads=r.integer("num_key_value_heads", 4),
+        r, "gemma2", **windows(r, every), n_kv_heads=r.integer("num_key_value_heads", 4),
         head_dim=r.integer("head_dim", 256),
         activation=r.choice("hidden_activation", GATED_ACT, "gelu_pytorch_tanh"),
         tie_embeddings=r.boolean("tie_word_embeddings", True),

@@ -25,7 +25,8 @@ ARCHITECTURE = "Gemma3ForCausalLM"
 
 def fields(r: Reader) -> dict[str, Any]:
     """Gemma 2's fields (the same class defaults), plus q/k norms over head_dim."""
-    return {**gemma2.fields(r), "family": "gemma3_text", "qk_norm": "head"}
+    every = r.integer("sliding_window_pattern", 6) or 6
+    return {**gemma2.fields(r, every), "family": "gemma3_text", "qk_norm": "head"}
 
 
 def naming(cfg: ModelConfig) -> Naming:
