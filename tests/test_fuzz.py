@@ -253,17 +253,26 @@ json_values = st.recursive(
 )  # fmt: skip
 
 
-@FUZZ
+# Every family's real config.json (tests/data/coverage.json) and the two tiny checkpoints'.
+SOURCES = [c["hf_config"] for c in json.loads((DATA / "coverage.json").read_text())["cases"]]
+SOURCES += [
+    json.loads((DATA / "checkpoints" / f).read_text())
+    for f in ("tiny-gpt2.config.json", "tiny-llama-gqa.config.json")
+]
+
+
+@settings(max_examples=120, deadline=None)
 @given(
-    source=st.sampled_from(["tiny-gpt2.config.json", "tiny-llama-gqa.config.json"]),
+    source=st.integers(0, len(SOURCES) - 1),
     changes=st.lists(st.tuples(st.integers(0, 100), json_values), min_size=1, max_size=3),
     command=st.sampled_from(["params", "crossover", "tensors"]),
 )
 def test_hf_config_with_random_values(
-    source: str, changes: list[tuple[int, Any]], command: str
+    source: int, changes: list[tuple[int, Any]], command: str
 ) -> None:
-    """A real config.json with some fields (model_type included) set to random JSON values."""
-    config = json.loads((DATA / "checkpoints" / source).read_text())
+    """A real config.json of any family with some fields (model_type included) set to random
+    JSON values."""
+    config = dict(SOURCES[source])
     keys = sorted(config)
     for index, value in changes:
         config[keys[index % len(keys)]] = value

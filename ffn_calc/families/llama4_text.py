@@ -78,21 +78,32 @@ def _moe_layers(r: Reader, layers: int) -> set[int]:
     return {i for i in given if 0 <= i < layers}  # transformers tests `layer_idx in moe_layers`
 
 
+def _chunked(r: Reader, layers: int) -> list[str]:
+    """Llama4TextConfig's layer_types when absent: layers with rotary (no_rope_layers[i] = 1;
+    absent, all but every no_rope_layer_interval-th) attend within chunks of
+    attention_chunk_size tokens (none when it is null); NoPE layers attend to every token."""
+    interval = r.integer("no_rope_layer_interval", 4)
+    assert interval is not None
+    rope = r.data.get("no_rope_layers") or [int((i + 1) % interval != 0) for i in range(layers)]
+    if not isinstance(rope, list) or len(rope) != layers or not all(x in (0, 1) for x in rope):
+        raise ConfigError(
+            f"{r.where('no_rope_layers')}: no_rope_layers = {shown(rope)}: expected 0 or 1 for "
+            f"each of the {layers} layers."
+        )
+    chunked = "attention_chunk_size" not in r.data or r.data["attention_chunk_size"] is not None
+    return ["chunked_attention" if x and chunked else "full_attention" for x in rope]
+
+
 def fields(r: Reader) -> dict[str, Any]:
     layers = check_listed(r, "num_hidden_layers", r.req("num_hidden_layers"))
     dense = [i for i in range(layers) if i not in _moe_layers(r, layers)]
     # Llama4TextConfig: absent layer_types, layers with rotary (no_rope_layers[i] = 1; absent,
     # every 4th layer is NoPE) attend within chunks of attention_chunk_size tokens.
-    interval = r.integer("no_rope_layer_interval", 4) or 4
-    rope = r.data.get("no_rope_layers") or [int((i + 1) % interval != 0) for i in range(layers)]
-    chunked = r.data.get("attention_chunk_size", 8192) is not None
-    default = ["chunked_attention" if x and chunked else "full_attention" for x in rope]
-    types = layer_types(
-        r, layers, default if len(default) == layers else ["full_attention"] * layers
-    )
-    windows = window_fields(r, types, "chunked_attention", "attention_chunk_size", 8192)
+    windows = window_fields(r, layer_types(r, layers, _chunked(r, layers)), "chunked_attention",
+                            "attention_chunk_size", 8192)  # fmt: skip
     return decoder(
-        r, "llama4_text", n_layers=layers, **windows, window_kind="chunked", n_kv_heads=r.integer("num_key_value_heads", 8),
+        r, "llama4_text", n_layers=layers, **windows, window_kind="chunked",
+        n_kv_heads=r.integer("num_key_value_heads", 8),
         head_dim=r.integer("head_dim", 128), attention_bias=r.boolean("attention_bias", False),
         n_experts=r.req("num_local_experts"), experts_per_token=r.req("num_experts_per_tok"),
         shared_expert_d_ff=r.req("intermediate_size"), dense_ffn_layers=dense,
