@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # the report types only annotate: importing them would load e
     from ffn_calc.activations import ActivationsReport
     from ffn_calc.compare import CompareReport
     from ffn_calc.exercises import ExerciseResult, ExercisesReport
+    from ffn_calc.inference_report import DecodeReport, KvReport
     from ffn_calc.report import CrossoverReport, FlopsReport, ParamsReport
     from ffn_calc.sizing import SwigluReport
     from ffn_calc.verify import TensorsReport, VerifyReport
@@ -473,3 +474,47 @@ def exercise_result_tables(r: ExerciseResult) -> list[Table]:
         if r.reason:
             t.add("why", r.reason)
     return [t]
+
+
+def kv_tables(r: KvReport) -> list[Table]:
+    t = Table(
+        f"{r.model}: KV cache, batch {r.batch}, {r.context:,} tokens cached ({r.dtype})",
+        [Column("layers", "text"), Column("count"), Column("cached tokens"),
+         Column("elements per layer"), Column("bytes per layer"), Column("elements")],
+    )  # fmt: skip
+    for k in r.layers:
+        label = f"{k.stack}" + (f", {k.kind}" if k.kind else "")
+        t.add(label, k.count, k.cached_tokens, k.elements, k.bytes, k.count * k.elements)
+    t.add("total", None, None, None, None, r.kv_elements, style="total")
+    t.notes.append(
+        f"{r.kv_elements:,} elements = {r.kv_bytes:,} bytes ({human(r.kv_bytes, 'B')}) in "
+        f"{r.dtype}; {r.kv_elements_per_token_exact} elements per cached token."
+    )
+    t.notes.append(r.convention)
+    return [t]
+
+
+def decode_tables(r: DecodeReport) -> list[Table]:
+    tables: list[Table] = []
+    for layer in r.layers:
+        t = Table(
+            f"{r.model}: one decode step, one {layer.stack} layer"
+            f"{f', {layer.kind}' if layer.kind else ''} (x{layer.count}), {r.context:,} cached",
+            [Column("term", "text"), Column("component", "text"), Column("FLOPs"), Column("share of layer", "pct")],
+        )  # fmt: skip
+        for term in layer.terms:
+            t.add(
+                term.name, term.group, term.value, term.value / layer.total if layer.total else 0.0
+            )
+        t.add("layer total", "", layer.total, 1.0, style="total")
+        tables.append(t)
+    t = Table(
+        f"{r.model}: one decode step, batch {r.batch}, {r.context:,} tokens cached",
+        [Column("component", "text"), Column("FLOPs"), Column("share", "pct")],
+    )
+    for key, value in r.components.items():
+        t.add(key, value, r.shares[key])
+    t.add("decode step", r.decode_flops, 1.0, style="total")
+    t.notes.append(r.convention)
+    tables.append(t)
+    return tables

@@ -40,7 +40,10 @@ def params_cmd(
 @model_command("flops")
 def flops_cmd(
     model: "ModelConfig",
-    seq_len: Annotated[int, typer.Option("--seq-len", "-s", min=1, max=MAX_SIZE, help="Sequence length S (source length for encoder-decoder).")],
+    seq_len: Annotated[int | None, typer.Option("--seq-len", "-s", min=1, max=MAX_SIZE, help="Sequence length S (source length for encoder-decoder); required without --decode.")] = None,
+    decode: Annotated[bool, typer.Option("--decode", help="One decode step: one new token per sequence with --context tokens cached.")] = False,
+    context: Annotated[int | None, typer.Option("--context", "-L", min=1, max=MAX_SIZE, help="Cached tokens for --decode.")] = None,
+    source_len: Annotated[int | None, typer.Option("--source-len", min=1, max=MAX_SIZE, help="--decode, encoder-decoder: source tokens in the cross-attention cache (default --context).")] = None,
     batch: Annotated[int, typer.Option("--batch", "-b", min=1, max=MAX_SIZE, help="Batch size B.")] = 1,
     target_len: Annotated[int | None, typer.Option("--target-len", "-t", min=1, max=MAX_SIZE, help="Target length T of an encoder-decoder model (default S).")] = None,
     unit: Annotated[Unit, typer.Option("--unit", help="flops (2 per multiply-add) or macs (multiply-adds).")] = Unit.flops,
@@ -49,9 +52,23 @@ def flops_cmd(
     explain: ExplainOpt = False,
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
-    """Forward and training FLOPs per component, per layer and per token, with rules of thumb."""
+    """Forward and training FLOPs per component, per layer and per token, with rules of thumb;
+    --decode: one decode step with a cache."""
     from ffn_calc.flops import Workload
     from ffn_calc.report import flops_report
+
+    if decode:
+        if context is None:
+            raise UsageError("--decode needs --context L (the tokens already cached).")
+        from ffn_calc.inference_report import decode_report
+
+        dr = decode_report(model, batch, context, source_len)
+        emit(dr, lambda: views().decode_tables(dr), format)
+        return
+    if context is not None or source_len is not None:
+        raise UsageError("--context and --source-len go with --decode.")
+    if seq_len is None:
+        raise UsageError("flops needs --seq-len S (or --decode --context L).")
 
     if target_len is not None and model.architecture != "encoder-decoder":
         raise UsageError(
@@ -87,6 +104,31 @@ def crossover_cmd(
         return [share_bars(report)]
 
     emit(report, lambda: views().crossover_tables(report), format, bars)
+
+
+class Dtype(StrEnum):
+    fp32 = "fp32"
+    bf16 = "bf16"
+    fp16 = "fp16"
+    fp8 = "fp8"
+    int8 = "int8"
+    int4 = "int4"
+
+
+@model_command("kv")
+def kv_cmd(
+    model: "ModelConfig",
+    context: Annotated[int, typer.Option("--context", "-L", min=1, max=MAX_SIZE, help="Tokens cached (a prefill of L tokens).")],
+    batch: Annotated[int, typer.Option("--batch", "-b", min=1, max=MAX_SIZE, help="Sequences B.")] = 1,
+    dtype: Annotated[Dtype, typer.Option("--dtype", help="Bytes per cached element: fp32 4, bf16 / fp16 2, fp8 / int8 1, int4 1/2.")] = Dtype.bf16,
+    source_len: Annotated[int | None, typer.Option("--source-len", min=1, max=MAX_SIZE, help="Encoder-decoder: source tokens in the cross-attention cache (default --context).")] = None,
+    format: FormatOpt = Format.table,
+) -> None:  # fmt: skip
+    """The KV cache after a prefill of --context tokens: elements and bytes per layer kind."""
+    from ffn_calc.inference_report import kv_report
+
+    report = kv_report(model, batch, context, dtype.value, source_len)
+    emit(report, lambda: views().kv_tables(report), format)
 
 
 @model_command("tensors")
