@@ -124,8 +124,9 @@ class ModelConfig(BaseModel):
         "token. Changes no count under the FLOP convention; reported as its own layer kind.",
     )  # fmt: skip
     attention_window: PositiveInt | None = Field(
-        None, description="Tokens a local layer attends to (the sliding window or chunk size)."
-    )
+        None, description="Tokens a local layer attends to (the sliding window or chunk size); "
+        "with no window_layers, every layer is local (Mistral's sliding window).",
+    )  # fmt: skip
     window_kind: WindowKind = Field(
         "sliding", description="sliding (each token sees the last window tokens) or chunked "
         "(tokens see their own chunk, Llama 4).",
@@ -436,6 +437,9 @@ class ModelConfig(BaseModel):
         "dense FFN" / "MoE" where a MoE model has dense layers ("" otherwise), and "sliding-window
         attention over 128 tokens" / "full attention" where some layers are local ("" else)."""
         dense = sorted(self.dense_ffn_layers) if self.is_moe and layers else []
+        if self.attention_window is not None and not self.window_layers and layers:
+            local = self._local_label()  # every layer attends locally (Mistral's window)
+            return [(f, local, n) for f, _, n in self._ffn_only(dense, layers)]
         if not self.window_layers or not layers:
             if not dense:
                 return [("", "", layers)]
@@ -444,8 +448,7 @@ class ModelConfig(BaseModel):
                 for k, n in (("dense FFN", len(dense)), ("MoE", layers - len(dense)))
                 if n
             ]
-        window = "sliding-window" if self.window_kind == "sliding" else "chunked"
-        local = f"{window} attention over {self.attention_window:,} tokens"
+        local = self._local_label()
         is_dense, is_local = set(dense), set(self.window_layers)
         counts: dict[tuple[str, str], int] = {}
         for i in range(layers):  # at most MAX_LISTED_LAYERS (a validated invariant)
@@ -453,6 +456,17 @@ class ModelConfig(BaseModel):
             key = (ffn, local if i in is_local else "full attention")
             counts[key] = counts.get(key, 0) + 1
         return [(f, a, n) for (f, a), n in counts.items()]
+
+    def _local_label(self) -> str:
+        window = "sliding-window" if self.window_kind == "sliding" else "chunked"
+        return f"{window} attention over {self.attention_window or 0:,} tokens"
+
+    @staticmethod
+    def _ffn_only(dense: list[int], layers: int) -> list[tuple[str, str, int]]:
+        if not dense:
+            return [("", "", layers)]
+        kinds = (("dense FFN", len(dense)), ("MoE", layers - len(dense)))
+        return [(k, "", n) for k, n in kinds if n]
 
     def param_layers(self, layers: int) -> int:
         """How many of `layers` applied layers hold parameters of their own."""

@@ -46,6 +46,8 @@ class KvKind:
 def _local(cfg: ModelConfig) -> tuple[int, int]:
     """(local layers, full layers) of the decoder stack (window_layers hold local ones)."""
     n = cfg.decoder_layers if cfg.has_decoder else 0
+    if cfg.attention_window is not None and not cfg.window_layers:
+        return n, 0  # every layer attends locally
     w = len(cfg.window_layers)
     return w, n - w
 

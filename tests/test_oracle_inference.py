@@ -32,6 +32,10 @@ BASE = {"hidden_size": 32, "intermediate_size": 40, "num_attention_heads": 4,
         "max_position_embeddings": 128}  # fmt: skip
 CASES: dict[str, tuple[str, str, dict[str, Any]]] = {
     "llama (GQA)": ("LlamaConfig", "LlamaForCausalLM", BASE),
+    "mistral (every layer slides over 6)": ("MistralConfig", "MistralForCausalLM",
+        {**BASE, "sliding_window": 6}),
+    "qwen2 (layers from 1 on slide over 6)": ("Qwen2Config", "Qwen2ForCausalLM",
+        {**BASE, "use_sliding_window": True, "sliding_window": 6, "max_window_layers": 1}),
     "gemma2 (sliding window 6)": ("Gemma2Config", "Gemma2ForCausalLM", {**BASE, "sliding_window": 6}),
     "gpt_oss (sliding window 6, MoE)": ("GptOssConfig", "GptOssForCausalLM",
         {**BASE, "sliding_window": 6, "num_local_experts": 4, "num_experts_per_tok": 2}),

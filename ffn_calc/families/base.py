@@ -151,13 +151,50 @@ def layer_types(r: Reader, layers: int, default: list[str]) -> list[str]:
     return value
 
 
+def optional_window(r: Reader, key: str, default: int | None) -> int | None:
+    """A window size: null means none (not the default), absent means the class default."""
+    if key in r.data and r.data[key] is None:
+        return None
+    return r.integer(key, default, required=False)
+
+
+def every_layer_window(r: Reader, default: int | None = None) -> dict[str, Any]:
+    """transformers' cache without layer_types: a `sliding_window` makes every layer slide
+    (Mistral, Mixtral, Phi-3, StarCoder2); `layer_types`, when given, says which."""
+    layers = check_listed(r, "num_hidden_layers", r.req("num_hidden_layers"))
+    if r.data.get("layer_types") is not None:
+        types = layer_types(r, layers, [])
+        return window_fields(r, types, "sliding_attention", "sliding_window", default)
+    window = optional_window(r, "sliding_window", default)
+    return {"attention_window": window} if window else {}
+
+
+def qwen_windows(r: Reader) -> dict[str, Any]:
+    """Qwen2/Qwen3Config: with use_sliding_window (default false), layers from
+    max_window_layers (default 28) on slide over sliding_window (default 4,096) tokens;
+    `layer_types`, when given, says which."""
+    layers = check_listed(r, "num_hidden_layers", r.req("num_hidden_layers"))
+    use = r.boolean("use_sliding_window", False)
+    first = r.index("max_window_layers", 28)
+    window = optional_window(r, "sliding_window", 4096) if use else None
+    pattern = [
+        "sliding_attention" if window and i >= first else "full_attention" for i in range(layers)
+    ]
+    types = layer_types(r, layers, pattern)
+    return window_fields(r, types, "sliding_attention", "sliding_window", 4096) if use else {}
+
+
 def window_fields(
     r: Reader, types: list[str], local: str, window_key: str, default: int | None
 ) -> dict[str, Any]:
     """window_layers and attention_window for the layers whose type is `local`."""
     indices = [i for i, t in enumerate(types) if t == local]
-    window = r.integer(window_key, default, required=False) if indices else None
-    return {"window_layers": indices, "attention_window": window} if window else {}
+    window = optional_window(r, window_key, default) if indices else None
+    if not window:
+        return {}
+    if len(indices) == len(types):  # every layer local: no list (any layer count)
+        return {"attention_window": window}
+    return {"window_layers": indices, "attention_window": window}
 
 
 # transformers' ACT2FN names -> ffn-calc's activations, plain and gated.

@@ -5,14 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from ffn_calc.config import ModelConfig
-from ffn_calc.families.base import LLAMA_NAMING, Reader, decoder
+from ffn_calc.families.base import LLAMA_NAMING, Reader, decoder, every_layer_window
 from ffn_calc.naming import Naming
 
 ARCHITECTURE = "MistralForCausalLM"
 
 
 def fields(r: Reader) -> dict[str, Any]:
-    return decoder(r, "mistral")
+    # MistralConfig: sliding_window 4,096 when absent; every layer slides (null: none).
+    return decoder(r, "mistral", **every_layer_window(r, 4096))
 
 
 def naming(cfg: ModelConfig) -> Naming:

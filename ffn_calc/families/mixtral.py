@@ -6,7 +6,7 @@ from dataclasses import replace
 from typing import Any
 
 from ffn_calc.config import ModelConfig
-from ffn_calc.families.base import LLAMA_NAMING, Reader, decoder
+from ffn_calc.families.base import LLAMA_NAMING, Reader, decoder, every_layer_window
 from ffn_calc.naming import Naming
 
 ARCHITECTURE = "MixtralForCausalLM"
@@ -14,7 +14,7 @@ ARCHITECTURE = "MixtralForCausalLM"
 
 def fields(r: Reader) -> dict[str, Any]:
     return decoder(
-        r, "mixtral", n_experts=r.req("num_local_experts"),
+        r, "mixtral", **every_layer_window(r), n_experts=r.req("num_local_experts"),
         experts_per_token=r.req("num_experts_per_tok"),
     )  # fmt: skip
 

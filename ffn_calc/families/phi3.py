@@ -14,14 +14,14 @@ from dataclasses import replace
 from typing import Any
 
 from ffn_calc.config import ModelConfig
-from ffn_calc.families.base import LLAMA_NAMING, Reader, decoder
+from ffn_calc.families.base import LLAMA_NAMING, Reader, decoder, every_layer_window
 from ffn_calc.naming import Naming
 
 ARCHITECTURE = "Phi3ForCausalLM"
 
 
 def fields(r: Reader) -> dict[str, Any]:
-    return decoder(r, "phi3")
+    return decoder(r, "phi3", **every_layer_window(r))
 
 
 NAMING = replace(

@@ -5,14 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from ffn_calc.config import ModelConfig
-from ffn_calc.families.base import LLAMA_NAMING, Reader, decoder
+from ffn_calc.families.base import LLAMA_NAMING, Reader, decoder, qwen_windows
 from ffn_calc.naming import Naming
 
 ARCHITECTURE = "Qwen2ForCausalLM"
 
 
 def fields(r: Reader) -> dict[str, Any]:
-    return decoder(r, "qwen2", attention_bias=True, attention_out_bias=False)
+    return decoder(r, "qwen2", **qwen_windows(r), attention_bias=True, attention_out_bias=False)
 
 
 def naming(cfg: ModelConfig) -> Naming:

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from ffn_calc.config import ModelConfig
-from ffn_calc.families.base import LLAMA_NAMING, PLAIN_ACT, Reader, decoder
+from ffn_calc.families.base import LLAMA_NAMING, PLAIN_ACT, Reader, decoder, every_layer_window
 from ffn_calc.naming import Naming
 
 ARCHITECTURE = "Starcoder2ForCausalLM"
@@ -23,7 +23,7 @@ ARCHITECTURE = "Starcoder2ForCausalLM"
 def fields(r: Reader) -> dict[str, Any]:
     bias = r.boolean("use_bias", True)
     return decoder(
-        r, "starcoder2", n_kv_heads=r.integer("num_key_value_heads", 2),
+        r, "starcoder2", **every_layer_window(r), n_kv_heads=r.integer("num_key_value_heads", 2),
         activation=r.choice("hidden_act", PLAIN_ACT, "gelu_pytorch_tanh"), norm="layernorm",
         attention_bias=bias, ffn_bias=bias, tie_embeddings=r.boolean("tie_word_embeddings", True),
     )  # fmt: skip
