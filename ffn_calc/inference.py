@@ -16,6 +16,7 @@ Conventions (what the reference implementation does, transformers 5 with its cac
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -174,3 +175,105 @@ def decode_components(
 
 def decode_flops(cfg: ModelConfig, batch: int, context: int, source_len: int | None = None) -> int:
     return sum(decode_components(cfg, batch, context, source_len).values())
+
+
+# --- a whole generation, and where attention overtakes the FFN at decode time -------------------
+
+
+def generation_flops(cfg: ModelConfig, batch: int, prompt: int, new: int) -> int:
+    """A prefill of `prompt` tokens (which yields the first new token) and new - 1 decode
+    steps with prompt, ..., prompt + new - 2 tokens cached: what generate() runs for `new`
+    tokens. Exact for any length: a step's FLOPs are linear in the context between the
+    windows' bends, so the steps are summed as arithmetic series."""
+    w = fl.Workload(
+        batch=batch, seq_len=prompt, target_len=1 if cfg.architecture == "encoder-decoder" else None
+    )
+    total = fl.forward_flops(cfg, w)
+    encdec = cfg.architecture == "encoder-decoder"
+    # The decode steps' contexts: the prompt and what follows (an encoder-decoder model's
+    # decoder starts from one token and attends to the prompt through its cross-attention).
+    first = 1 if encdec else prompt
+    last = first + new - 2
+    if last < first:
+        return total
+    source = prompt if encdec else None
+    bends = sorted({first, last + 1} | {b for b in _bends(cfg) if first < b <= last})
+    for a, b in itertools.pairwise(bends):  # [a, b): one linear piece
+        fa = decode_flops(cfg, batch, a, source)
+        slope = decode_flops(cfg, batch, a + 1, source) - fa if b - a > 1 else 0
+        n = b - a
+        total += n * fa + slope * n * (n - 1) // 2
+    return total
+
+
+def _bends(cfg: ModelConfig) -> set[int]:
+    """Contexts from which a local layer's attended tokens stop growing."""
+    return {cfg.attention_window - 1} if cfg.attention_window is not None else set()
+
+
+@dataclass(frozen=True)
+class DecodeLine:
+    """One decode step of one layer as a + b x L (batch 1, FLOPs), per part."""
+
+    projections: tuple[int, int]
+    scores: tuple[int, int]
+    ffn: tuple[int, int]
+
+
+def decode_line(cfg: ModelConfig) -> tuple[str, DecodeLine]:
+    """The crossover layer kind's decode step, batch 1, as linear functions of the context
+    (its full-attention layers; a local layer's scores stop growing at the window)."""
+    layers = decode_layers(cfg, 1, 1)
+    full = [x for x in layers if "attention over" not in x.kind]  # not a local layer
+    pick = max(full or layers, key=lambda x: x.count)
+
+    def part(context: int, group: str) -> int:
+        layer = next(x for x in decode_layers(cfg, 1, context) if x.kind == pick.kind)
+        return sum(t.value for t in layer.terms if t.group == group)
+
+    def line(group: str) -> tuple[int, int]:
+        a1, a2 = part(1, group), part(2, group)
+        return a1 - (a2 - a1), a2 - a1
+
+    return pick.kind, DecodeLine(
+        line("attention_projections"), line("attention_scores"), line("ffn")
+    )
+
+
+def meet(a: tuple[int, int], b: tuple[int, int]) -> Fraction | None:
+    """The context L where line a (a0 + a1 L) reaches line b, if it ever overtakes it."""
+    if a[1] <= b[1]:
+        return None
+    return Fraction(b[0] - a[0], a[1] - b[1])
+
+
+def ffn_weights_read(cfg: ModelConfig, batch: int, moe: bool) -> int:
+    """FFN weight elements one decode step reads in one layer: all of a dense FFN; for a MoE
+    layer the router, the shared expert and at most min(n_experts, batch x k) experts."""
+    from ffn_calc import params as pm
+
+    if not moe or cfg.n_experts is None or cfg.experts_per_token is None:
+        width = cfg.dense_d_ff or cfg.d_ff if cfg.is_moe else cfg.d_ff
+        return sum(t.value for t in pm.ffn_terms(cfg, width if cfg.is_moe else None))
+    used = min(cfg.n_experts, batch * cfg.experts_per_token)
+    idle = (cfg.n_experts - used) * pm.expert_params(cfg)
+    return sum(t.value for t in pm.moe_terms(cfg)) - idle
+
+
+_UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
+          "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}  # fmt: skip
+
+
+def parse_bytes(text: str) -> int:
+    """A memory size: 80GB (10^9 bytes each), 80GiB (2^30), 1.5TB, or a plain byte count."""
+    import re
+
+    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?I?B?)\s*", text.upper())
+    if not m or m.group(2) not in _UNITS:
+        raise UsageError(
+            f"--gpu-memory {text[:40]!r}: write a size such as 80GB, 80GiB, 24GB or 85899345920."
+        )
+    value = Fraction(m.group(1)) * _UNITS[m.group(2)]
+    if value < 1 or value > 2**60:
+        raise UsageError(f"--gpu-memory {text[:40]!r}: give between 1 byte and 2^60 bytes.")
+    return int(value)

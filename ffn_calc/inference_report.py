@@ -106,3 +106,140 @@ def decode_report(
         components=comps, shares={k: share(v, total) for k, v in comps.items()}, layers=layers,
         convention=DECODE_CONVENTION,
     )  # fmt: skip
+
+
+class GenerationReport(Result):
+    model: str
+    batch: int
+    prompt: int
+    new_tokens: int
+    prefill_flops: int
+    decode_steps: int
+    decode_flops: int = Field(description="all decode steps together")
+    generation_flops: int
+    convention: str
+
+
+def generation_report(cfg: ModelConfig, batch: int, prompt: int, new: int) -> GenerationReport:
+    from ffn_calc import flops as fl
+
+    encdec = cfg.architecture == "encoder-decoder"
+    w = fl.Workload(batch=batch, seq_len=prompt, target_len=1 if encdec else None)
+    prefill = fl.forward_flops(cfg, w)
+    total = inf.generation_flops(cfg, batch, prompt, new)
+    return GenerationReport(
+        model=cfg.name, batch=batch, prompt=prompt, new_tokens=new, prefill_flops=prefill,
+        decode_steps=new - 1, decode_flops=total - prefill, generation_flops=total,
+        convention="generate() for N new tokens: the prefill of the prompt (which yields the "
+        "first new token; an encoder-decoder model's decoder runs one token) and N - 1 decode "
+        "steps, each with one more token cached. " + DECODE_CONVENTION,
+    )  # fmt: skip
+
+
+class DecodeCrossoverReport(Result):
+    model: str
+    layer: str
+    batch: int
+    flops: dict[str, Number | None] = Field(
+        description="the context L where one decode step's scores reach the FFN, the "
+        "projections and both (null: never)"
+    )
+    flops_exact: dict[str, str | None]
+    kv_elements_per_token: int = Field(description="one layer's cache per token and sequence")
+    ffn_weights_per_step: int = Field(description="FFN weight elements one step reads, one layer")
+    bytes_context: Number = Field(
+        description="the context L where the KV cache one step reads (batch x L x per token) "
+        "reaches the FFN weights it reads, in one layer (the same dtype for both)"
+    )
+    bytes_context_exact: str
+    convention: str
+
+
+def decode_crossover_report(cfg: ModelConfig, batch: int) -> DecodeCrossoverReport:
+    kind, line = inf.decode_line(cfg)
+    both = (line.projections[0] + line.ffn[0], line.projections[1] + line.ffn[1])
+    points = {
+        "scores_vs_ffn": inf.meet(line.scores, line.ffn),
+        "scores_vs_projections": inf.meet(line.scores, line.projections),
+        "scores_vs_dense": inf.meet(line.scores, both),
+    }
+    per = inf.cached_per_token(cfg)
+    moe = cfg.is_moe and not kind.startswith("dense FFN")
+    weights = inf.ffn_weights_read(cfg, batch, moe)
+    ctx = Fraction(weights, batch * per)
+    return DecodeCrossoverReport(
+        model=cfg.name, layer=f"decoder ({kind})" if kind else "decoder", batch=batch,
+        flops={k: None if v is None else num(v) for k, v in points.items()},
+        flops_exact={k: None if v is None else exact(v) for k, v in points.items()},
+        kv_elements_per_token=per, ffn_weights_per_step=weights, bytes_context=num(ctx),
+        bytes_context_exact=exact(ctx),
+        convention="One decode step of one layer: the scores grow with the context L "
+        "(2 x n_heads x (L + 1) x (qk + v head) FLOPs per sequence), the projections and the FFN "
+        "do not. Bytes: the step reads every FFN weight once for the whole batch (a MoE layer: "
+        "the router, a shared expert and at most min(n_experts, batch x experts_per_token) "
+        "experts) but each sequence's cache once: batch x L x the cache per token.",
+    )  # fmt: skip
+
+
+class MemoryReport(Result):
+    model: str
+    dtype: str
+    total_params: int
+    weights_bytes: int
+    components: dict[str, int]
+    component_bytes: dict[str, int]
+    gpu_memory_bytes: int | None = None
+    free_bytes: int | None = None
+    batch: int | None = None
+    context: int | None = None
+    max_context: int | None = Field(None, description="longest context that fits at `batch`")
+    max_batch: int | None = Field(None, description="largest batch that fits at `context`")
+    convention: str
+
+
+MEMORY_CONVENTION = (
+    "Fits: weights + KV cache (the same dtype) <= the memory given. Left out: activations, "
+    "the framework's workspace and fragmentation, and any other process's memory."
+)
+
+
+def memory_report(
+    cfg: ModelConfig, dtype: str, gpu: int | None, batch: int, context: int | None
+) -> MemoryReport:
+    from ffn_calc import params as pm
+
+    comps = pm.components(cfg)
+    weights = _bytes(sum(comps.values()), dtype)
+    out = {
+        "model": cfg.name, "dtype": dtype, "total_params": sum(comps.values()),
+        "weights_bytes": weights, "components": comps,
+        "component_bytes": {k: _bytes(v, dtype) for k, v in comps.items()},
+        "convention": MEMORY_CONVENTION,
+    }  # fmt: skip
+    if gpu is not None:
+        free = gpu - weights
+        out |= {"gpu_memory_bytes": gpu, "free_bytes": max(free, 0), "batch": batch}
+        if cfg.has_decoder and free >= 0:
+            out["max_context"] = _longest(cfg, batch, dtype, free)
+            if context is not None:
+                one = _bytes(inf.kv_elements(cfg, 1, context), dtype)
+                out |= {"context": context, "max_batch": free // one if one else None}
+    return MemoryReport(**out)
+
+
+def _longest(cfg: ModelConfig, batch: int, dtype: str, free: int) -> int:
+    """The longest context whose cache fits in `free` bytes (0: not one token)."""
+    from ffn_calc.config import MAX_SIZE
+
+    if _bytes(inf.kv_elements(cfg, batch, 1), dtype) > free:
+        return 0
+    lo, hi = 1, MAX_SIZE  # the cache grows with the context, or stops growing (windows)
+    if _bytes(inf.kv_elements(cfg, batch, hi), dtype) <= free:
+        return hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if _bytes(inf.kv_elements(cfg, batch, mid), dtype) <= free:
+            lo = mid
+        else:
+            hi = mid
+    return lo

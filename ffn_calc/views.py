@@ -17,7 +17,13 @@ if TYPE_CHECKING:  # the report types only annotate: importing them would load e
     from ffn_calc.activations import ActivationsReport
     from ffn_calc.compare import CompareReport
     from ffn_calc.exercises import ExerciseResult, ExercisesReport
-    from ffn_calc.inference_report import DecodeReport, KvReport
+    from ffn_calc.inference_report import (
+        DecodeCrossoverReport,
+        DecodeReport,
+        GenerationReport,
+        KvReport,
+        MemoryReport,
+    )
     from ffn_calc.report import CrossoverReport, FlopsReport, ParamsReport
     from ffn_calc.sizing import SwigluReport
     from ffn_calc.verify import TensorsReport, VerifyReport
@@ -517,4 +523,62 @@ def decode_tables(r: DecodeReport) -> list[Table]:
     t.add("decode step", r.decode_flops, 1.0, style="total")
     t.notes.append(r.convention)
     tables.append(t)
+    return tables
+
+
+def decode_crossover_tables(r: DecodeCrossoverReport) -> list[Table]:
+    t = Table(
+        f"{r.model}: where attention overtakes at decode time ({r.layer} layer, batch {r.batch})",
+        [Column("crossover", "text"), Column("context L", "num"), Column("exact", "text")],
+    )
+    for key, value in r.flops.items():
+        label = CROSSOVER_LABELS[key] + " (FLOPs of one step)"
+        t.add(label, value if value is not None else "never", r.flops_exact[key] or "")
+    t.add(
+        "cache read = FFN weights read (bytes of one step)", r.bytes_context, r.bytes_context_exact
+    )
+    t.notes.append(
+        f"Per layer: {r.kv_elements_per_token:,} cached elements per token and sequence; "
+        f"{r.ffn_weights_per_step:,} FFN weights read per step. Batch x context at the bytes "
+        f"crossover: {r.batch} x {r.bytes_context_exact}."
+    )
+    t.notes.append(r.convention)
+    return [t]
+
+
+def generation_tables(r: GenerationReport) -> list[Table]:
+    t = Table(
+        f"{r.model}: generating {r.new_tokens:,} tokens after a {r.prompt:,}-token prompt "
+        f"(batch {r.batch})",
+        [Column("part", "text"), Column("FLOPs"), Column("share", "pct")],
+    )
+    total = r.generation_flops
+    t.add("prefill", r.prefill_flops, r.prefill_flops / total)
+    t.add(f"{r.decode_steps:,} decode steps", r.decode_flops, r.decode_flops / total)
+    t.add("generation", total, 1.0, style="total")
+    t.notes.append(r.convention)
+    return [t]
+
+
+def memory_tables(r: MemoryReport) -> list[Table]:
+    t = Table(
+        f"{r.model}: weights in {r.dtype}",
+        [Column("component", "text"), Column("params"), Column("bytes")],
+    )
+    for key, value in r.components.items():
+        t.add(key, value, r.component_bytes[key])
+    t.add("weights", r.total_params, r.weights_bytes, style="total")
+    tables = [t]
+    if r.gpu_memory_bytes is not None:
+        f = Table(
+            f"{r.model}: what fits in {r.gpu_memory_bytes:,} bytes ({r.dtype})",
+            [Column("question", "text"), Column("answer", "text")],
+        )
+        f.add("left for the KV cache", r.free_bytes if r.free_bytes is not None else "none")
+        if r.max_context is not None:
+            f.add(f"longest context at batch {r.batch}", r.max_context)
+        if r.max_batch is not None:
+            f.add(f"largest batch at context {r.context}", r.max_batch)
+        f.notes.append(r.convention)
+        tables.append(f)
     return tables

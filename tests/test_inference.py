@@ -85,3 +85,49 @@ def test_huge_values_stay_exact() -> None:
     big = 2**40
     cfg = ModelConfig(n_layers=big, d_model=big, n_heads=1, d_ff=1)
     assert kv_elements(cfg, big, big) == big * big * 2 * big * big
+
+
+def test_generation_is_the_prefill_and_the_steps() -> None:
+    cfg = resolve_model(preset="gpt2-small")
+    data = run("flops", "-p", "gpt2-small", "-s", "512", "--generate", "3", "-f", "json").json()
+    # The prefill (136,160,477,184, forward_flops at S = 512) and 2 steps at L = 512, 513.
+    assert data["generation_flops"] == 136_160_477_184 + decode_flops(cfg, 1, 512) + decode_flops(
+        cfg, 1, 513
+    )
+    # Across a sliding window's bend, the closed sum equals the steps one by one.
+    oss = resolve_model(preset="gpt-oss-20b")
+    from ffn_calc.inference import generation_flops
+
+    steps = sum(decode_flops(oss, 2, c) for c in range(100, 100 + 299))
+    assert generation_flops(oss, 2, 100, 300) == forward_flops(oss, Workload(2, 100)) + steps
+
+
+def test_decode_crossovers() -> None:
+    # gpt2-small, one layer, batch 1: scores 2 x 12 x (L + 1) x 128 = 3,072 (L + 1) FLOPs
+    # against the FFN's 2 x 2 x 768 x 3,072 = 9,437,184 and the projections' 4,718,592.
+    data = run("crossover", "-p", "gpt2-small", "--decode", "-f", "json").json()
+    assert data["flops_exact"] == {"scores_vs_ffn": "3071", "scores_vs_projections": "1535",
+                                   "scores_vs_dense": "4607"}  # fmt: skip
+    # Bytes: 1,536 cached elements per token against the MLP's 4,722,432 weights (biases in).
+    assert data["bytes_context_exact"] == "6149/2"
+    big = run("crossover", "-p", "llama-3-8b", "--decode", "-b", "8", "-f", "json").json()
+    assert big["bytes_context"] == 176_160_768 // (8 * 2048)  # 3 x 4096 x 14336 / (8 x 2 x 8 x 128)
+    # DeepSeek-V3's reference re-expands the cached latent at every step: its projections
+    # grow faster than its scores, which never overtake them.
+    mla = run("crossover", "-p", "deepseek-v3", "--decode", "-f", "json").json()
+    assert mla["flops"]["scores_vs_projections"] is None
+
+
+def test_memory_and_fit() -> None:
+    data = run("memory", "-p", "llama-3-8b", "--gpu-memory", "24GB", "--context", "8192",
+               "-f", "json").json()  # fmt: skip
+    assert data["weights_bytes"] == 2 * 8_030_261_248
+    free = 24 * 10**9 - 2 * 8_030_261_248
+    per_token = 2 * 32 * 2048  # bytes of cache per token in bf16
+    assert data["max_context"] == free // per_token
+    assert data["max_batch"] == free // (per_token * 8192)
+    gib = run("memory", "-p", "gpt2-small", "--gpu-memory", "1GiB", "-f", "json").json()
+    assert gib["gpu_memory_bytes"] == 2**30
+    for bad in ("lots", "80XB", "0GB"):
+        r = run("memory", "-p", "gpt2-small", "--gpu-memory", bad)
+        assert r.exit_code == 2 and "--gpu-memory" in r.stderr and r.stdout == ""

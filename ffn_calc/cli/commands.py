@@ -44,6 +44,7 @@ def flops_cmd(
     decode: Annotated[bool, typer.Option("--decode", help="One decode step: one new token per sequence with --context tokens cached.")] = False,
     context: Annotated[int | None, typer.Option("--context", "-L", min=1, max=MAX_SIZE, help="Cached tokens for --decode.")] = None,
     source_len: Annotated[int | None, typer.Option("--source-len", min=1, max=MAX_SIZE, help="--decode, encoder-decoder: source tokens in the cross-attention cache (default --context).")] = None,
+    generate: Annotated[int | None, typer.Option("--generate", min=1, max=MAX_SIZE, help="N new tokens after a prompt of --seq-len S: the prefill and N - 1 decode steps.")] = None,
     batch: Annotated[int, typer.Option("--batch", "-b", min=1, max=MAX_SIZE, help="Batch size B.")] = 1,
     target_len: Annotated[int | None, typer.Option("--target-len", "-t", min=1, max=MAX_SIZE, help="Target length T of an encoder-decoder model (default S).")] = None,
     unit: Annotated[Unit, typer.Option("--unit", help="flops (2 per multiply-add) or macs (multiply-adds).")] = Unit.flops,
@@ -69,6 +70,12 @@ def flops_cmd(
         raise UsageError("--context and --source-len go with --decode.")
     if seq_len is None:
         raise UsageError("flops needs --seq-len S (or --decode --context L).")
+    if generate is not None:
+        from ffn_calc.inference_report import generation_report
+
+        gr = generation_report(model, batch, seq_len, generate)
+        emit(gr, lambda: views().generation_tables(gr), format)
+        return
 
     if target_len is not None and model.architecture != "encoder-decoder":
         raise UsageError(
@@ -90,10 +97,22 @@ def crossover_cmd(
     model: "ModelConfig",
     causal: Annotated[bool, typer.Option("--causal", help="Scores over the S(S+1)/2 visible pairs only.")] = False,
     grid: Annotated[bool, typer.Option("--grid", help="Add the S x d_model grid of scores : FFN.")] = False,
+    decode: Annotated[bool, typer.Option("--decode", help="At decode time: the context where one step's scores, and its cache reads, overtake the FFN.")] = False,
+    batch: Annotated[int, typer.Option("--batch", "-b", min=1, max=MAX_SIZE, help="--decode: sequences decoded together (the FFN weights are read once for all).")] = 1,
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
-    """The sequence length S where attention's S^2 scores overtake the FFN and the projections."""
+    """The sequence length S where attention's S^2 scores overtake the FFN and the projections;
+    --decode: the context where they do at decode time."""
     from ffn_calc.report import crossover_report, grid_report
+
+    if decode:
+        if grid or causal:
+            raise UsageError("--grid and --causal apply to the prefill crossover, not --decode.")
+        from ffn_calc.inference_report import decode_crossover_report
+
+        dr = decode_crossover_report(model, batch)
+        emit(dr, lambda: views().decode_crossover_tables(dr), format)
+        return
 
     g = grid_report(model, GRID_D_MODELS, GRID_SEQ_LENS) if grid else None
     report = crossover_report(model, causal=causal, grid=g)
@@ -129,6 +148,27 @@ def kv_cmd(
 
     report = kv_report(model, batch, context, dtype.value, source_len)
     emit(report, lambda: views().kv_tables(report), format)
+
+
+@model_command("memory")
+def memory_cmd(
+    model: "ModelConfig",
+    dtype: Annotated[Dtype, typer.Option("--dtype", help="Bytes per weight and cached element: fp32 4, bf16 / fp16 2, fp8 / int8 1, int4 1/2.")] = Dtype.bf16,
+    gpu_memory: Annotated[str | None, typer.Option("--gpu-memory", metavar="SIZE", help="Memory to fit in: 80GB (10^9 bytes), 80GiB (2^30), or bytes.")] = None,
+    batch: Annotated[int, typer.Option("--batch", "-b", min=1, max=MAX_SIZE, help="Sequences, for the longest context that fits.")] = 1,
+    context: Annotated[int | None, typer.Option("--context", "-L", min=1, max=MAX_SIZE, help="Cached tokens, for the largest batch that fits.")] = None,
+    format: FormatOpt = Format.table,
+) -> None:  # fmt: skip
+    """The weights in bytes per component; with --gpu-memory, the longest context and largest
+    batch whose weights and KV cache fit."""
+    from ffn_calc.inference import parse_bytes
+    from ffn_calc.inference_report import memory_report
+
+    if gpu_memory is None and context is not None:
+        raise UsageError("--context goes with --gpu-memory (the largest batch that fits).")
+    gpu = parse_bytes(gpu_memory) if gpu_memory is not None else None
+    report = memory_report(model, dtype.value, gpu, batch, context)
+    emit(report, lambda: views().memory_tables(report), format)
 
 
 @model_command("tensors")
