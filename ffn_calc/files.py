@@ -271,3 +271,8 @@ def shown(value: object, limit: int = 60) -> str:
         return f"a number of about {int(value.bit_length() * 0.30103) + 1:,} digits"
     text = r.repr(value)
     return text if len(text) <= limit + 10 else text[:limit] + "..."
+
+
+def printable(text: str) -> str:
+    """A name as a terminal may show it: control characters (escapes, newlines) as '?'."""
+    return re.sub(r"[\x00-\x1f\x7f-\x9f]", "?", text)

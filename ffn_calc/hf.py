@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ffn_calc.errors import ConfigError, FileError
-from ffn_calc.files import parse_json_object, read_text_file, shown
+from ffn_calc.files import parse_json_object, printable, read_text_file, shown
 
 
 def find_config_json(path: Path) -> Path:
@@ -48,6 +48,10 @@ def hf_fields(data: dict[str, Any], origin: str, text: str = "", file: str = "")
     fields["source"] = f"Hugging Face config.json ({model_type}, {module.ARCHITECTURE})" + (
         f": {file}" if file else ""
     )
+    named = data.get("architectures")
+    if isinstance(named, list) and named and named[0] != module.ARCHITECTURE:
+        said = f"config.json names {shown(named[0])} in architectures; ffn-calc counts {module.ARCHITECTURE}, the class it models for {model_type}."
+        fields["note"] = f"{said} {fields['note']}" if fields.get("note") else said
     if reader.defaults:
         absent = ", ".join(f"{k} = {_json(v)}" for k, v in sorted(reader.defaults.items()))
         fields["source"] += f"; absent, so transformers' defaults: {absent}"
@@ -73,5 +77,5 @@ def load_hf_config(path: Path) -> tuple[dict[str, Any], str]:
         name = ""
     else:
         name = file.parent.name if file.name == "config.json" else file.stem
-    fields["name"] = name or str(data["model_type"])
+    fields["name"] = printable(name or str(data["model_type"]))
     return fields, origin

@@ -80,8 +80,7 @@ def kv_kinds(cfg: ModelConfig, batch: int, context: int, source_len: int | None)
     if full:
         out.append(KvKind("decoder", "full attention" if local else "", full, context, per, batch * context * per))  # fmt: skip
     if local:
-        assert cfg.attention_window is not None
-        kept = min(context, cfg.attention_window - 1)  # the reference keeps window - 1 tokens
+        kept = kept_tokens(cfg, context)
         out.append(KvKind("decoder", _window_label(cfg), local, kept, per, batch * kept * per))
     if encdec:
         s = context if source_len is None else source_len
@@ -93,12 +92,16 @@ def kv_elements(cfg: ModelConfig, batch: int, context: int, source_len: int | No
     return sum(k.count * k.elements for k in kv_kinds(cfg, batch, context, source_len))
 
 
+def kept_tokens(cfg: ModelConfig, context: int) -> int:
+    """Tokens a local layer keeps after `context`: the last window - 1 (transformers slices
+    `[-window + 1:]`, which for a window of 1 keeps every token)."""
+    window = cfg.attention_window or 0
+    return min(context, window - 1) if window > 1 else context
+
+
 def _attended(cfg: ModelConfig, context: int, local: bool) -> int:
     """Tokens the new one attends to: the cached ones it may see, and itself."""
-    if local:
-        assert cfg.attention_window is not None
-        return min(context, cfg.attention_window - 1) + 1
-    return context + 1
+    return (kept_tokens(cfg, context) if local else context) + 1
 
 
 def decode_layer_terms(
@@ -208,7 +211,8 @@ def generation_flops(cfg: ModelConfig, batch: int, prompt: int, new: int) -> int
 
 def _bends(cfg: ModelConfig) -> set[int]:
     """Contexts from which a local layer's attended tokens stop growing."""
-    return {cfg.attention_window - 1} if cfg.attention_window is not None else set()
+    window = cfg.attention_window or 0
+    return {window - 1} if window > 1 else set()
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from ffn_calc.errors import ConfigError, UsageError
 from ffn_calc.files import line_of as line_of
 from ffn_calc.files import parse_json_object as parse_json_object  # re-exported
 from ffn_calc.files import parse_toml as parse_toml
+from ffn_calc.files import printable
 from ffn_calc.files import read_text_file as read_text_file
 from ffn_calc.files import shown as shown
 
@@ -76,7 +77,7 @@ def load_config_file(path: Path) -> tuple[dict[str, Any], str, str]:
     )
     data = parse_json_object(text, origin) if is_json else parse_toml(text, origin)
     # A pipe (`-c <(...)`) has a file descriptor, not a name, for a path: "63" is no name.
-    data.setdefault("name", path.stem if path.is_file() else "custom")
+    data.setdefault("name", printable(path.stem) if path.is_file() else "custom")
     return data, origin, text
 
 

@@ -296,17 +296,17 @@ def _print(con: Console, t: Table) -> None:
     else:
         widths = _widths(g, width)
     for line in _lines(g.title, width, "italic"):
-        con.print(line, no_wrap=True, crop=False)
+        con.print(line, no_wrap=True, crop=False, overflow="ignore")
     con.print()
     if widths is None:
         for line in _blocks(g, width):
-            con.print(line, no_wrap=True, crop=False)
+            con.print(line, no_wrap=True, crop=False, overflow="ignore")
     else:
         con.print(_table(g, widths))
     con.print()
     for note in g.notes:
         for line in _lines(note, width, "dim"):
-            con.print(line, no_wrap=True, crop=False)
+            con.print(line, no_wrap=True, crop=False, overflow="ignore")
     if g.notes:
         con.print()
 

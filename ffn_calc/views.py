@@ -256,7 +256,9 @@ def crossover_tables(r: CrossoverReport) -> list[Table]:
         for s, ratios in zip(g.seq_lens, g.ratios, strict=True):
             grid.add(s, *ratios, style="grid")
         grid.notes.append(
-            "scores = FFN at S = " + ", ".join(f"{x:,}" for x in g.scores_vs_ffn) + " (per column)."
+            "scores = FFN at S = "
+            + ", ".join(f"{x:,}" if isinstance(x, int) else f"{x:,.1f}" for x in g.scores_vs_ffn)
+            + " (per column)."
         )
         grid.notes.append(
             "d_ff per column: "

@@ -33,6 +33,7 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from ffn_calc.config import ModelConfig
 from ffn_calc.flops import Workload, forward_flops
+from ffn_calc.inference import decode_flops, kv_elements
 from ffn_calc.instantiate import instantiate
 from ffn_calc.params import total_params
 from ffn_calc.presets import resolve_model
@@ -86,6 +87,29 @@ def check_counts(model: Any, cfg: ModelConfig, ids: Any | None, **inputs: Any) -
         batch, s = ids.shape
         got = counted_flops(model, input_ids=ids, **inputs)
         assert got == forward_flops(cfg, Workload(batch=batch, seq_len=s))
+        if cfg.architecture == "decoder-only" and not inputs:
+            check_cache(model, cfg, ids)
+
+
+def cache_numel(cache: Any) -> int:
+    """Elements of every cached key and value tensor (transformers' Cache layers)."""
+    return sum(
+        t.numel()
+        for layer in cache.layers
+        for t in (getattr(layer, "keys", None), getattr(layer, "values", None))
+        if t is not None and hasattr(t, "numel")
+    )
+
+
+def check_cache(model: Any, cfg: ModelConfig, ids: Any) -> None:
+    """After a prefill of `ids` with the cache on, its numel() equals kv_elements, and one
+    decode step with that cache costs decode_flops (FlopCounterMode)."""
+    batch, s = ids.shape
+    with torch.no_grad():
+        cache = model(input_ids=ids, use_cache=True).past_key_values
+        assert cache_numel(cache) == kv_elements(cfg, batch, s)
+        step = counted_flops(model, input_ids=ids[:, -1:], past_key_values=cache, use_cache=True)
+    assert step == decode_flops(cfg, batch, s)
 
 
 def save(model: Any, out: Path, **kwargs: Any) -> Path:

@@ -363,3 +363,63 @@ def test_import_hf_format_round_trip(cli: Any, tmp_path: Path, fmt: str) -> None
 
 def test_import_hf_rejects_table_format(cli: Any) -> None:
     bad(cli, "import-hf", "tests/data/checkpoints/tiny-gpt2.config.json", "-f", "csv")
+
+
+def test_closed_stdout_exits_74() -> None:
+    r = subprocess.run(
+        ["bash", "-c", f"{sys.executable} -m ffn_calc params -p gpt2-small >&-"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert r.returncode == 74 and "standard output is closed" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_numbers_longer_than_the_terminal_are_never_cut() -> None:
+    # 2 x ... at S = 2^40: a 31-digit FLOP count on a 40-column terminal (JSON: exact).
+    args = ["compare", "deepseek-v3", "gpt2-small", "-s", str(MAX_SIZE)]
+    exact = run_json_flops(args)
+    r = subprocess.run(
+        [sys.executable, "-m", "ffn_calc", *args], capture_output=True, text=True, timeout=60,
+        env={**os.environ, "COLUMNS": "40"},
+    )  # fmt: skip
+    assert f"{exact:,}" in r.stdout
+
+
+def run_json_flops(args: list[str]) -> int:
+    r = subprocess.run(
+        [sys.executable, "-m", "ffn_calc", *args, "-f", "json"], capture_output=True, text=True,
+        timeout=60,
+    )  # fmt: skip
+    return int(json.loads(r.stdout)["models"][0]["forward_flops"])
+
+
+def test_control_characters_in_file_names_are_not_printed(tmp_path: Path) -> None:
+    f = tmp_path / "odd\x1b[31m.toml"
+    f.write_text(SMALL)
+    r = subprocess.run(
+        [sys.executable, "-m", "ffn_calc", "params", "-c", str(f)],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert r.returncode == 0 and "\x1b" not in r.stdout and "odd?[31m" in r.stdout
+
+
+def test_layer_types_must_name_attention_types(cli: Any, tmp_path: Path) -> None:
+    case = next(
+        c for c in json.loads((Path(__file__).parent / "data" / "coverage.json").read_text())["cases"]
+        if c["model_type"] == "gemma2"
+    )  # fmt: skip
+    cfg = {**case["hf_config"], "layer_types": ["bogus"] * case["hf_config"]["num_hidden_layers"]}
+    f = tmp_path / "config.json"
+    f.write_text(json.dumps(cfg))
+    assert "layer_types" in bad(cli, "params", "--hf-config", str(f))
+
+
+def test_architectures_naming_another_class_is_said(cli: Any, tmp_path: Path) -> None:
+    case = next(
+        c for c in json.loads((Path(__file__).parent / "data" / "coverage.json").read_text())["cases"]
+        if c["model_type"] == "roberta"
+    )  # fmt: skip
+    f = tmp_path / "config.json"
+    f.write_text(json.dumps({**case["hf_config"], "architectures": ["RobertaModel"]}))
+    data = cli("params", "--hf-config", str(f), "-f", "json").json()
+    assert "RobertaModel" in data["note"] and "RobertaForMaskedLM" in data["note"]

@@ -19,6 +19,10 @@ app = build_app()
 def main() -> None:
     """Console-script entry point: builds only the command asked for, when it is one."""
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")  # no entry-point scan at start
+    if sys.stdout is None:  # started with stdout closed (`>&-`): nowhere to write results
+        if sys.stderr is not None:
+            sys.stderr.write("Error: cannot write the output: standard output is closed.\n")
+        sys.exit(EXIT_OUTPUT_ERROR)
     name = sys.argv[1] if len(sys.argv) > 1 else None
     completing = "_FFN_CALC_COMPLETE" in os.environ  # the shell asks for completions
     one = name in COMMANDS or name == "exercise"

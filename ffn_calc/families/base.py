@@ -127,10 +127,15 @@ def check_listed(r: Reader, key: str, count: int) -> int:
     MAX_LISTED_LAYERS, so no config makes ffn-calc walk 2^40 layers."""
     if count > MAX_LISTED_LAYERS:
         raise ConfigError(
-            f"{r.where(key)}: {key} = {count:,}: a MoE model's layer pattern is listed layer by "
-            f"layer, up to {MAX_LISTED_LAYERS:,} layers."
+            f"{r.where(key)}: {key} = {count:,}: layers that differ one by one (dense and MoE, "
+            f"local and global attention) are listed layer by layer, up to "
+            f"{MAX_LISTED_LAYERS:,} layers."
         )
     return count
+
+
+# The attention types transformers' layer_types may name (its validate_layer_type).
+ATTENTION_TYPES = ("full_attention", "sliding_attention", "chunked_attention")
 
 
 def layer_types(r: Reader, layers: int, default: list[str]) -> list[str]:
@@ -142,18 +147,19 @@ def layer_types(r: Reader, layers: int, default: list[str]) -> list[str]:
     if (
         not isinstance(value, list)
         or len(value) != layers
-        or not all(isinstance(x, str) for x in value)
+        or not all(isinstance(x, str) and x in ATTENTION_TYPES for x in value)
     ):
         raise ConfigError(
-            f"{r.where('layer_types')}: layer_types = {shown(value)}: expected one string per "
-            f"layer ({layers})."
+            f"{r.where('layer_types')}: layer_types = {shown(value)}: expected one of "
+            f"{', '.join(ATTENTION_TYPES)} per layer ({layers})."
         )
     return value
 
 
 def optional_window(r: Reader, key: str, default: int | None) -> int | None:
-    """A window size: null means none (not the default), absent means the class default."""
-    if key in r.data and r.data[key] is None:
+    """A window size: null or 0 means none (not the default), absent the class default."""
+    value = r.data.get(key, "absent")
+    if value is None or (value == 0 and not isinstance(value, bool)):  # 0: no window either
         return None
     return r.integer(key, default, required=False)
 

@@ -26,7 +26,11 @@ ARCHITECTURE = "Gemma3ForCausalLM"
 def fields(r: Reader) -> dict[str, Any]:
     """Gemma 2's fields (the same class defaults), plus q/k norms over head_dim."""
     every = r.integer("sliding_window_pattern", 6) or 6
-    return {**gemma2.fields(r, every), "family": "gemma3_text", "qk_norm": "head"}
+    out = {**gemma2.fields(r, every), "family": "gemma3_text", "qk_norm": "head"}
+    if r.boolean("use_bidirectional_attention", False) and out.get("attention_window"):
+        # Gemma3TextConfig halves the window it reads: sliding_window // 2 + 1
+        out["attention_window"] = out["attention_window"] // 2 + 1
+    return out
 
 
 def naming(cfg: ModelConfig) -> Naming:
