@@ -8,7 +8,7 @@ from pydantic import Field
 
 from ffn_calc import inference as inf
 from ffn_calc.config import ModelConfig
-from ffn_calc.report import Number, TermReport, exact, num, share
+from ffn_calc.report import CROSSOVER_LABELS, CrossoverRow, Number, TermReport, exact, num, share
 from ffn_calc.result import Result
 
 KV_CONVENTION = (
@@ -152,6 +152,7 @@ class DecodeCrossoverReport(Result):
         "reaches the FFN weights it reads, in one layer (the same dtype for both)"
     )
     bytes_context_exact: str
+    rows: list[CrossoverRow] = Field(description="one decode step of one layer over L")
     convention: str
 
 
@@ -168,6 +169,7 @@ def decode_crossover_report(cfg: ModelConfig, batch: int) -> DecodeCrossoverRepo
     weights = inf.ffn_weights_read(cfg, batch, moe)
     ctx = Fraction(weights, batch * per)
     return DecodeCrossoverReport(
+        rows=_sweep(line, points),
         model=cfg.name, layer=f"decoder ({kind})" if kind else "decoder", batch=batch,
         flops={k: None if v is None else num(v) for k, v in points.items()},
         flops_exact={k: None if v is None else exact(v) for k, v in points.items()},
@@ -243,3 +245,32 @@ def _longest(cfg: ModelConfig, batch: int, dtype: str, free: int) -> int:
         else:
             hi = mid
     return lo
+
+
+def _sweep(line: inf.DecodeLine, points: dict[str, Fraction | None]) -> list[CrossoverRow]:
+    """One decode step of one layer (batch 1) at powers of two around the crossovers, and
+    at the crossovers themselves."""
+    from ffn_calc import flops as fl
+
+    found = {k: v for k, v in points.items() if v is not None and v > 0}
+    lengths: dict[Fraction, list[str]] = {
+        Fraction(x): [] for x in fl.sweep_lengths(list(found.values()) or [Fraction(1)])
+    }
+    for key, at in found.items():
+        lengths.setdefault(at, []).append(CROSSOVER_LABELS[key])
+    out = []
+    for L in sorted(lengths):
+        parts = {
+            "attention_projections": line.projections[0] + line.projections[1] * L,
+            "attention_scores": line.scores[0] + line.scores[1] * L,
+            "ffn": line.ffn[0] + line.ffn[1] * L,
+        }
+        layer = sum(parts.values())
+        out.append(CrossoverRow(
+            seq_len=num(L), attention_projections=num(parts["attention_projections"]),
+            attention_scores=num(parts["attention_scores"]), ffn=num(parts["ffn"]),
+            shares={k: share(v, layer) for k, v in parts.items()},
+            dominant=" = ".join(k for k, v in parts.items() if v == max(parts.values())),
+            marks=lengths[L], exact={"seq_len": exact(L), **{k: exact(v) for k, v in parts.items()}},
+        ))  # fmt: skip
+    return out

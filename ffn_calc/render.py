@@ -22,6 +22,7 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from ffn_calc.formats import cell_text, extremes, for_audience
+from ffn_calc.inference_report import DecodeCrossoverReport
 from ffn_calc.report import CrossoverReport
 from ffn_calc.views import Table
 
@@ -347,10 +348,12 @@ def console(width: int | None = None) -> Console:
 # --- pictures --------------------------------------------------------------------------------
 
 
-def share_bars(r: CrossoverReport, width: int | None = None) -> Text:
-    """Each term's share of the layer as S grows, one stacked bar per length."""
+def share_bars(
+    r: CrossoverReport | DecodeCrossoverReport, width: int | None = None, what: str = "S"
+) -> Text:
+    """Each term's share of the layer as S (or the context L) grows, one bar per length."""
     width = width or console().width
-    title = "Share of one layer's FLOPs as S grows: █ projections ▒ scores ░ FFN"
+    title = f"Share of one layer's FLOPs as {what} grows: █ projections ▒ scores ░ FFN"
     legend = {f"{BAR_CHARS[k]} {name}": DOMINANT_STYLE[k] for k, name in
               (("attention_projections", "projections"), ("attention_scores", "scores"),
                ("ffn", "FFN"))}  # fmt: skip

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Literal
 
 from ffn_calc.report import CROSSOVER_LABELS
 
-if TYPE_CHECKING:  # the report types only annotate: importing them would load every command
+if TYPE_CHECKING:
     from ffn_calc.activations import ActivationsReport
     from ffn_calc.compare import CompareReport
     from ffn_calc.exercises import ExerciseResult, ExercisesReport
@@ -24,7 +24,12 @@ if TYPE_CHECKING:  # the report types only annotate: importing them would load e
         KvReport,
         MemoryReport,
     )
-    from ffn_calc.report import CrossoverReport, FlopsReport, ParamsReport
+    from ffn_calc.report import (
+        CrossoverReport,
+        CrossoverRow,  # the report types only annotate: importing them would load every command
+        FlopsReport,
+        ParamsReport,
+    )
     from ffn_calc.sizing import SwigluReport
     from ffn_calc.verify import TensorsReport, VerifyReport
 
@@ -230,21 +235,7 @@ def crossover_tables(r: CrossoverReport) -> list[Table]:
     )
     for key, value in r.crossover.items():
         t.add(f"{CROSSOVER_LABELS[key]} ({key})", value, r.exact[key])
-    rows = Table(
-        f"{r.model}: one {r.layer} layer over S (batch 1)",
-        [
-            Column("S", "num"), Column("projections", "human"), Column("scores", "human"),
-            Column("FFN", "human"), Column("proj share", "pct"), Column("scores share", "pct"),
-            Column("FFN share", "pct"), Column("dominant", "text"), Column("at", "text"),
-        ],
-    )  # fmt: skip
-    for row in r.rows:
-        sh = row.shares
-        rows.add(
-            row.seq_len, row.attention_projections, row.attention_scores, row.ffn,
-            sh["attention_projections"], sh["attention_scores"], sh["ffn"],
-            _short(row.dominant), ", ".join(SHORT_MARKS[m] for m in row.marks), style=row.dominant,
-        )  # fmt: skip
+    rows = sweep_table(f"{r.model}: one {r.layer} layer over S (batch 1)", "S", r.rows)
     rows.notes.append(r.convention + " 'at': the crossover that row's S is (vs ffn, proj, dense).")
     tables = [t, rows]
     if r.grid is not None:
@@ -267,6 +258,26 @@ def crossover_tables(r: CrossoverReport) -> list[Table]:
         )
         tables.append(grid)
     return tables
+
+
+def sweep_table(title: str, symbol: str, sweep: list[CrossoverRow]) -> Table:
+    """One row per length: each part's FLOPs, its share, the dominant part, the crossovers."""
+    rows = Table(
+        title,
+        [
+            Column(symbol, "num"), Column("projections", "human"), Column("scores", "human"),
+            Column("FFN", "human"), Column("proj share", "pct"), Column("scores share", "pct"),
+            Column("FFN share", "pct"), Column("dominant", "text"), Column("at", "text"),
+        ],
+    )  # fmt: skip
+    for row in sweep:
+        sh = row.shares
+        rows.add(
+            row.seq_len, row.attention_projections, row.attention_scores, row.ffn,
+            sh["attention_projections"], sh["attention_scores"], sh["ffn"],
+            _short(row.dominant), ", ".join(SHORT_MARKS[m] for m in row.marks), style=row.dominant,
+        )  # fmt: skip
+    return rows
 
 
 def tensors_tables(r: TensorsReport) -> list[Table]:
@@ -545,7 +556,12 @@ def decode_crossover_tables(r: DecodeCrossoverReport) -> list[Table]:
         f"crossover: {r.batch} x {r.bytes_context_exact}."
     )
     t.notes.append(r.convention)
-    return [t]
+    rows = sweep_table(
+        f"{r.model}: one decode step of one {r.layer} layer over the context L (batch 1)",
+        "L", r.rows,
+    )  # fmt: skip
+    rows.notes.append("'at': the crossover that row's L is (vs ffn, proj, dense).")
+    return [t, rows]
 
 
 def generation_tables(r: GenerationReport) -> list[Table]:

@@ -108,6 +108,11 @@ def test_decode_crossovers() -> None:
     data = run("crossover", "-p", "gpt2-small", "--decode", "-f", "json").json()
     assert data["flops_exact"] == {"scores_vs_ffn": "3071", "scores_vs_projections": "1535",
                                    "scores_vs_dense": "4607"}  # fmt: skip
+    marked = {tuple(r["marks"]): r["seq_len"] for r in data["rows"] if r["marks"]}
+    assert marked == {("scores = projections",): 1535, ("scores = FFN",): 3071,
+                      ("scores = projections + FFN",): 4607}  # fmt: skip
+    table = run("crossover", "-p", "gpt2-small", "--decode")
+    assert table.exit_code == 0 and "as the context L grows" in table.stdout
     # Bytes: 1,536 cached elements per token against the MLP's 4,722,432 weights (biases in).
     assert data["bytes_context_exact"] == "6149/2"
     big = run("crossover", "-p", "llama-3-8b", "--decode", "-b", "8", "-f", "json").json()

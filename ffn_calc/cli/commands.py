@@ -111,7 +111,13 @@ def crossover_cmd(
         from ffn_calc.inference_report import decode_crossover_report
 
         dr = decode_crossover_report(model, batch)
-        emit(dr, lambda: views().decode_crossover_tables(dr), format)
+
+        def decode_bars() -> list[Any]:
+            from ffn_calc.render import share_bars
+
+            return [share_bars(dr, what="the context L")]
+
+        emit(dr, lambda: views().decode_crossover_tables(dr), format, decode_bars)
         return
 
     g = grid_report(model, GRID_D_MODELS, GRID_SEQ_LENS) if grid else None
