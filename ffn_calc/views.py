@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Literal
 
 from ffn_calc.report import CROSSOVER_LABELS
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the report types only annotate: importing them would load every command
     from ffn_calc.activations import ActivationsReport
     from ffn_calc.compare import CompareReport
     from ffn_calc.exercises import ExerciseResult, ExercisesReport
@@ -26,11 +26,12 @@ if TYPE_CHECKING:
     )
     from ffn_calc.report import (
         CrossoverReport,
-        CrossoverRow,  # the report types only annotate: importing them would load every command
+        CrossoverRow,
         FlopsReport,
         ParamsReport,
     )
     from ffn_calc.sizing import SwigluReport
+    from ffn_calc.training_report import TrainingReport
     from ffn_calc.verify import TensorsReport, VerifyReport
 
 Kind = Literal["text", "int", "pct", "ratio", "num", "human"]
@@ -600,3 +601,47 @@ def memory_tables(r: MemoryReport) -> list[Table]:
         f.notes.append(r.convention)
         tables.append(f)
     return tables
+
+
+def training_tables(r: TrainingReport, explain: bool = True) -> list[Table]:
+    par = f"DP {r.dp}, TP {r.tp}" + (", sequence parallel" if r.sequence_parallel else "")
+    t = Table(
+        f"{r.model}: training memory per GPU ({par}; recompute {r.recompute}; "
+        f"s = {r.seq_len:,}, micro-batch {r.micro_batch})",
+        [Column("part", "text"), Column("bytes"), Column("share", "pct")],
+    )
+    t.add(f"model states ({r.bytes_per_param_exact} bytes x {r.params_per_gpu:,} params)",
+          r.model_states_bytes, r.model_states_bytes / r.total_bytes)  # fmt: skip
+    for key, value in r.activation_components.items():
+        t.add(f"activations: {key}", value, value / r.total_bytes)
+    t.add("total", r.total_bytes, 1.0, style="total")
+    t.notes.append(f"Recipe: {r.recipe_text}.")
+    t.notes.append(
+        f"One layer stores {r.activations_per_layer_bytes:,} bytes of activations ({r.layers} "
+        f"layers). The scores' activations (5as^2b) overtake the FFN's at s = "
+        f"{r.score_crossover_exact} (any micro-batch)."
+    )
+    if r.max_micro_batch is not None and r.gpu_memory_bytes is not None:
+        t.notes.append(
+            f"Fits in {r.gpu_memory_bytes:,} bytes: micro-batch up to {r.max_micro_batch:,} at "
+            f"s = {r.seq_len:,}."
+        )
+    if explain:
+        t.notes += [f"{x.name}: {x.formula} = {x.bytes:,} bytes ({x.component})"
+                    for x in r.activation_terms]  # fmt: skip
+    t.notes.append(r.convention)
+    sweep = Table(
+        f"{r.model}: one layer's activations over s (micro-batch 1, this GPU)",
+        [Column("s"), Column("attention projections"), Column("attention scores"),
+         Column("FFN"), Column("norms"), Column("scores : FFN", "ratio")],
+    )  # fmt: skip
+    for row in r.rows:
+        ffn = row.get("ffn", 0)
+        scores = row.get("attention_scores", 0)
+        sweep.add(row["seq_len"], row.get("attention_projections", 0), scores, ffn,
+                  row.get("norm", 0), scores / ffn if ffn else None)  # fmt: skip
+    sweep.notes.append(
+        f"The scores' activations reach the FFN's at s = {r.score_crossover_exact}"
+        + (" (not stored: recomputed)." if r.recompute != "none" else ".")
+    )
+    return [t, sweep]

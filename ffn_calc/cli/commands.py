@@ -156,6 +156,18 @@ def kv_cmd(
     emit(report, lambda: views().kv_tables(report), format)
 
 
+class Recipe(StrEnum):
+    mixed = "mixed"
+    distributed = "distributed"
+    fp32 = "fp32"
+
+
+class Recompute(StrEnum):
+    none = "none"
+    selective = "selective"
+    full = "full"
+
+
 @model_command("memory")
 def memory_cmd(
     model: "ModelConfig",
@@ -163,16 +175,32 @@ def memory_cmd(
     gpu_memory: Annotated[str | None, typer.Option("--gpu-memory", metavar="SIZE", help="Memory to fit in: 80GB (10^9 bytes), 80GiB (2^30), or bytes.")] = None,
     batch: Annotated[int, typer.Option("--batch", "-b", min=1, max=MAX_SIZE, help="Sequences, for the longest context that fits.")] = 1,
     context: Annotated[int | None, typer.Option("--context", "-L", min=1, max=MAX_SIZE, help="Cached tokens, for the largest batch that fits.")] = None,
+    training: Annotated[bool, typer.Option("--training", help="Training: model states by --recipe and activations (Korthikanti et al. 2022).")] = False,
+    recipe: Annotated[Recipe, typer.Option("--recipe", help="--training: mixed (18 bytes per parameter), distributed (6 + 12 / DP) or fp32 (16).")] = Recipe.mixed,
+    dp: Annotated[int, typer.Option("--dp", min=1, max=MAX_SIZE, help="--training: data-parallel degree (divides what the recipe shards).")] = 1,
+    tp: Annotated[int, typer.Option("--tp", min=1, max=MAX_SIZE, help="--training: tensor-parallel degree.")] = 1,
+    sequence_parallel: Annotated[bool, typer.Option("--sequence-parallel", help="--training: sequence parallelism (with --tp).")] = False,
+    recompute: Annotated[Recompute, typer.Option("--recompute", help="--training: none, selective (the attention scores) or full.")] = Recompute.none,
+    seq_len: Annotated[int, typer.Option("--seq-len", "-s", min=1, max=MAX_SIZE, help="--training: sequence length.")] = 2048,
+    micro_batch: Annotated[int, typer.Option("--micro-batch", min=1, max=MAX_SIZE, help="--training: micro-batch size.")] = 1,
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
     """The weights in bytes per component; with --gpu-memory, the longest context and largest
-    batch whose weights and KV cache fit."""
+    batch whose weights and KV cache fit; --training: model states and activations per GPU."""
     from ffn_calc.inference import parse_bytes
     from ffn_calc.inference_report import memory_report
 
     if gpu_memory is None and context is not None:
         raise UsageError("--context goes with --gpu-memory (the largest batch that fits).")
     gpu = parse_bytes(gpu_memory) if gpu_memory is not None else None
+    if training:
+        from ffn_calc.training import Parallel
+        from ffn_calc.training_report import training_report
+
+        par = Parallel(dp=dp, tp=tp, sequence_parallel=sequence_parallel, recompute=recompute.value)
+        tr_report = training_report(model, recipe.value, par, seq_len, micro_batch, gpu)
+        emit(tr_report, lambda: views().training_tables(tr_report), format)
+        return
     report = memory_report(model, dtype.value, gpu, batch, context)
     emit(report, lambda: views().memory_tables(report), format)
 
