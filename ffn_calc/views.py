@@ -603,7 +603,7 @@ def memory_tables(r: MemoryReport) -> list[Table]:
     return tables
 
 
-def training_tables(r: TrainingReport, explain: bool = True) -> list[Table]:
+def training_tables(r: TrainingReport, explain: bool = False) -> list[Table]:
     par = f"DP {r.dp}, TP {r.tp}" + (", sequence parallel" if r.sequence_parallel else "")
     t = Table(
         f"{r.model}: training memory per GPU ({par}; recompute {r.recompute}; "

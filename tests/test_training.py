@@ -75,3 +75,9 @@ def test_fit_and_bad_options() -> None:
                        (["-s", "0"], "--seq-len")):  # fmt: skip
         r = run("memory", "-p", "gpt2-small", "--training", *args)
         assert r.exit_code == 2 and word in r.stderr and r.stdout == ""
+
+
+def test_explain_lists_each_term() -> None:
+    r = run("memory", "-p", "gpt2-small", "--training", "--explain")
+    assert r.exit_code == 0 and "softmax output: 2as^2b" in r.stdout
+    assert "softmax output" not in run("memory", "-p", "gpt2-small", "--training").stdout

@@ -183,6 +183,7 @@ def memory_cmd(
     recompute: Annotated[Recompute, typer.Option("--recompute", help="--training: none, selective (the attention scores) or full.")] = Recompute.none,
     seq_len: Annotated[int, typer.Option("--seq-len", "-s", min=1, max=MAX_SIZE, help="--training: sequence length.")] = 2048,
     micro_batch: Annotated[int, typer.Option("--micro-batch", min=1, max=MAX_SIZE, help="--training: micro-batch size.")] = 1,
+    explain: ExplainOpt = False,
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
     """The weights in bytes per component; with --gpu-memory, the longest context and largest
@@ -199,7 +200,7 @@ def memory_cmd(
 
         par = Parallel(dp=dp, tp=tp, sequence_parallel=sequence_parallel, recompute=recompute.value)
         tr_report = training_report(model, recipe.value, par, seq_len, micro_batch, gpu)
-        emit(tr_report, lambda: views().training_tables(tr_report), format)
+        emit(tr_report, lambda: views().training_tables(tr_report, explain), format)
         return
     report = memory_report(model, dtype.value, gpu, batch, context)
     emit(report, lambda: views().memory_tables(report), format)
