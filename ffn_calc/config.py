@@ -438,7 +438,7 @@ class ModelConfig(BaseModel):
         attention over 128 tokens" / "full attention" where some layers are local ("" else)."""
         dense = sorted(self.dense_ffn_layers) if self.is_moe and layers else []
         if self.attention_window is not None and not self.window_layers and layers:
-            local = self._local_label()  # every layer attends locally (Mistral's window)
+            local = self.local_label  # every layer attends locally (Mistral's window)
             return [(f, local, n) for f, _, n in self._ffn_only(dense, layers)]
         if not self.window_layers or not layers:
             if not dense:
@@ -448,7 +448,7 @@ class ModelConfig(BaseModel):
                 for k, n in (("dense FFN", len(dense)), ("MoE", layers - len(dense)))
                 if n
             ]
-        local = self._local_label()
+        local = self.local_label
         is_dense, is_local = set(dense), set(self.window_layers)
         counts: dict[tuple[str, str], int] = {}
         for i in range(layers):  # at most MAX_LISTED_LAYERS (a validated invariant)
@@ -457,7 +457,9 @@ class ModelConfig(BaseModel):
             counts[key] = counts.get(key, 0) + 1
         return [(f, a, n) for (f, a), n in counts.items()]
 
-    def _local_label(self) -> str:
+    @property
+    def local_label(self) -> str:
+        """How a local layer is named: "sliding-window attention over 128 tokens"."""
         window = "sliding-window" if self.window_kind == "sliding" else "chunked"
         return f"{window} attention over {self.attention_window or 0:,} tokens"
 

@@ -53,11 +53,6 @@ def _local(cfg: ModelConfig) -> tuple[int, int]:
     return w, n - w
 
 
-def _window_label(cfg: ModelConfig) -> str:
-    window = "sliding-window" if cfg.window_kind == "sliding" else "chunked"
-    return f"{window} attention over {cfg.attention_window:,} tokens"
-
-
 def cached_per_token(cfg: ModelConfig) -> int:
     """Elements one layer caches per token: keys and values of every KV head, or MLA's latent
     and rotary key."""
@@ -81,7 +76,7 @@ def kv_kinds(cfg: ModelConfig, batch: int, context: int, source_len: int | None)
         out.append(KvKind("decoder", "full attention" if local else "", full, context, per, batch * context * per))  # fmt: skip
     if local:
         kept = kept_tokens(cfg, context)
-        out.append(KvKind("decoder", _window_label(cfg), local, kept, per, batch * kept * per))
+        out.append(KvKind("decoder", cfg.local_label, local, kept, per, batch * kept * per))
     if encdec:
         s = context if source_len is None else source_len
         out.append(KvKind("decoder", "cross-attention", cfg.decoder_layers, s, per, batch * s * per))  # fmt: skip
@@ -227,19 +222,15 @@ class DecodeLine:
 def decode_line(cfg: ModelConfig) -> tuple[str, DecodeLine]:
     """The crossover layer kind's decode step, batch 1, as linear functions of the context
     (its full-attention layers; a local layer's scores stop growing at the window)."""
-    layers = decode_layers(cfg, 1, 1)
-    full = [x for x in layers if "attention over" not in x.kind]  # not a local layer
-    pick = max(full or layers, key=lambda x: x.count)
-
-    def part(context: int, group: str) -> int:
-        layer = next(x for x in decode_layers(cfg, 1, context) if x.kind == pick.kind)
-        return sum(t.value for t in layer.terms if t.group == group)
+    at1, at2 = decode_layers(cfg, 1, 1), decode_layers(cfg, 1, 2)
+    full = [i for i, x in enumerate(at1) if "attention over" not in x.kind]  # not local
+    pick = max(full or range(len(at1)), key=lambda i: at1[i].count)
 
     def line(group: str) -> tuple[int, int]:
-        a1, a2 = part(1, group), part(2, group)
+        a1, a2 = (sum(t.value for t in x[pick].terms if t.group == group) for x in (at1, at2))
         return a1 - (a2 - a1), a2 - a1
 
-    return pick.kind, DecodeLine(
+    return at1[pick].kind, DecodeLine(
         line("attention_projections"), line("attention_scores"), line("ffn")
     )
 

@@ -65,6 +65,15 @@ def param_shapes(model: Any) -> dict[str, tuple[int, ...]]:
     return {n: tuple(p.shape) for n, p in model.named_parameters()}
 
 
+def header(path: Path) -> dict[str, tuple[int, ...]]:
+    """Names and shapes in a safetensors file's header (a directory: its model.safetensors)."""
+    from safetensors import safe_open
+
+    file = path / "model.safetensors" if path.is_dir() else path
+    with safe_open(str(file), "pt") as f:
+        return {k: tuple(f.get_slice(k).get_shape()) for k in f.keys()}  # noqa: SIM118
+
+
 def token_ids(vocab: int, batch: int, s: int, device: str = "cpu") -> Any:
     """A batch x s tensor of random token ids below `vocab`."""
     return torch.randint(0, vocab, (batch, s), device=device)

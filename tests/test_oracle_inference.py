@@ -17,6 +17,7 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
+from oracle_support import cache_numel  # noqa: E402
 from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
 
 from ffn_calc.config import ModelConfig  # noqa: E402
@@ -76,15 +77,6 @@ CASES: dict[str, tuple[str, str, dict[str, Any]]] = {
 }  # fmt: skip
 
 
-def _numel(cache: Any) -> int:
-    return sum(
-        t.numel()
-        for layer in cache.layers
-        for t in (layer.keys, layer.values)
-        if t is not None and hasattr(t, "numel")
-    )
-
-
 def measure(conf_name: str, model_name: str, fields: dict[str, Any], batch: int, context: int, source: int) -> tuple[ModelConfig, int, int]:  # fmt: skip
     """ffn-calc's model, and the reference's cache numel and decode-step FLOPs."""
     conf = getattr(transformers, conf_name)(**fields)
@@ -100,13 +92,15 @@ def measure(conf_name: str, model_name: str, fields: dict[str, Any], batch: int,
             src, tgt = torch.randint(0, v, (batch, source)), torch.randint(0, v, (batch, context))
             out = model(input_ids=src, decoder_input_ids=tgt, use_cache=True)
             cache = out.past_key_values
-            numel = _numel(cache.self_attention_cache) + _numel(cache.cross_attention_cache)
+            numel = cache_numel(cache.self_attention_cache) + cache_numel(
+                cache.cross_attention_cache
+            )
             step = {"encoder_outputs": (out.encoder_last_hidden_state,)}
             step["decoder_input_ids"] = torch.randint(0, v, (batch, 1))
         else:
             out = model(input_ids=torch.randint(0, v, (batch, context)), use_cache=True)
             cache = out.past_key_values
-            numel = _numel(cache)
+            numel = cache_numel(cache)
             step = {"input_ids": torch.randint(0, v, (batch, 1))}
         with FlopCounterMode(display=False) as counter:
             model(**step, past_key_values=cache, use_cache=True)

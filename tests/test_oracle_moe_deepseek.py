@@ -18,7 +18,6 @@ import io
 import json
 import re
 import warnings
-from itertools import product
 from pathlib import Path
 from typing import Any
 
@@ -31,11 +30,17 @@ transformers = pytest.importorskip("transformers")
 safetensors = pytest.importorskip("safetensors")
 
 from conftest import DATA, run  # noqa: E402
-from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
+from oracle_support import (  # noqa: E402
+    counted_flops,
+    header,
+    inventory_names,
+    maybe,
+    read,
+    token_ids,
+)
 
 from ffn_calc.config import ModelConfig  # noqa: E402
 from ffn_calc.flops import Workload, forward_flops  # noqa: E402
-from ffn_calc.instantiate import instantiate, values  # noqa: E402
 from ffn_calc.params import active_params, expert_params, stored_buffers, total_params  # noqa: E402
 from ffn_calc.presets import resolve_model  # noqa: E402
 
@@ -59,23 +64,6 @@ def build(data: dict[str, Any], device: str = "cpu", experts: str = "eager") -> 
     conf._experts_implementation = experts
     with torch.device(device):
         return getattr(transformers, model_name)(conf)
-
-
-def read(data: dict[str, Any], tmp: Path) -> ModelConfig:
-    """ffn-calc's model for a config.json with these fields."""
-    path = tmp / "config.json"
-    path.write_text(json.dumps(data, indent=2))
-    return resolve_model(hf_config=path)
-
-
-def inventory_names(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
-    """The inventory's untied tensors by real name: each template written out per index."""
-    return {
-        t.name.format_map({key: i for (key, _), i in zip(t.ranges, index, strict=True)}): t.shape
-        for t in instantiate(cfg).tensors
-        if t.tied_to is None
-        for index in product(*(values(span) for _, span in t.ranges))
-    }
 
 
 EXPERT = re.compile(r"(.*\.mlp\.experts)\.\d+\.(gate_proj|up_proj|down_proj)\.weight")
@@ -109,25 +97,7 @@ def stored(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
     return out
 
 
-def header(path: Path) -> dict[str, tuple[int, ...]]:
-    with safetensors.safe_open(str(path / "model.safetensors"), "pt") as f:
-        return {k: tuple(f.get_slice(k).get_shape()) for k in f.keys()}  # noqa: SIM118
-
-
-def counted_flops(model: Any, vocab: int, batch: int, s: int, device: str = "cpu") -> int:
-    ids = torch.randint(0, vocab, (batch, s)).to(device)
-    with torch.no_grad(), FlopCounterMode(display=False) as counter:
-        model(input_ids=ids)
-    return int(counter.get_total_flops())
-
-
 # --- random small config.json files per family ----------------------------------------------
-
-
-def maybe(draw: Any, out: dict[str, Any], key: str, value: Any) -> None:
-    """Set `key` or leave it absent (the class default applies)."""
-    if draw(st.booleans()):
-        out[key] = value
 
 
 @st.composite
@@ -201,7 +171,7 @@ def check(data: dict[str, Any], batch: int, s: int, tmp: Path) -> None:
     assert sum(p.numel() for p in model.parameters()) == total_params(cfg)
     assert {n: tuple(p.shape) for n, p in model.named_parameters()} == in_memory(cfg)
     # Top-k dispatch: every token through experts_per_token experts, whatever the routing.
-    got = counted_flops(model, data["vocab_size"], batch, s)
+    got = counted_flops(model, input_ids=token_ids(data["vocab_size"], batch, s))
     assert got == forward_flops(cfg, Workload(batch=batch, seq_len=s))
     # The checkpoint and the config.json that save_pretrained writes (every field explicit).
     out = tmp / "ckpt"
@@ -331,7 +301,9 @@ def test_default_experts_kernel_hides_the_routed_matmuls(tmp_path: Path) -> None
     cfg = read(data, tmp_path)
     torch.manual_seed(0)
     model = build(data, experts="grouped_mm").eval()
-    missed = forward_flops(cfg, Workload(batch=2, seq_len=5)) - counted_flops(model, 50, 2, 5)
+    missed = forward_flops(cfg, Workload(batch=2, seq_len=5)) - counted_flops(
+        model, input_ids=token_ids(50, 2, 5)
+    )
     # 2 MoE layers x 10 tokens x 2 experts each x 2 x 3 x 32 x 12 FLOPs per expert pass.
     assert missed == 2 * 10 * 2 * 2 * 3 * 32 * 12
 
@@ -369,7 +341,9 @@ def test_real_size_dense_layers_flops(family: str, tmp_path: Path) -> None:
     cfg = read(cut, tmp_path)
     assert cfg.moe_layers(cfg.n_layers) == 0
     model = build(cut, "meta")
-    assert counted_flops(model, 8, 1, 64, "meta") == forward_flops(cfg, Workload(1, 64))
+    assert counted_flops(model, input_ids=token_ids(8, 1, 64, "meta")) == forward_flops(
+        cfg, Workload(1, 64)
+    )
 
 
 @pytest.mark.parametrize("preset", PRESETS)

@@ -31,6 +31,7 @@ from oracle_support import (  # noqa: E402
     check_verifies,
     check_wider_ffn_fails,
     counted_flops,
+    header,
     inventory_names,
     maybe,
     param_shapes,
@@ -39,7 +40,6 @@ from oracle_support import (  # noqa: E402
     token_ids,
     verify,
 )
-from safetensors import safe_open  # noqa: E402
 
 from ffn_calc.config import ModelConfig  # noqa: E402
 from ffn_calc.flops import Workload, forward_flops  # noqa: E402
@@ -98,11 +98,6 @@ def fused(names: dict[str, tuple[int, ...]]) -> dict[str, tuple[int, ...]]:
         out[prefix + "gate_up_proj"] = (e, 2 * gate[0], gate[1])
         out[prefix + "down_proj"] = (e, *down)
     return out
-
-
-def header(path: Path) -> dict[str, tuple[int, ...]]:
-    with safe_open(str(path / "model.safetensors"), "pt") as f:
-        return {k: tuple(f.get_slice(k).get_shape()) for k in f.keys()}  # noqa: SIM118
 
 
 # --- random small config.json files per family ----------------------------------------------

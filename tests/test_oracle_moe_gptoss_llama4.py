@@ -36,6 +36,7 @@ from oracle_support import (  # noqa: E402
     check_verifies,
     check_wider_ffn_fails,
     counted_flops,
+    header,
     inventory_names,
     maybe,
     param_shapes,
@@ -44,7 +45,6 @@ from oracle_support import (  # noqa: E402
     token_ids,
     verify,
 )
-from safetensors import safe_open  # noqa: E402
 from safetensors.torch import load_file, save_file  # noqa: E402
 
 from ffn_calc.config import ModelConfig  # noqa: E402
@@ -94,12 +94,6 @@ def torch_active(model: Any, cfg: ModelConfig) -> int:
             one = sum(p[0].numel() for p in module.parameters(recurse=False))
             idle += (module.num_experts - cfg.experts_per_token) * one
     return sum(p.numel() for p in model.parameters()) - idle
-
-
-def header(path: Path) -> dict[str, tuple[int, ...]]:
-    """Names and shapes of a safetensors file, read from its header."""
-    with safe_open(str(path), "pt") as f:
-        return {k: tuple(f.get_slice(k).get_shape()) for k in f.keys()}  # noqa: SIM118
 
 
 # --- random small config.json files per family ----------------------------------------------

@@ -20,7 +20,6 @@ import io
 import json
 import re
 import warnings
-from itertools import product
 from pathlib import Path
 from typing import Any
 
@@ -32,12 +31,17 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 from conftest import DATA, run  # noqa: E402
-from safetensors import safe_open  # noqa: E402
+from oracle_support import (  # noqa: E402
+    counted_flops,
+    header,
+    inventory_names,
+    maybe,
+    read,
+    token_ids,
+)
 from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
 
-from ffn_calc.config import ModelConfig  # noqa: E402
 from ffn_calc.flops import Workload, forward_flops  # noqa: E402
-from ffn_calc.instantiate import instantiate, values  # noqa: E402
 from ffn_calc.params import active_params, total_params  # noqa: E402
 from ffn_calc.presets import resolve_model  # noqa: E402
 
@@ -69,24 +73,6 @@ def build(data: dict[str, Any], device: str = "cpu", experts: str | None = "eage
         conf._experts_implementation = experts
     with torch.device(device):
         return getattr(transformers, model_name)(conf)
-
-
-def read(data: dict[str, Any], tmp: Path) -> ModelConfig:
-    """ffn-calc's model for a config.json with these fields."""
-    path = tmp / "config.json"
-    path.write_text(json.dumps(data, indent=2))
-    return resolve_model(hf_config=path)
-
-
-def inventory_names(cfg: ModelConfig) -> dict[str, tuple[int, ...]]:
-    """The inventory's untied tensors by real name: each template written out per index (the
-    MoE and the dense layers each over their own indices)."""
-    return {
-        t.name.format_map({key: i for (key, _), i in zip(t.ranges, index, strict=True)}): t.shape
-        for t in instantiate(cfg).tensors
-        if t.tied_to is None
-        for index in product(*(values(span) for _, span in t.ranges))
-    }
 
 
 EXPERT = re.compile(r"(.*\.mlp\.experts)\.(\d+)\.(gate_proj|up_proj|down_proj)\.weight")
@@ -125,26 +111,7 @@ def moe_active(model: Any) -> int:
     return int(out)
 
 
-def header(path: Path) -> dict[str, tuple[int, ...]]:
-    """Names and shapes in the safetensors file save_pretrained wrote."""
-    with safe_open(str(path / "model.safetensors"), "pt") as f:
-        return {k: tuple(f.get_slice(k).get_shape()) for k in f.keys()}  # noqa: SIM118
-
-
-def counted_flops(model: Any, vocab: int, batch: int, s: int, device: str = "cpu") -> int:
-    ids = torch.randint(0, vocab, (batch, s)).to(device)
-    with torch.no_grad(), FlopCounterMode(display=False) as counter:
-        model(input_ids=ids)
-    return int(counter.get_total_flops())
-
-
 # --- random small config.json files per family ----------------------------------------------
-
-
-def maybe(draw: Any, out: dict[str, Any], key: str, value: Any) -> None:
-    """Set `key` or leave it absent (the class default applies)."""
-    if draw(st.booleans()):
-        out[key] = value
 
 
 @st.composite
@@ -199,7 +166,7 @@ def check(data: dict[str, Any], batch: int, s: int, tmp: Path) -> None:
     assert moe_active(model) == active_params(cfg)
     names = {n: tuple(p.shape) for n, p in model.named_parameters()}
     assert names == fused(inventory_names(cfg))
-    got = counted_flops(model, data["vocab_size"], batch, s)
+    got = counted_flops(model, input_ids=token_ids(data["vocab_size"], batch, s))
     assert got == forward_flops(cfg, Workload(batch=batch, seq_len=s))
     # The checkpoint and the config.json that save_pretrained writes (every field explicit).
     out = tmp / "ckpt"
