@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ffn_calc import params as pm
+from ffn_calc import param_counts as pm
 from ffn_calc.config import ModelConfig
 from ffn_calc.presets import preset_names, resolve_model
 from ffn_calc.result import Result

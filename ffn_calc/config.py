@@ -7,9 +7,19 @@ code can divide exactly (`//`) without re-checking.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    create_model,
+    field_validator,
+    model_validator,
+)
 
 # The largest size any field may take: 2^40 (about 1.1 x 10^12), far beyond any real model
 # (vocabularies reach 2^18, d_model 2^15, context lengths 2^24). It keeps every count an exact
@@ -327,6 +337,24 @@ class ModelConfig(BaseModel):
             )
         return self
 
+    def varied(self, changes: Mapping[str, Any]) -> ModelConfig:
+        """This model with `changes`, validated as `ModelConfig(**{**fields, **changes})` would
+        be (the same errors, as a ValidationError), but checking only the changed values
+        against their fields before the invariants: a sweep builds many models a second."""
+        if not changes:
+            return self
+        if "family" in changes:  # the one field with a validator of its own
+            return ModelConfig.model_validate({**self.__dict__, **changes})
+        checked = fields_model(frozenset(changes)).model_validate(dict(changes))
+        new = self.model_copy(update=checked.__dict__)
+        try:
+            return new._check()
+        except ValueError as exc:
+            raise ValidationError.from_exception_data(
+                "ModelConfig",
+                [{"type": "value_error", "loc": (), "input": changes, "ctx": {"error": exc}}],
+            ) from None
+
     # Derived values: one place, so every count agrees.
 
     @property
@@ -473,3 +501,14 @@ class ModelConfig(BaseModel):
     def param_layers(self, layers: int) -> int:
         """How many of `layers` applied layers hold parameters of their own."""
         return layers if self.unique_layers is None else self.unique_layers
+
+
+@lru_cache(maxsize=256)
+def fields_model(names: frozenset[str]) -> type[BaseModel]:
+    """A model of just these ModelConfig fields, with their types and bounds (and, like
+    ModelConfig, strict and closed: an unknown name is an error)."""
+    fields: dict[str, Any] = {
+        n: (f.annotation, f) for n, f in ModelConfig.model_fields.items() if n in names
+    }
+    extra = ConfigDict(extra="forbid", strict=True)
+    return create_model("ModelConfig", __config__=extra, **fields)

@@ -15,8 +15,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ffn_calc import activations as act
-from ffn_calc import flops as fl
-from ffn_calc import params as pm
+from ffn_calc import flop_counts as fl
+from ffn_calc import param_counts as pm
 from ffn_calc import sizing
 from ffn_calc.answers import MIN_SIG_FIGS, Answer, check
 from ffn_calc.config import ModelConfig

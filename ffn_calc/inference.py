@@ -20,7 +20,7 @@ import itertools
 from dataclasses import dataclass
 from fractions import Fraction
 
-from ffn_calc import flops as fl
+from ffn_calc import flop_counts as fl
 from ffn_calc.config import ModelConfig
 from ffn_calc.errors import UsageError
 from ffn_calc.terms import Term, term
@@ -245,7 +245,7 @@ def meet(a: tuple[int, int], b: tuple[int, int]) -> Fraction | None:
 def ffn_weights_read(cfg: ModelConfig, batch: int, moe: bool) -> int:
     """FFN weight elements one decode step reads in one layer: all of a dense FFN; for a MoE
     layer the router, the shared expert and at most min(n_experts, batch x k) experts."""
-    from ffn_calc import params as pm
+    from ffn_calc import param_counts as pm
 
     if not moe or cfg.n_experts is None or cfg.experts_per_token is None:
         width = cfg.dense_d_ff or cfg.d_ff if cfg.is_moe else cfg.d_ff

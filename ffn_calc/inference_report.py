@@ -121,7 +121,7 @@ class GenerationReport(Result):
 
 
 def generation_report(cfg: ModelConfig, batch: int, prompt: int, new: int) -> GenerationReport:
-    from ffn_calc import flops as fl
+    from ffn_calc import flop_counts as fl
 
     encdec = cfg.architecture == "encoder-decoder"
     w = fl.Workload(batch=batch, seq_len=prompt, target_len=1 if encdec else None)
@@ -208,7 +208,7 @@ MEMORY_CONVENTION = (
 def memory_report(
     cfg: ModelConfig, dtype: str, gpu: int | None, batch: int, context: int | None
 ) -> MemoryReport:
-    from ffn_calc import params as pm
+    from ffn_calc import param_counts as pm
 
     comps = pm.components(cfg)
     weights = _bytes(sum(comps.values()), dtype)
@@ -250,7 +250,7 @@ def _longest(cfg: ModelConfig, batch: int, dtype: str, free: int) -> int:
 def _sweep(line: inf.DecodeLine, points: dict[str, Fraction | None]) -> list[CrossoverRow]:
     """One decode step of one layer (batch 1) at powers of two around the crossovers, and
     at the crossovers themselves."""
-    from ffn_calc import flops as fl
+    from ffn_calc import flop_counts as fl
 
     found = {k: v for k, v in points.items() if v is not None and v > 0}
     lengths: dict[Fraction, list[str]] = {

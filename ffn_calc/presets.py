@@ -149,8 +149,10 @@ def resolve_model(
     config: Path | None = None,
     hf_config: Path | None = None,
     flags: Mapping[str, Any] | None = None,
+    fields: Mapping[str, Any] | None = None,
 ) -> ModelConfig:
-    """Pick the one model source given, apply flag overrides, validate once."""
+    """Pick the one model source given, apply flag overrides (CLI names) and then field
+    overrides (ModelConfig names), validate once."""
     given = [
         n
         for n, v in (("--preset", preset), ("--config", config), ("--hf-config", hf_config))
@@ -158,7 +160,7 @@ def resolve_model(
     ]
     if len(given) > 1:
         raise UsageError(f"choose one model source: {' and '.join(given)} were both given.")
-    overrides = flag_fields(flags or {})
+    overrides = {**flag_fields(flags or {}), **(fields or {})}
     text: str | None = None
     if preset is not None:
         data, origin = load_preset_data(preset)
@@ -175,11 +177,12 @@ def resolve_model(
                 "or size flags with at least --d-model and --n-heads."
             )
         d = overrides["d_model"]
-        data = {"name": "custom", "n_layers": 1, "d_ff": 4 * d,
-                "attention_bias": True, "ffn_bias": True}  # fmt: skip
-        origin = "the size flags"
+        data = {"name": "custom", "n_layers": 1, "attention_bias": True, "ffn_bias": True}
+        if type(d) is int:  # a d_model that is not an integer is reported as such
+            data["d_ff"] = 4 * d
+        origin = "the size flags" if not fields else "the fields given"
     if overrides and given:
         changed = ", ".join(f"{k}={v}" for k, v in overrides.items() if k != "attention_out_bias")
         data = {**data, "name": f"{data.get('name', 'custom')} ({changed})"}
-        origin = f"{origin} with flags {changed}"
+        origin = f"{origin} with {'fields' if fields else 'flags'} {changed}"
     return build_config({**data, **overrides}, origin, text)

@@ -24,7 +24,7 @@ from rich.text import Text
 from ffn_calc.formats import cell_text, extremes, for_audience
 from ffn_calc.inference_report import DecodeCrossoverReport
 from ffn_calc.report import CrossoverReport
-from ffn_calc.views import Table
+from ffn_calc.views import Table, human
 
 BAR_CHARS = {"attention_projections": "█", "attention_scores": "▒", "ffn": "░"}
 DOMINANT_STYLE = {
@@ -411,4 +411,27 @@ def activation_plot(width: int | None = None, height: int = 17) -> Text:
         for c, ch in enumerate(row):
             out.append(ch, style=styles.get((r, c), "dim"))
         out.append("\n")
+    return out
+
+
+def sweep_chart(field: str, metric: str, rows: list[dict[str, object]]) -> Text:
+    """One bar per value of the varied field, as long as the metric (from zero)."""
+    width = console().width
+    labels = [str(r[field]) for r in rows]
+    values = [r[metric] for r in rows]
+    nums = [float(v) if isinstance(v, int | float) and not isinstance(v, bool) else 0.0 for v in values]
+    texts = [human(v) if isinstance(v, int) and abs(v) >= 1000 else f"{v:,.4g}" if isinstance(v, float) else str(v) for v in values]  # fmt: skip
+    label_width = max(cell_len(x) for x in labels)
+    text_width = max(cell_len(x) for x in texts)
+    bar_width = max(1, min(50, width - label_width - text_width - 2 * GAP))
+    top = max((abs(x) for x in nums), default=0.0) or 1.0
+    out = Text()
+    for line in wrap(f"{metric} as {field} varies", width):
+        out.append(line + "\n", style="italic")
+    for label, x, text in zip(labels, nums, texts, strict=True):
+        n = round(abs(x) / top * bar_width)
+        out.append(f"{label:>{label_width}}{' ' * GAP}")
+        out.append("█" * n, style="green")
+        out.append(" " * (bar_width - n + GAP) + f"{text:>{text_width}}\n")
+    out.rstrip()
     return out

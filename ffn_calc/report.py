@@ -10,9 +10,10 @@ from fractions import Fraction
 
 from pydantic import Field
 
-from ffn_calc import flops as fl
-from ffn_calc import params as pm
+from ffn_calc import flop_counts as fl
+from ffn_calc import param_counts as pm
 from ffn_calc.config import ModelConfig
+from ffn_calc.errors import UsageError
 from ffn_calc.result import Result
 from ffn_calc.terms import Term
 
@@ -157,6 +158,10 @@ class FlopsReport(Result):
 
 
 def flops_report(cfg: ModelConfig, w: fl.Workload, unit: str = "flops") -> FlopsReport:
+    if w.target_len is not None and cfg.architecture != "encoder-decoder":
+        raise UsageError(
+            f"--target-len applies to encoder-decoder models; {cfg.name} is {cfg.architecture}."
+        )
     div = 2 if unit == "macs" else 1  # every term carries the factor 2: exact
     comps = {k: v // div for k, v in fl.flop_components(cfg, w).items()}
     fwd = sum(comps.values())
@@ -314,6 +319,11 @@ def crossover_report(
 def _layer_label(layer: fl.LayerFlops) -> str:
     """ "decoder", or "decoder (MoE)" where a stack has several kinds."""
     return f"{layer.stack} ({layer.kind})" if layer.kind else layer.stack
+
+
+# The grid `crossover --grid` draws: d_model from 256 to 16,384, S from 64 to 131,072.
+GRID_D_MODELS = [256, 512, 1024, 2048, 4096, 8192, 16384]
+GRID_SEQ_LENS = [2**k for k in range(6, 18)]
 
 
 def grid_report(cfg: ModelConfig, d_models: list[int], seq_lens: list[int]) -> GridReport:

@@ -6,7 +6,7 @@ from fractions import Fraction
 
 from pydantic import Field
 
-from ffn_calc import params as pm
+from ffn_calc import param_counts as pm
 from ffn_calc import training as tr
 from ffn_calc.config import ModelConfig
 from ffn_calc.report import Number, exact, num
@@ -111,7 +111,7 @@ def training_report(
 
 def _sweep(cfg: ModelConfig, par: tr.Parallel, cross: Fraction) -> list[dict[str, int]]:
     """One layer's stored activations per component at powers of two around the crossover."""
-    from ffn_calc import flops as fl
+    from ffn_calc import flop_counts as fl
 
     out = []
     for s in fl.sweep_lengths([cross]):

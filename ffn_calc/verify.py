@@ -7,8 +7,8 @@ from collections.abc import Mapping
 from math import prod
 from pathlib import Path
 
-from ffn_calc import flops as fl
-from ffn_calc import params as pm
+from ffn_calc import flop_counts as fl
+from ffn_calc import param_counts as pm
 from ffn_calc.config import ModelConfig
 from ffn_calc.instantiate import Inventory, Ranges, Span, Tensor, instantiate, spell, values
 from ffn_calc.result import Result

@@ -6,6 +6,7 @@ run without importing it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 import math
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -15,7 +16,7 @@ from ffn_calc.report import CROSSOVER_LABELS
 
 if TYPE_CHECKING:  # the report types only annotate: importing them would load every command
     from ffn_calc.activations import ActivationsReport
-    from ffn_calc.compare import CompareReport
+    from ffn_calc.comparison import CompareReport
     from ffn_calc.exercises import ExerciseResult, ExercisesReport
     from ffn_calc.inference_report import (
         DecodeCrossoverReport,
@@ -645,3 +646,23 @@ def training_tables(r: TrainingReport, explain: bool = False) -> list[Table]:
         + (" (not stored: recomputed)." if r.recompute != "none" else ".")
     )
     return [t, sweep]
+
+
+def tables_for(report: object) -> list[Table] | None:
+    """The tables a command draws for `report`, looked up by its type (what a notebook shows)."""
+    name = type(report).__name__
+    one = {
+        "ParamsReport": "params_tables", "FlopsReport": "flops_tables",
+        "CrossoverReport": "crossover_tables", "TensorsReport": "tensors_tables",
+        "VerifyReport": "verify_tables", "CompareReport": "compare_tables",
+        "ActivationsReport": "activation_tables", "SwigluReport": "swiglu_tables",
+        "ExercisesReport": "exercise_tables", "ExerciseResult": "exercise_result_tables",
+        "KvReport": "kv_tables", "DecodeReport": "decode_tables",
+        "DecodeCrossoverReport": "decode_crossover_tables",
+        "GenerationReport": "generation_tables", "MemoryReport": "memory_tables",
+        "TrainingReport": "training_tables",
+    }.get(name)  # fmt: skip
+    if one is None:
+        return None
+    build: Callable[[object], list[Table]] = globals()[one]
+    return build(report)

@@ -32,10 +32,10 @@ from hypothesis import strategies as st
 from torch.utils.flop_counter import FlopCounterMode
 
 from ffn_calc.config import ModelConfig
-from ffn_calc.flops import Workload, forward_flops
+from ffn_calc.flop_counts import Workload, forward_flops
 from ffn_calc.inference import decode_flops, kv_elements
 from ffn_calc.instantiate import instantiate
-from ffn_calc.params import total_params
+from ffn_calc.param_counts import total_params
 from ffn_calc.presets import resolve_model
 
 

@@ -9,7 +9,7 @@ from conftest import CASES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ffn_calc.flops import (
+from ffn_calc.flop_counts import (
     Workload,
     crossovers,
     flop_components,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from conftest import run
 
 from ffn_calc.config import ModelConfig
-from ffn_calc.flops import Workload, forward_flops
+from ffn_calc.flop_counts import Workload, forward_flops
 from ffn_calc.inference import decode_flops, kv_elements
 from ffn_calc.presets import resolve_model
 

@@ -16,8 +16,8 @@ import pytest
 from conftest import DATA, run
 from pydantic import ValidationError
 
-from ffn_calc import flops as fl
-from ffn_calc import params as pm
+from ffn_calc import flop_counts as fl
+from ffn_calc import param_counts as pm
 from ffn_calc.config import ModelConfig
 from ffn_calc.instantiate import instantiate
 from ffn_calc.verify import model_checks

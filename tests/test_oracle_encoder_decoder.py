@@ -40,8 +40,8 @@ from oracle_support import (  # noqa: E402
 )
 
 from ffn_calc.config import ModelConfig  # noqa: E402
-from ffn_calc.flops import Workload, forward_flops  # noqa: E402
-from ffn_calc.params import total_params  # noqa: E402
+from ffn_calc.flop_counts import Workload, forward_flops  # noqa: E402
+from ffn_calc.param_counts import total_params  # noqa: E402
 from ffn_calc.presets import resolve_model  # noqa: E402
 
 transformers.logging.set_verbosity_error()

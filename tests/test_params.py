@@ -7,7 +7,7 @@ from conftest import CASES, CASES_BY_NAME
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ffn_calc.params import active_params, components, layer_counts, total_params
+from ffn_calc.param_counts import active_params, components, layer_counts, total_params
 from ffn_calc.presets import preset_names, resolve_model
 
 

@@ -14,11 +14,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ffn_calc import instantiate as inst
-from ffn_calc import params as pm
+from ffn_calc import param_counts as pm
 from ffn_calc.config import ModelConfig
-from ffn_calc.flops import Workload, flop_components
+from ffn_calc.flop_counts import Workload, flop_components
 from ffn_calc.instantiate import instantiate
-from ffn_calc.params import components
+from ffn_calc.param_counts import components
 from ffn_calc.presets import preset_names, resolve_model
 from ffn_calc.safetensors import Entry
 from ffn_calc.verify import compare_checkpoint

@@ -9,6 +9,7 @@ import os
 import sys
 
 from ffn_calc.cli import commands as _commands  # noqa: F401  (registers the commands)
+from ffn_calc.cli import sweep as _sweep  # noqa: F401
 from ffn_calc.cli.app import COMMANDS, EXIT_OUTPUT_ERROR, build_app, drop_stdout
 
 WRITE_ERRORS = {errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EDQUOT}

@@ -55,7 +55,7 @@ def flops_cmd(
 ) -> None:  # fmt: skip
     """Forward and training FLOPs per component, per layer and per token, with rules of thumb;
     --decode: one decode step with a cache."""
-    from ffn_calc.flops import Workload
+    from ffn_calc.flop_counts import Workload
     from ffn_calc.report import flops_report
 
     if decode:
@@ -77,19 +77,11 @@ def flops_cmd(
         emit(gr, lambda: views().generation_tables(gr), format)
         return
 
-    if target_len is not None and model.architecture != "encoder-decoder":
-        raise UsageError(
-            f"--target-len applies to encoder-decoder models; {model.name} is {model.architecture}."
-        )
     w = Workload(
         batch=batch, seq_len=seq_len, target_len=target_len, causal=causal, lm_head=lm_head
     )
     report = flops_report(model, w, unit.value)
     emit(report, lambda: views().flops_tables(report, explain), format)
-
-
-GRID_D_MODELS = [256, 512, 1024, 2048, 4096, 8192, 16384]
-GRID_SEQ_LENS = [2**k for k in range(6, 18)]
 
 
 @model_command("crossover")
@@ -103,7 +95,7 @@ def crossover_cmd(
 ) -> None:  # fmt: skip
     """The sequence length S where attention's S^2 scores overtake the FFN and the projections;
     --decode: the context where they do at decode time."""
-    from ffn_calc.report import crossover_report, grid_report
+    from ffn_calc.report import GRID_D_MODELS, GRID_SEQ_LENS, crossover_report, grid_report
 
     if decode:
         if grid or causal:
@@ -264,7 +256,7 @@ def compare_cmd(
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
     """Compare models side by side: shapes, parameters, FLOPs and crossovers, a column each."""
-    from ffn_calc.compare import compare_report
+    from ffn_calc.comparison import compare_report
     from ffn_calc.presets import resolve_model
 
     with user_errors():

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from ffn_calc import flops as fl
-from ffn_calc import params as pm
+from ffn_calc import flop_counts as fl
+from ffn_calc import param_counts as pm
 from ffn_calc.config import ModelConfig
 from ffn_calc.report import Number, exact, num, share
 from ffn_calc.result import Result

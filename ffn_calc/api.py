@@ -1,0 +1,295 @@
+"""The Python API: the same models, counts and reports as the command line, in process.
+
+    import ffn_calc
+    model = ffn_calc.load(preset="llama-2-7b")
+    ffn_calc.param_counts(model).total_params          # 6738415616
+    ffn_calc.flop_counts(model, seq_len=4096).forward_flops
+
+Each function returns the result model that the matching command dumps with `--format json`
+(`report.model_dump()` is that JSON). Bad input raises ffn_calc.FfnCalcError (ConfigError,
+FileError, UsageError) with the message the command line prints. In a notebook a report shows
+as the command's tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ffn_calc.config import MAX_SIZE, ModelConfig
+from ffn_calc.errors import UsageError
+from ffn_calc.result import Result
+
+if TYPE_CHECKING:
+    from ffn_calc.comparison import CompareReport
+    from ffn_calc.inference_report import (
+        DecodeCrossoverReport,
+        DecodeReport,
+        GenerationReport,
+        KvReport,
+        MemoryReport,
+    )
+    from ffn_calc.report import CrossoverReport, FlopsReport, ParamsReport
+    from ffn_calc.sweeps import Sweep, Value
+    from ffn_calc.training_report import TrainingReport
+
+__all__ = [
+    "compare",
+    "crossover",
+    "decode",
+    "decode_crossover",
+    "flops",
+    "generate",
+    "kv",
+    "load",
+    "memory",
+    "params",
+    "preset_names",
+    "sweep",
+    "training_memory",
+]
+
+
+def _size(name: str, value: object) -> int:
+    """A length or count the CLI would take: an integer from 1 to MAX_SIZE."""
+    if type(value) is not int or not 1 <= value <= MAX_SIZE:
+        raise UsageError(f"{name} must be an integer from 1 to {MAX_SIZE:,}; got {value!r}.")
+    return value
+
+
+def _optional_size(name: str, value: object) -> int | None:
+    return None if value is None else _size(name, value)
+
+
+def _choice(name: str, value: object, choices: Iterable[str]) -> str:
+    options = list(choices)
+    if value not in options:
+        raise UsageError(f"{name} must be one of {', '.join(options)}; got {value!r}.")
+    return str(value)
+
+
+def _model(model: object) -> ModelConfig:
+    if not isinstance(model, ModelConfig):
+        raise UsageError(
+            f"expected a model from ffn_calc.load(...), got {type(model).__name__}."
+        )
+    return model
+
+
+def load(
+    preset: str | None = None,
+    config: str | Path | None = None,
+    hf_config: str | Path | None = None,
+    **fields: Any,
+) -> ModelConfig:
+    """A model: a preset, a config file (ffn-calc's TOML or JSON), a Hugging Face config.json
+    (or its directory), or ModelConfig fields alone; fields given with a source override it.
+
+    Fields alone start from what the size flags start from: one layer, d_ff = 4 x d_model,
+    biases on (`load(d_model=4096, n_heads=32)`)."""
+    from ffn_calc.presets import resolve_model
+
+    if preset is None and config is None and hf_config is None and not (
+        "d_model" in fields and "n_heads" in fields
+    ):
+        raise UsageError(
+            "no model given: use load(preset=NAME), load(config=FILE), load(hf_config=PATH), "
+            "or fields with at least d_model and n_heads."
+        )
+    return resolve_model(
+        preset=preset,
+        config=Path(config) if config is not None else None,
+        hf_config=Path(hf_config) if hf_config is not None else None,
+        fields=fields,
+    )
+
+
+def preset_names() -> list[str]:
+    """The shipped preset names."""
+    from ffn_calc.presets import preset_names
+
+    return preset_names()
+
+
+def params(model: ModelConfig) -> ParamsReport:
+    """`ffn-calc params`: parameters per component and per layer kind."""
+    from ffn_calc.report import params_report
+
+    return params_report(_model(model))
+
+
+def flops(
+    model: ModelConfig,
+    seq_len: int,
+    batch: int = 1,
+    target_len: int | None = None,
+    causal: bool = False,
+    lm_head: bool = True,
+    unit: str = "flops",
+) -> FlopsReport:
+    """`ffn-calc flops`: forward and training FLOPs at batch B and sequence length S."""
+    from ffn_calc.flop_counts import Workload
+    from ffn_calc.report import flops_report
+
+    w = Workload(
+        batch=_size("batch", batch), seq_len=_size("seq_len", seq_len),
+        target_len=_optional_size("target_len", target_len), causal=bool(causal),
+        lm_head=bool(lm_head),
+    )  # fmt: skip
+    return flops_report(_model(model), w, _choice("unit", unit, ("flops", "macs")))
+
+
+def decode(
+    model: ModelConfig, context: int, batch: int = 1, source_len: int | None = None
+) -> DecodeReport:
+    """`ffn-calc flops --decode`: one decode step with `context` tokens cached."""
+    from ffn_calc.inference_report import decode_report
+
+    return decode_report(
+        _model(model), _size("batch", batch), _size("context", context),
+        _optional_size("source_len", source_len),
+    )  # fmt: skip
+
+
+def generate(model: ModelConfig, prompt: int, new: int, batch: int = 1) -> GenerationReport:
+    """`ffn-calc flops --seq-len PROMPT --generate NEW`: the prefill and the decode steps."""
+    from ffn_calc.inference_report import generation_report
+
+    return generation_report(
+        _model(model), _size("batch", batch), _size("prompt", prompt), _size("new", new)
+    )
+
+
+def crossover(model: ModelConfig, causal: bool = False, grid: bool = False) -> CrossoverReport:
+    """`ffn-calc crossover`: where attention's S^2 scores overtake the FFN and projections."""
+    from ffn_calc.report import crossover_report, grid_report
+
+    cfg = _model(model)
+    g = None
+    if grid:
+        from ffn_calc.report import GRID_D_MODELS, GRID_SEQ_LENS
+
+        g = grid_report(cfg, GRID_D_MODELS, GRID_SEQ_LENS)
+    return crossover_report(cfg, causal=bool(causal), grid=g)
+
+
+def decode_crossover(model: ModelConfig, batch: int = 1) -> DecodeCrossoverReport:
+    """`ffn-calc crossover --decode`: the context where decode-time scores overtake the FFN."""
+    from ffn_calc.inference_report import decode_crossover_report
+
+    return decode_crossover_report(_model(model), _size("batch", batch))
+
+
+def compare(models: Sequence[ModelConfig], seq_len: int = 1024) -> CompareReport:
+    """`ffn-calc compare`: models side by side at one sequence length."""
+    from ffn_calc.comparison import compare_report
+
+    chosen = [_model(m) for m in models]
+    if not chosen:
+        raise UsageError("nothing to compare: give at least one model.")
+    return compare_report(chosen, _size("seq_len", seq_len))
+
+
+def kv(
+    model: ModelConfig,
+    context: int,
+    batch: int = 1,
+    dtype: str = "bf16",
+    source_len: int | None = None,
+) -> KvReport:
+    """`ffn-calc kv`: the KV cache after a prefill of `context` tokens."""
+    from ffn_calc.inference import DTYPE_BYTES
+    from ffn_calc.inference_report import kv_report
+
+    return kv_report(
+        _model(model), _size("batch", batch), _size("context", context),
+        _choice("dtype", dtype, DTYPE_BYTES), _optional_size("source_len", source_len),
+    )  # fmt: skip
+
+
+def _gpu(gpu_memory: str | int | None) -> int | None:
+    from ffn_calc.inference import parse_bytes
+
+    if gpu_memory is None:
+        return None
+    if type(gpu_memory) is int:
+        return parse_bytes(str(gpu_memory))
+    if isinstance(gpu_memory, str):
+        return parse_bytes(gpu_memory)
+    raise UsageError(f"gpu_memory is a size such as '80GB' or a byte count; got {gpu_memory!r}.")
+
+
+def memory(
+    model: ModelConfig,
+    dtype: str = "bf16",
+    gpu_memory: str | int | None = None,
+    batch: int = 1,
+    context: int | None = None,
+) -> MemoryReport:
+    """`ffn-calc memory`: the weights; with gpu_memory, the longest context and largest batch
+    whose weights and KV cache fit."""
+    from ffn_calc.inference import DTYPE_BYTES
+    from ffn_calc.inference_report import memory_report
+
+    if gpu_memory is None and context is not None:
+        raise UsageError("--context goes with --gpu-memory (the largest batch that fits).")
+    return memory_report(
+        _model(model), _choice("dtype", dtype, DTYPE_BYTES), _gpu(gpu_memory),
+        _size("batch", batch), _optional_size("context", context),
+    )  # fmt: skip
+
+
+def training_memory(
+    model: ModelConfig,
+    seq_len: int = 2048,
+    micro_batch: int = 1,
+    recipe: str = "mixed",
+    dp: int = 1,
+    tp: int = 1,
+    sequence_parallel: bool = False,
+    recompute: str = "none",
+    gpu_memory: str | int | None = None,
+) -> TrainingReport:
+    """`ffn-calc memory --training`: model states and activations per GPU."""
+    from ffn_calc.training import RECIPES, Parallel
+    from ffn_calc.training_report import training_report
+
+    par = Parallel(
+        dp=_size("dp", dp), tp=_size("tp", tp), sequence_parallel=bool(sequence_parallel),
+        recompute=recompute,
+    )  # fmt: skip
+    return training_report(
+        _model(model), _choice("recipe", recipe, RECIPES), par, _size("seq_len", seq_len),
+        _size("micro_batch", micro_batch), _gpu(gpu_memory),
+    )  # fmt: skip
+
+
+def sweep(
+    model: ModelConfig,
+    vary: Mapping[str, str | Iterable[Value]],
+    metrics: Sequence[str] = ("total_params",),
+    where: Sequence[str] = (),
+) -> Sweep:
+    """`ffn-calc sweep`: the model with fields varied; iterate for one dict per valid
+    combination (the varied fields and the metrics). `vary` maps a field to a spec as on the
+    command line ("8192:16384:1024", "1,2,4,8") or to values (a range, a list); metrics and
+    filters are written as on the command line ("forward_flops@2048", "total_params<=7e9").
+    After iterating, `.skipped` counts the combinations that are not valid models, by reason."""
+    from ffn_calc import sweeps as sw
+
+    if isinstance(metrics, str) or isinstance(where, str):
+        raise UsageError("metrics and where are lists of strings: metrics=['total_params'].")
+    return sw.sweep(_model(model), vary, metrics, where)
+
+
+def _markdown(report: Result) -> str | None:
+    """A report as the command's tables in Markdown (what a notebook shows)."""
+    from ffn_calc.formats import to_markdown
+    from ffn_calc.views import tables_for
+
+    tables = tables_for(report)
+    return to_markdown(tables) if tables else None
+
+
+Result.display_markdown = _markdown

@@ -1,0 +1,174 @@
+"""A sweep's rows written as they come: table blocks, CSV, Markdown or one JSON document.
+
+Nothing holds more than one block of rows (BLOCK), so memory stays flat for a million rows.
+Tables repeat their header every BLOCK rows; CSV is one header and a row per combination (a
+data file: no title row), with the summary on stderr; JSON is one document whose "rows" list
+is written row by row and whose counts follow it.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import sys
+from collections.abc import Iterator
+from typing import IO, Any
+
+from ffn_calc.sweeps import Sweep, text
+from ffn_calc.views import Column, Table
+
+BLOCK = 1000  # rows per table block
+CHART_ROWS = 60  # a chart is drawn when one field varies over at most this many rows
+REASONS_SHOWN = 5
+
+
+def title(s: Sweep) -> str:
+    fields = " x ".join(f"{a.field} = {a.spec}" for a in s.axes)
+    n = s.combinations
+    return f"Sweep of {s.base.name}: {fields} ({n:,} combination{'s' * (n != 1)})"
+
+
+def conventions(s: Sweep) -> list[str]:
+    """What the metrics count, for the notes under the table."""
+    args = {m.kind.argument for m in s.metrics}
+    names = {m.name.partition("@")[0] for m in s.metrics}
+    out = []
+    if any(n.endswith(("_params", "_share", "_bytes")) for n in names):
+        out.append("Parameters: what the reference implementation instantiates, tied weights once.")
+    if "S" in args:
+        out.append(
+            "FLOPs @S: one sequence of S tokens (batch 1), 2 FLOPs per multiply-add, matmuls "
+            "only, scores over the full S x S square; training = 3 x forward."
+        )
+    if names & {"scores_vs_ffn", "scores_vs_projections", "scores_vs_dense"}:
+        out.append("Crossovers: the S where one layer's scores equal the term (no causal mask).")
+    if "L" in args:
+        out.append(
+            "@L: after a prefill of L tokens, batch 1; bytes in bf16 (2 per element); a decode "
+            "step is one new token with L cached."
+        )
+    if "weights_bytes" in names:
+        out.append("weights_bytes: every parameter in bf16 (2 bytes).")
+    return out
+
+
+def summary(s: Sweep) -> list[str]:
+    """How many rows matched, were filtered out, and were skipped (with the reasons)."""
+    out = [f"{s.matched:,} of {s.combinations:,} combinations shown."]
+    if s.where:
+        what = " and ".join(f.text for f in s.where)
+        out.append(f"{s.filtered_out:,} filtered out by {what}.")
+    skipped = sum(s.skipped.values())
+    if skipped:
+        out.append(f"{skipped:,} skipped, not valid models:")
+        common = s.skipped.most_common()
+        for reason, n in common[:REASONS_SHOWN]:
+            first = ", ".join(f"{k}={text(v)}" for k, v in s.first_skipped[reason].items())
+            out.append(f"- {n:,} x {reason} (first: {first})")
+        if len(common) > REASONS_SHOWN:
+            rest = sum(n for _, n in common[REASONS_SHOWN:])
+            out.append(f"- {rest:,} x {len(common) - REASONS_SHOWN} other reasons")
+    return out
+
+
+def _columns(s: Sweep) -> list[Column]:
+    cols = []
+    for a in s.axes:
+        numeric = all(type(v) is int for v in (a.values[0], a.values[-1]))
+        cols.append(Column(a.field, "int" if numeric else "text"))
+    for m in s.metrics:
+        name = m.name.partition("@")[0]
+        kind = "pct" if name == "ffn_share" else "num" if name.startswith("scores_vs") else "int"
+        cols.append(Column(m.name, kind))
+    return cols
+
+
+def _cells(row: dict[str, Any], names: list[str]) -> list[object]:
+    return [
+        ("none" if (v := row[n]) is None else str(v).lower() if isinstance(v, bool) else v)
+        for n in names
+    ]
+
+
+def write_table(s: Sweep, out: IO[str]) -> None:
+    """Rich tables of BLOCK rows (the header repeated), the notes, a chart for one field."""
+    from ffn_calc.render import draw, sweep_chart
+
+    cols, names = _columns(s), s.columns
+    chart: list[dict[str, Any]] | None = [] if len(s.axes) == 1 else None
+    block = Table(title(s), cols)
+    shown = 0
+
+    def flush(last: bool) -> None:
+        if last:
+            block.notes = conventions(s) + summary(s)
+        if block.rows or last:
+            out.write(draw([block]))
+            out.flush()
+
+    for row in s:
+        block.add(*_cells(row, names))
+        if chart is not None and len(chart) <= CHART_ROWS:
+            chart.append(row)
+        shown += 1
+        if len(block.rows) == BLOCK:
+            flush(False)
+            block = Table(f"{title(s)}, continued after row {shown:,}", cols)
+    flush(True)
+    if chart and len(chart) <= CHART_ROWS:
+        out.write(draw([], [sweep_chart(s.axes[0].field, s.metrics[0].name, chart)]))
+    elif chart:
+        out.write(f"No chart: more than {CHART_ROWS} rows (narrow the range to draw one).\n")
+
+
+def write_csv(s: Sweep, out: IO[str]) -> None:
+    w = csv.writer(out, lineterminator="\n")
+    names = s.columns
+    w.writerow(names)
+    for row in s:
+        w.writerow(["" if (v := row[n]) is None else str(v).lower() if isinstance(v, bool) else v for n in names])  # fmt: skip
+    sys.stderr.write("".join(line + "\n" for line in summary(s)))
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def write_markdown(s: Sweep, out: IO[str]) -> None:
+    from ffn_calc.formats import cell_text
+
+    cols, names = _columns(s), s.columns
+    out.write(f"### {_md(title(s))}\n\n")
+    out.write("| " + " | ".join(_md(c.name) for c in cols) + " |\n")
+    out.write("| " + " | ".join("---" if c.kind == "text" else "---:" for c in cols) + " |\n")
+    for row in s:
+        cells = [_md(cell_text(v, c)) for v, c in zip(_cells(row, names), cols, strict=True)]
+        out.write("| " + " | ".join(cells) + " |\n")
+    out.write("\n" + "".join(f"{_md(n)}  \n" for n in conventions(s) + summary(s)))
+
+
+def write_json(s: Sweep, out: IO[str]) -> None:
+    """One JSON document; "rows" is written as the rows come."""
+    head = {
+        "model": s.base.name,
+        "vary": {a.field: a.spec for a in s.axes},
+        "metrics": [m.name for m in s.metrics],
+        "where": [f.text for f in s.where],
+        "combinations": s.combinations,
+    }
+    out.write(json.dumps(head, indent=2)[:-2] + ',\n  "rows": [')
+    rows: Iterator[dict[str, Any]] = iter(s)
+    first = True
+    for row in rows:
+        out.write(("\n    " if first else ",\n    ") + json.dumps(row))
+        first = False
+    tail = {
+        "matched": s.matched,
+        "filtered_out": s.filtered_out,
+        "skipped": sum(s.skipped.values()),
+        "skipped_reasons": [
+            {"reason": r, "count": n, "first": s.first_skipped[r]} for r, n in s.skipped.most_common()
+        ],
+        "convention": " ".join(conventions(s)),
+    }
+    out.write(("\n  ],\n" if not first else "],\n") + json.dumps(tail, indent=2)[2:] + "\n")

@@ -1,0 +1,461 @@
+"""Sweeps: one model with some fields varied over ranges or lists, each combination counted.
+
+A sweep is the cartesian product of its axes (`d_ff=8192:16384:1024`, `n_kv_heads=1,2,4,8`)
+applied to a base model. Each combination is validated as a new ModelConfig would be; one that
+is not a valid model is skipped and counted with its reason. The metrics come from the closed-
+form totals (ffn_calc.totals), never from the per-term lists that --explain prints, and rows
+are produced one at a time: memory stays flat however many combinations there are.
+"""
+
+from __future__ import annotations
+
+import difflib
+import itertools
+import re
+import typing
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+from pydantic import ValidationError
+
+from ffn_calc import totals
+from ffn_calc.config import MAX_SIZE, ModelConfig, fields_model
+from ffn_calc.errors import FfnCalcError, UsageError
+from ffn_calc.flop_counts import Workload
+
+# The most combinations one sweep may have: at ~10^5 models a second, a few minutes.
+MAX_COMBINATIONS = 10_000_000
+
+Value = int | float | str | bool | None
+Number = int | float
+
+# --- axes -----------------------------------------------------------------------------------
+
+# Fields that describe a model's shape and can be varied (names and lists of layers cannot).
+_FIXED = {"name", "family", "source", "note", "dense_ffn_layers", "window_layers"}
+
+
+def variable_fields() -> list[str]:
+    return [n for n in ModelConfig.model_fields if n not in _FIXED]
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One varied field and its values, in order (a range stays a range: no list is built)."""
+
+    field: str
+    values: Sequence[Value]
+    spec: str  # as written: "8192:16384:1024", "1,2,4,8"
+
+
+def _field_kind(name: str) -> tuple[str, tuple[str, ...], bool]:
+    """("int" | "bool" | "choice", the choices, whether None is allowed) of a field."""
+    ann = ModelConfig.model_fields[name].annotation
+    args = typing.get_args(ann)
+    optional = type(None) in args
+    base = next((a for a in args if a is not type(None)), ann) if optional else ann
+    if typing.get_origin(base) is typing.Annotated:
+        base = typing.get_args(base)[0]
+    if base is bool:
+        return "bool", (), optional
+    if typing.get_origin(base) is typing.Literal:
+        return "choice", tuple(str(a) for a in typing.get_args(base)), optional
+    return "int", (), optional
+
+
+def _check_field(name: str) -> None:
+    if name in variable_fields():
+        return
+    if name in _FIXED:
+        raise UsageError(f"--vary: {name} cannot be varied (a name or a list of layers).")
+    close = difflib.get_close_matches(name, variable_fields(), n=3)
+    hint = f" Did you mean {' or '.join(close)}?" if close else ""
+    raise UsageError(f"--vary: unknown field {name!r}.{hint} Fields are ModelConfig's names.")
+
+
+_INT = re.compile(r"[+-]?\d[\d_]*")
+
+
+def _int(text: str, where: str) -> int:
+    t = text.strip().replace("_", "")
+    if not _INT.fullmatch(t) or len(t) > 20:
+        raise UsageError(f"--vary {where}: {text.strip()!r} is not an integer.")
+    return int(t)
+
+
+def _parse_value(name: str, text: str, where: str) -> Value:
+    kind, choices, optional = _field_kind(name)
+    t = text.strip()
+    if optional and t.lower() in ("none", "null"):
+        return None
+    if kind == "bool":
+        if t.lower() in ("true", "false"):
+            return t.lower() == "true"
+        raise UsageError(f"--vary {where}: {name} is true or false, not {t!r}.")
+    if kind == "choice":
+        if t in choices:
+            return t
+        raise UsageError(f"--vary {where}: {name} is one of {', '.join(choices)}, not {t!r}.")
+    return _int(t, where)
+
+
+def _range(name: str, text: str, where: str) -> Sequence[Value]:
+    """start:stop[:step], stop included; a step of *k multiplies (1:64:*2 = 1, 2, 4, ... 64)."""
+    parts = text.split(":")
+    if len(parts) not in (2, 3) or _field_kind(name)[0] != "int":
+        raise UsageError(
+            f"--vary {where}: a range is START:STOP or START:STOP:STEP of integers"
+            + ("" if _field_kind(name)[0] == "int" else f"; {name} is not an integer field")
+            + "."
+        )
+    start, stop = _int(parts[0], where), _int(parts[1], where)
+    step = parts[2].strip() if len(parts) == 3 else "1"
+    if start > stop:
+        raise UsageError(f"--vary {where}: the range starts after it stops ({start} > {stop}).")
+    if step.startswith("*"):
+        factor = _int(step[1:], where)
+        if factor < 2 or start < 1:
+            raise UsageError(f"--vary {where}: a *k step needs k >= 2 and a start >= 1.")
+        out, v = [], start
+        while v <= stop:
+            out.append(v)
+            v *= factor
+        return out
+    n = _int(step, where)
+    if n < 1:
+        raise UsageError(f"--vary {where}: the step must be at least 1, not {n}.")
+    return range(start, stop + 1, n)
+
+
+def parse_axis(spec: str) -> Axis:
+    """`field=start:stop[:step]` or `field=v1,v2,...` (true/false, names, none where allowed)."""
+    name, eq, text = spec.partition("=")
+    name = name.strip()
+    if not eq or not name or not text.strip():
+        raise UsageError(
+            f"--vary {spec!r}: write FIELD=START:STOP[:STEP] or FIELD=V1,V2,... "
+            "(e.g. d_ff=8192:16384:1024, n_kv_heads=1,2,4,8)."
+        )
+    _check_field(name)
+    if ":" in text:
+        values = _range(name, text, spec)
+    else:
+        values = [_parse_value(name, v, spec) for v in text.split(",")]
+    return make_axis(name, values, text.strip())
+
+
+def make_axis(name: str, values: Iterable[Value], spec: str | None = None) -> Axis:
+    """An axis from Python values, each checked against its field once (types and bounds)."""
+    _check_field(name)
+    seq: Sequence[Value] = values if isinstance(values, range) else list(values)
+    if not seq:
+        raise UsageError(f"--vary {name}: no values.")
+    if not isinstance(seq, range) and len(set(map(repr, seq))) != len(seq):
+        raise UsageError(f"--vary {name}: a value is listed twice.")
+    # A range's values all lie between its ends, and every integer bound is an interval.
+    check = [seq[0], seq[-1]] if isinstance(seq, range) else seq
+    model = fields_model(frozenset({name}))
+    for v in check:
+        try:
+            model.model_validate({name: v})
+        except ValidationError as exc:
+            msg = exc.errors()[0]["msg"]
+            raise UsageError(f"--vary {name}: {v!r} is not a valid {name}: {msg[0].lower()}{msg[1:]}.") from None  # fmt: skip
+    if spec is None:
+        spec = f"{seq[0]}:{seq[-1]}:{seq.step}" if isinstance(seq, range) else ",".join(map(text, seq))
+    return Axis(name, seq, spec)
+
+
+def text(v: Value) -> str:
+    return "none" if v is None else ("true" if v is True else "false" if v is False else str(v))
+
+
+# --- metrics --------------------------------------------------------------------------------
+
+Cache = dict[str, Any]
+
+
+def _params(cfg: ModelConfig, c: Cache) -> dict[str, int]:
+    p = c.get("params")
+    if p is None:
+        p = c["params"] = totals.param_components(cfg)
+    return p  # type: ignore[no-any-return]
+
+
+def _total(cfg: ModelConfig, c: Cache, _: int) -> int:
+    return sum(_params(cfg, c).values())
+
+
+def _active(cfg: ModelConfig, c: Cache, _: int) -> int:
+    from ffn_calc.param_counts import idle_params
+
+    return sum(_params(cfg, c).values()) - idle_params(cfg)
+
+
+def _non_embedding(cfg: ModelConfig, c: Cache, _: int) -> int:
+    p = _params(cfg, c)
+    return sum(p.values()) - p["embedding"] - p["lm_head"]
+
+
+def _component(key: str) -> Callable[[ModelConfig, Cache, int], int]:
+    return lambda cfg, c, _: _params(cfg, c).get(key, 0)
+
+
+def _ffn_share(cfg: ModelConfig, c: Cache, _: int) -> float:
+    p = _params(cfg, c)
+    return p["ffn"] / sum(p.values())
+
+
+def _forward(cfg: ModelConfig, c: Cache, s: int) -> int:
+    return sum(totals.flop_components(cfg, Workload(batch=1, seq_len=s)).values())
+
+
+def _training(cfg: ModelConfig, c: Cache, s: int) -> int:
+    return 3 * _forward(cfg, c, s)
+
+
+def _crossover(key: str) -> Callable[[ModelConfig, Cache, int], Number]:
+    def value(cfg: ModelConfig, c: Cache, _: int) -> Number:
+        from ffn_calc.flop_counts import crossovers
+
+        x = crossovers(cfg)[key]
+        return int(x) if x.denominator == 1 else float(x)
+
+    return value
+
+
+def _kv_elements(cfg: ModelConfig, c: Cache, context: int) -> int:
+    from ffn_calc.inference import kv_elements
+
+    return kv_elements(cfg, 1, context)
+
+
+def _kv_bytes(cfg: ModelConfig, c: Cache, context: int) -> int:
+    return 2 * _kv_elements(cfg, c, context)  # bf16
+
+
+def _decode(cfg: ModelConfig, c: Cache, context: int) -> int:
+    from ffn_calc.inference import decode_flops
+
+    return decode_flops(cfg, 1, context)
+
+
+def _weights_bytes(cfg: ModelConfig, c: Cache, _: int) -> int:
+    return 2 * _total(cfg, c, 0)  # bf16
+
+
+@dataclass(frozen=True)
+class MetricKind:
+    compute: Callable[[ModelConfig, Cache, int], Number]
+    argument: str  # "" | "S" | "L"
+    help: str
+
+
+METRICS: dict[str, MetricKind] = {
+    "total_params": MetricKind(_total, "", "all parameters (tied weights once)"),
+    "active_params": MetricKind(_active, "", "parameters one token uses (MoE: k experts)"),
+    "non_embedding_params": MetricKind(_non_embedding, "", "all but the embeddings and head"),
+    "embedding_params": MetricKind(_component("embedding"), "", "the embedding component"),
+    "attention_params": MetricKind(_component("attention"), "", "the attention component"),
+    "ffn_params": MetricKind(_component("ffn"), "", "the FFN component (MoE: every expert)"),
+    "norm_params": MetricKind(_component("norm"), "", "the norm component"),
+    "lm_head_params": MetricKind(_component("lm_head"), "", "the untied output head"),
+    "ffn_share": MetricKind(_ffn_share, "", "FFN parameters / all parameters"),
+    "weights_bytes": MetricKind(_weights_bytes, "", "the weights in bf16"),
+    "forward_flops": MetricKind(_forward, "S", "forward FLOPs of one sequence of S tokens"),
+    "training_flops": MetricKind(_training, "S", "3 x forward_flops@S"),
+    "scores_vs_ffn": MetricKind(_crossover("scores_vs_ffn"), "", "S where scores = FFN"),
+    "scores_vs_projections": MetricKind(
+        _crossover("scores_vs_projections"), "", "S where scores = projections"
+    ),
+    "scores_vs_dense": MetricKind(
+        _crossover("scores_vs_dense"), "", "S where scores = projections + FFN"
+    ),
+    "kv_elements": MetricKind(_kv_elements, "L", "KV-cache elements after L tokens, batch 1"),
+    "kv_bytes": MetricKind(_kv_bytes, "L", "the KV cache in bf16 after L tokens, batch 1"),
+    "decode_flops": MetricKind(_decode, "L", "FLOPs of one decode step after L tokens"),
+}
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str  # as written: "forward_flops@2048"
+    kind: MetricKind
+    argument: int
+
+
+def parse_metric(text: str) -> Metric:
+    """`total_params`, or `forward_flops@2048` for a metric that takes a length."""
+    key, at, arg = text.strip().partition("@")
+    kind = METRICS.get(key)
+    if kind is None:
+        close = difflib.get_close_matches(key, METRICS, n=3)
+        hint = f" Did you mean {' or '.join(close)}?" if close else ""
+        raise UsageError(f"--metric: unknown metric {key!r}.{hint} Metrics: {', '.join(METRICS)}.")
+    what = {"S": "a sequence length", "L": "a context length"}.get(kind.argument)
+    if what is None:
+        if at:
+            raise UsageError(f"--metric {text}: {key} takes no @ argument.")
+        return Metric(key, kind, 0)
+    if not at:
+        raise UsageError(f"--metric {text}: {key} needs {what}: {key}@2048.")
+    n = _int(arg, f"--metric {text}") if arg.strip() else 0
+    if not 1 <= n <= MAX_SIZE:
+        raise UsageError(f"--metric {text}: {what} from 1 to {MAX_SIZE:,}.")
+    return Metric(f"{key}@{n}", kind, n)
+
+
+# --- filters --------------------------------------------------------------------------------
+
+_OPS: dict[str, Callable[[Any, Any], bool]] = {
+    "<=": lambda a, b: a <= b, ">=": lambda a, b: a >= b, "==": lambda a, b: a == b,
+    "!=": lambda a, b: a != b, "<": lambda a, b: a < b, ">": lambda a, b: a > b,
+}  # fmt: skip
+_WHERE = re.compile(r"\s*([A-Za-z_]+(?:@[\d_]+)?)\s*(<=|>=|==|!=|<|>|=)\s*(\S.*?)\s*")
+_SUFFIX = {"k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "B": 10**9, "T": 10**12}
+
+
+@dataclass(frozen=True)
+class Filter:
+    metric: Metric
+    op: str
+    bound: Fraction
+    text: str
+
+    def keeps(self, value: Number) -> bool:
+        return _OPS[self.op](Fraction(value), self.bound)
+
+
+def parse_bound(text: str, where: str) -> Fraction:
+    """7e9, 7B, 7000000000, 6.5G, 60% (a share), 1/3: compared exactly."""
+    t = text.strip().replace("_", "").replace(",", "")
+    scale = Fraction(1)
+    if t.endswith("%"):
+        t, scale = t[:-1], Fraction(1, 100)
+    elif t[-1:] in _SUFFIX:
+        t, scale = t[:-1], Fraction(_SUFFIX[t[-1]])
+    try:
+        if len(t) > 40:
+            raise ValueError
+        return Fraction(t) * scale
+    except (ValueError, ZeroDivisionError):
+        raise UsageError(f"--where {where}: {text.strip()!r} is not a number.") from None
+
+
+def parse_filter(text: str) -> Filter:
+    """`METRIC OP NUMBER` with OP one of < <= > >= == !=: `total_params<=7e9`."""
+    m = _WHERE.fullmatch(text)
+    if not m:
+        raise UsageError(
+            f"--where {text!r}: write METRIC OP NUMBER with OP one of < <= > >= == != "
+            "(e.g. total_params<=7e9)."
+        )
+    op = "==" if m.group(2) == "=" else m.group(2)
+    return Filter(parse_metric(m.group(1)), op, parse_bound(m.group(3), text), text.strip())
+
+
+# --- the sweep ------------------------------------------------------------------------------
+
+
+_VALUES = re.compile(r" \([^()]*\d[^()]*\)")
+
+
+def _reason(exc: ValidationError | FfnCalcError) -> str:
+    """The rule a combination breaks, without its numbers, so that the combinations breaking
+    one rule count together: "n_kv_heads must divide n_heads"."""
+    if isinstance(exc, FfnCalcError):
+        text = str(exc).rstrip(".")
+    else:
+        text = "; ".join(e["msg"].removeprefix("Value error, ") for e in exc.errors())
+    return _VALUES.sub("", text)
+
+
+class Sweep:
+    """The rows of a sweep, produced one at a time: each a dict of the varied fields and the
+    metrics. After (or during) iteration, `matched`, `filtered_out` and `skipped` (a Counter of
+    reasons, with `first_skipped` the first combination each reason skipped) say what happened
+    to every combination."""
+
+    def __init__(
+        self,
+        base: ModelConfig,
+        axes: Sequence[Axis],
+        metrics: Sequence[Metric],
+        where: Sequence[Filter] = (),
+    ) -> None:
+        if not axes:
+            raise UsageError("a sweep needs at least one --vary FIELD=VALUES.")
+        fields = [a.field for a in axes]
+        if len(set(fields)) != len(fields):
+            twice = next(f for f in fields if fields.count(f) > 1)
+            raise UsageError(f"--vary: {twice} is varied twice; give its values in one --vary.")
+        self.base, self.axes, self.where = base, list(axes), list(where)
+        shown = list(dict.fromkeys(m.name for m in [*metrics, *(f.metric for f in where)]))
+        by_name = {m.name: m for m in [*metrics, *(f.metric for f in where)]}
+        self.metrics = [by_name[n] for n in shown]
+        if not self.metrics:
+            raise UsageError("a sweep needs at least one --metric.")
+        self.combinations = 1
+        for a in axes:
+            self.combinations *= len(a.values)
+        if self.combinations > MAX_COMBINATIONS:
+            raise UsageError(
+                f"the sweep has {self.combinations:,} combinations; at most "
+                f"{MAX_COMBINATIONS:,}: narrow a range or take a larger step."
+            )
+        try:  # a metric that cannot apply to the model at all is an error, not a skip
+            self._values(base)
+        except FfnCalcError as exc:
+            raise UsageError(f"{base.name}: {exc}") from None
+        self.matched = self.filtered_out = 0
+        self.skipped: Counter[str] = Counter()
+        self.first_skipped: dict[str, dict[str, Value]] = {}
+
+    @property
+    def columns(self) -> list[str]:
+        return [a.field for a in self.axes] + [m.name for m in self.metrics]
+
+    def _values(self, cfg: ModelConfig) -> list[Number]:
+        cache: Cache = {}
+        return [m.kind.compute(cfg, cache, m.argument) for m in self.metrics]
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        self.matched = self.filtered_out = 0
+        self.skipped = Counter()
+        self.first_skipped = {}
+        names = [a.field for a in self.axes]
+        metric_names = [m.name for m in self.metrics]
+        checks = [(metric_names.index(f.metric.name), f) for f in self.where]
+        base = self.base
+        for combo in itertools.product(*(a.values for a in self.axes)):
+            changes = dict(zip(names, combo, strict=True))
+            try:
+                values = self._values(base.varied(changes))
+            except (ValidationError, FfnCalcError) as exc:
+                reason = _reason(exc)
+                self.skipped[reason] += 1
+                self.first_skipped.setdefault(reason, changes)
+                continue
+            if not all(f.keeps(values[i]) for i, f in checks):
+                self.filtered_out += 1
+                continue
+            self.matched += 1
+            changes.update(zip(metric_names, values, strict=True))
+            yield changes
+
+
+def sweep(
+    base: ModelConfig,
+    vary: Mapping[str, str | Iterable[Value]],
+    metrics: Sequence[str] = ("total_params",),
+    where: Sequence[str] = (),
+) -> Sweep:
+    """A sweep from Python: `vary` maps a field to a spec ("8192:16384:1024", "1,2,4") or to
+    values (a range, a list); metrics and filters are written as on the command line."""
+    axes = [
+        parse_axis(f"{k}={v}") if isinstance(v, str) else make_axis(k, v) for k, v in vary.items()
+    ]
+    return Sweep(base, axes, [parse_metric(m) for m in metrics], [parse_filter(w) for w in where])
