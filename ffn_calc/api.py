@@ -71,9 +71,7 @@ def _choice(name: str, value: object, choices: Iterable[str]) -> str:
 
 def _model(model: object) -> ModelConfig:
     if not isinstance(model, ModelConfig):
-        raise UsageError(
-            f"expected a model from ffn_calc.load(...), got {type(model).__name__}."
-        )
+        raise UsageError(f"expected a model from ffn_calc.load(...), got {type(model).__name__}.")
     return model
 
 
@@ -90,8 +88,11 @@ def load(
     biases on (`load(d_model=4096, n_heads=32)`)."""
     from ffn_calc.presets import resolve_model
 
-    if preset is None and config is None and hf_config is None and not (
-        "d_model" in fields and "n_heads" in fields
+    if (
+        preset is None
+        and config is None
+        and hf_config is None
+        and not ("d_model" in fields and "n_heads" in fields)
     ):
         raise UsageError(
             "no model given: use load(preset=NAME), load(config=FILE), load(hf_config=PATH), "

@@ -227,6 +227,11 @@ class ModelConfig(BaseModel):
 
     @model_validator(mode="after")
     def _check(self) -> ModelConfig:
+        self.check_invariants()
+        return self
+
+    def check_invariants(self) -> None:
+        """Raise ValueError naming the first invariant the fields break."""
         if self.head_dim is None and self.d_model % self.n_heads:
             raise ValueError(
                 f"n_heads ({self.n_heads}) must divide d_model ({self.d_model}); "
@@ -335,25 +340,37 @@ class ModelConfig(BaseModel):
                 "embedding_projection = 'all' projects in only: the head needs "
                 "lm_head_transform to map back to embedding_dim"
             )
-        return self
 
-    def varied(self, changes: Mapping[str, Any]) -> ModelConfig:
+    def varied(self, changes: Mapping[str, Any], values_checked: bool = False) -> ModelConfig:
         """This model with `changes`, validated as `ModelConfig(**{**fields, **changes})` would
         be (the same errors, as a ValidationError), but checking only the changed values
-        against their fields before the invariants: a sweep builds many models a second."""
+        against their fields before the invariants: a sweep builds many models a second.
+
+        `values_checked`: each value has already passed `fields_model` (a sweep checks every
+        value of an axis once), so only the invariants are left to check."""
         if not changes:
             return self
         if "family" in changes:  # the one field with a validator of its own
             return ModelConfig.model_validate({**self.__dict__, **changes})
-        checked = fields_model(frozenset(changes)).model_validate(dict(changes))
-        new = self.model_copy(update=checked.__dict__)
+        values = (
+            changes
+            if values_checked
+            else fields_model(frozenset(changes)).model_validate(dict(changes)).__dict__
+        )
+        # What model_copy(update=values) makes, without its deep-copy machinery.
+        new = ModelConfig.__new__(ModelConfig)
+        object.__setattr__(new, "__dict__", {**self.__dict__, **values})
+        object.__setattr__(new, "__pydantic_fields_set__", self.model_fields_set | set(values))
+        object.__setattr__(new, "__pydantic_extra__", None)
+        object.__setattr__(new, "__pydantic_private__", None)
         try:
-            return new._check()
+            new.check_invariants()
         except ValueError as exc:
             raise ValidationError.from_exception_data(
                 "ModelConfig",
                 [{"type": "value_error", "loc": (), "input": changes, "ctx": {"error": exc}}],
             ) from None
+        return new
 
     # Derived values: one place, so every count agrees.
 

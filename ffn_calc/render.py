@@ -419,7 +419,9 @@ def sweep_chart(field: str, metric: str, rows: list[dict[str, object]]) -> Text:
     width = console().width
     labels = [str(r[field]) for r in rows]
     values = [r[metric] for r in rows]
-    nums = [float(v) if isinstance(v, int | float) and not isinstance(v, bool) else 0.0 for v in values]
+    nums = [
+        float(v) if isinstance(v, int | float) and not isinstance(v, bool) else 0.0 for v in values
+    ]
     texts = [human(v) if isinstance(v, int) and abs(v) >= 1000 else f"{v:,.4g}" if isinstance(v, float) else str(v) for v in values]  # fmt: skip
     label_width = max(cell_len(x) for x in labels)
     text_width = max(cell_len(x) for x in texts)

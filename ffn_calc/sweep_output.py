@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import IO, Any
 
 from ffn_calc.sweeps import Sweep, text
-from ffn_calc.views import Column, Table
+from ffn_calc.views import Column, Kind, Table
 
 BLOCK = 1000  # rows per table block
 CHART_ROWS = 60  # a chart is drawn when one field varies over at most this many rows
@@ -78,7 +78,9 @@ def _columns(s: Sweep) -> list[Column]:
         cols.append(Column(a.field, "int" if numeric else "text"))
     for m in s.metrics:
         name = m.name.partition("@")[0]
-        kind = "pct" if name == "ffn_share" else "num" if name.startswith("scores_vs") else "int"
+        kind: Kind = (
+            "pct" if name == "ffn_share" else "num" if name.startswith("scores_vs") else "int"
+        )
         cols.append(Column(m.name, kind))
     return cols
 
@@ -97,7 +99,6 @@ def write_table(s: Sweep, out: IO[str]) -> None:
     cols, names = _columns(s), s.columns
     chart: list[dict[str, Any]] | None = [] if len(s.axes) == 1 else None
     block = Table(title(s), cols)
-    shown = 0
 
     def flush(last: bool) -> None:
         if last:
@@ -106,11 +107,10 @@ def write_table(s: Sweep, out: IO[str]) -> None:
             out.write(draw([block]))
             out.flush()
 
-    for row in s:
+    for shown, row in enumerate(s, start=1):
         block.add(*_cells(row, names))
         if chart is not None and len(chart) <= CHART_ROWS:
             chart.append(row)
-        shown += 1
         if len(block.rows) == BLOCK:
             flush(False)
             block = Table(f"{title(s)}, continued after row {shown:,}", cols)
@@ -167,7 +167,8 @@ def write_json(s: Sweep, out: IO[str]) -> None:
         "filtered_out": s.filtered_out,
         "skipped": sum(s.skipped.values()),
         "skipped_reasons": [
-            {"reason": r, "count": n, "first": s.first_skipped[r]} for r, n in s.skipped.most_common()
+            {"reason": r, "count": n, "first": s.first_skipped[r]}
+            for r, n in s.skipped.most_common()
         ],
         "convention": " ".join(conventions(s)),
     }

@@ -10,7 +10,6 @@ are produced one at a time: memory stays flat however many combinations there ar
 from __future__ import annotations
 
 import difflib
-import itertools
 import re
 import typing
 from collections import Counter
@@ -165,7 +164,9 @@ def make_axis(name: str, values: Iterable[Value], spec: str | None = None) -> Ax
             msg = exc.errors()[0]["msg"]
             raise UsageError(f"--vary {name}: {v!r} is not a valid {name}: {msg[0].lower()}{msg[1:]}.") from None  # fmt: skip
     if spec is None:
-        spec = f"{seq[0]}:{seq[-1]}:{seq.step}" if isinstance(seq, range) else ",".join(map(text, seq))
+        spec = (
+            f"{seq[0]}:{seq[-1]}:{seq.step}" if isinstance(seq, range) else ",".join(map(text, seq))
+        )
     return Axis(name, seq, spec)
 
 
@@ -182,7 +183,7 @@ def _params(cfg: ModelConfig, c: Cache) -> dict[str, int]:
     p = c.get("params")
     if p is None:
         p = c["params"] = totals.param_components(cfg)
-    return p  # type: ignore[no-any-return]
+    return p
 
 
 def _total(cfg: ModelConfig, c: Cache, _: int) -> int:
@@ -209,8 +210,14 @@ def _ffn_share(cfg: ModelConfig, c: Cache, _: int) -> float:
     return p["ffn"] / sum(p.values())
 
 
+_WORKLOADS: dict[int, Workload] = {}
+
+
 def _forward(cfg: ModelConfig, c: Cache, s: int) -> int:
-    return sum(totals.flop_components(cfg, Workload(batch=1, seq_len=s)).values())
+    w = _WORKLOADS.get(s)
+    if w is None:
+        w = _WORKLOADS[s] = Workload(batch=1, seq_len=s)
+    return sum(totals.flop_components(cfg, w).values())
 
 
 def _training(cfg: ModelConfig, c: Cache, s: int) -> int:
@@ -373,6 +380,18 @@ def _reason(exc: ValidationError | FfnCalcError) -> str:
     return _VALUES.sub("", text)
 
 
+def _combinations(axes: list[Sequence[Value]]) -> Iterator[tuple[Value, ...]]:
+    """The cartesian product, the last axis fastest, without listing any axis (a range of a
+    million values stays a range; itertools.product would make a tuple of each)."""
+    if len(axes) == 1:
+        for v in axes[0]:
+            yield (v,)
+        return
+    for v in axes[0]:
+        for rest in _combinations(axes[1:]):
+            yield (v, *rest)
+
+
 class Sweep:
     """The rows of a sweep, produced one at a time: each a dict of the varied fields and the
     metrics. After (or during) iteration, `matched`, `filtered_out` and `skipped` (a Counter of
@@ -430,10 +449,11 @@ class Sweep:
         metric_names = [m.name for m in self.metrics]
         checks = [(metric_names.index(f.metric.name), f) for f in self.where]
         base = self.base
-        for combo in itertools.product(*(a.values for a in self.axes)):
+        for combo in _combinations([a.values for a in self.axes]):
             changes = dict(zip(names, combo, strict=True))
             try:
-                values = self._values(base.varied(changes))
+                # Every value passed its field's check when its axis was made.
+                values = self._values(base.varied(changes, values_checked=True))
             except (ValidationError, FfnCalcError) as exc:
                 reason = _reason(exc)
                 self.skipped[reason] += 1

@@ -1,0 +1,127 @@
+"""ffn_calc.totals equals the term path (param_counts.components, flop_counts.flop_components).
+
+The term path is checked against PyTorch and transformers elsewhere; here the fast sums must
+give the same dicts (same keys, same order, same values) on every preset, every family's real
+config.json (tests/data/coverage.json), hand-picked corners and random valid configurations.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import DATA
+from hypothesis import given, settings
+from strategies import model_configs, workloads
+
+from ffn_calc import flop_counts, param_counts, presets, totals
+from ffn_calc.config import ModelConfig
+from ffn_calc.families import REGISTRY
+from ffn_calc.flop_counts import Workload
+
+WORKLOADS = [
+    Workload(batch=1, seq_len=1),
+    Workload(batch=1, seq_len=2048),
+    Workload(batch=2, seq_len=2048, causal=True),
+    Workload(batch=3, seq_len=100, lm_head=False),
+    Workload(batch=2, seq_len=512, target_len=77),
+    Workload(batch=1, seq_len=64, target_len=300, causal=True, lm_head=False),
+]
+COVERAGE: list[dict[str, Any]] = [
+    c
+    for c in json.loads((DATA / "coverage.json").read_text())["cases"]
+    if c["model_type"] in REGISTRY
+]
+
+
+def assert_same(cfg: ModelConfig, workloads: list[Workload]) -> None:
+    """Same keys in the same order and the same values as the term path."""
+    fast, slow = totals.param_components(cfg), param_counts.components(cfg)
+    assert list(fast.items()) == list(slow.items()), cfg
+    for w in workloads:
+        fast, slow = totals.flop_components(cfg, w), flop_counts.flop_components(cfg, w)
+        assert list(fast.items()) == list(slow.items()), (cfg, w)
+
+
+@pytest.mark.parametrize("name", presets.preset_names())
+def test_presets(name: str) -> None:
+    assert_same(presets.resolve_model(preset=name), WORKLOADS)
+
+
+@pytest.mark.parametrize("case", COVERAGE, ids=[c["name"] for c in COVERAGE])
+def test_family_configs(case: dict[str, Any], tmp_path: Path) -> None:
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(case["hf_config"]))
+    assert_same(presets.resolve_model(hf_config=path), WORKLOADS)
+
+
+def test_families_all_covered() -> None:
+    assert len(COVERAGE) >= 25
+    assert len(presets.preset_names()) >= 30
+
+
+def test_gpt2_small_golden() -> None:
+    # transformers GPT2LMHeadModel (gpt2, tied head): sum(p.numel() for p in parameters())
+    # = 124,439,808.
+    cfg = presets.resolve_model(preset="gpt2-small")
+    assert sum(totals.param_components(cfg).values()) == 124_439_808
+
+
+# fmt: off
+LLAMA: dict[str, Any] = {
+    "name": "x", "n_layers": 32, "d_model": 4096, "n_heads": 32, "n_kv_heads": 8,
+    "d_ff": 11008, "activation": "swiglu", "norm": "rmsnorm", "positions": "rotary",
+    "vocab_size": 32000,
+}
+MOE: dict[str, Any] = {
+    "n_experts": 4, "experts_per_token": 2, "dense_ffn_layers": [0, 3], "dense_d_ff": 96,
+}
+CORNERS: dict[str, dict[str, Any]] = {
+    "llama": LLAMA,
+    # Shared layers: every layer kind holds unique_layers layers of parameters.
+    "albert-moe": {**LLAMA, "n_layers": 6, "unique_layers": 2, **MOE},
+    "albert-moe-windows": {
+        **LLAMA, "n_layers": 6, "unique_layers": 3, **MOE,
+        "attention_window": 16, "window_layers": [0, 1, 4],
+    },
+    "albert-moe-all-dense": {**LLAMA, "n_layers": 2, "unique_layers": 1, **MOE,
+                             "dense_ffn_layers": [0, 1]},
+    "albert-moe-dense-all-local": {
+        **LLAMA, "n_layers": 4, "unique_layers": 4, **MOE,
+        "attention_window": 8, "window_layers": [0, 3, 1, 2],
+    },
+    "albert-windows": {**LLAMA, "n_layers": 5, "unique_layers": 2, "attention_window": 8,
+                       "window_layers": [1, 2]},
+    "albert-every-layer-local": {**LLAMA, "n_layers": 5, "unique_layers": 2,
+                                 "attention_window": 8},
+    # Encoder-decoder whose decoder has fewer layers than dense_ffn_layers lists.
+    "t5-moe-short-decoder": {
+        **LLAMA, "architecture": "encoder-decoder", "n_layers": 4, "n_decoder_layers": 1,
+        **MOE, "dense_ffn_layers": [0, 1, 2],
+    },
+    # A narrow embedding projected in and out, both projections with biases (no preset has them).
+    "opt-projection-biases": {
+        **LLAMA, "embedding_dim": 1024, "embedding_projection_bias": True,
+        "positions": "learned", "max_positions": 2048, "lm_head_bias": True,
+    },
+    # MLA in an encoder-decoder: the cross-attention keeps Q, K, V, O.
+    "mla-encdec": {
+        **LLAMA, "architecture": "encoder-decoder", "n_layers": 2, "attention": "mla",
+        "q_lora_rank": 64, "kv_lora_rank": 32, "qk_nope_head_dim": 16, "qk_rope_head_dim": 8,
+        "v_head_dim": 24, "attention_bias": True, "qk_norm": "head",
+    },
+}
+# fmt: on
+
+
+@pytest.mark.parametrize("fields", CORNERS.values(), ids=list(CORNERS))
+def test_corners(fields: dict[str, Any]) -> None:
+    assert_same(ModelConfig.model_validate(fields), WORKLOADS)
+
+
+@settings(max_examples=300, deadline=None)
+@given(cfg=model_configs(), w=workloads())
+def test_random_configs(cfg: ModelConfig, w: Workload) -> None:
+    assert_same(cfg, [w])
