@@ -262,6 +262,13 @@ class ModelConfig(BaseModel):
             raise ValueError(
                 "dense_ffn_layers needs n_experts and distinct layer indices in 0 .. n_layers - 1"
             )
+        if self.dense_ffn_layers and self.has_encoder and self.has_decoder:
+            top = max(self.dense_ffn_layers)
+            if top >= self.decoder_layers:  # the indices apply to both stacks
+                raise ValueError(
+                    f"dense_ffn_layers index {top} is past the decoder's {self.decoder_layers} "
+                    "layers: an encoder-decoder model's indices apply to both stacks"
+                )
         if self.dense_ffn_layers and self.n_layers > MAX_LISTED_LAYERS:
             dense = sorted(self.dense_ffn_layers)
             listed, total = len(dense), self.n_layers
@@ -289,6 +296,15 @@ class ModelConfig(BaseModel):
                 "attention = 'mla' goes with kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim "
                 "and v_head_dim (and an optional q_lora_rank); set all or none"
             )
+        if self.attention == "mla" and (
+            self.qk_norm != "none"
+            or self.architecture == "encoder-decoder"
+            or self.attention_out_bias is not None
+        ):
+            raise ValueError(
+                "attention = 'mla' goes with one stack, no qk_norm and no attention_out_bias "
+                "(its o_proj has a bias when attention_bias is set, as DeepSeek's has)"
+            )
         if self.positions == "learned" and self.max_positions is None:
             raise ValueError("positions = 'learned' needs max_positions (the table's rows)")
         if self.n_decoder_layers is not None and self.architecture != "encoder-decoder":
@@ -304,6 +320,12 @@ class ModelConfig(BaseModel):
             )
         if self.tie_embeddings and not self.lm_head:
             raise ValueError("tie_embeddings needs an lm_head to tie")
+        if self.unique_layers is not None and (self.dense_ffn_layers or self.window_layers):
+            raise ValueError(
+                "unique_layers (layers sharing parameters) cannot be combined with "
+                "dense_ffn_layers or window_layers: which kind each shared layer has is not "
+                "defined"
+            )
         if self.unique_layers is not None and (
             self.architecture == "encoder-decoder" or self.unique_layers > self.n_layers
         ):

@@ -15,9 +15,8 @@ written without the division), the LM head at every output position.
 
 Layer kinds follow `ModelConfig.layer_kinds` without walking the layers: a MoE stack has
 len(dense_ffn_layers) dense-FFN layers and the rest routed, and local-attention layers change
-no count. Only with shared layers (unique_layers) does the number of kinds matter, because
-param_counts.layer_counts gives every kind `param_layers(count)` = unique_layers layers; see
-`_shared_kinds`.
+no count. Shared layers (unique_layers) come with one layer kind (a validated invariant), so
+unique_layers layers hold parameters.
 """
 
 from __future__ import annotations
@@ -28,22 +27,6 @@ from ffn_calc.config import GATED_ACTIVATIONS, ModelConfig
 
 if TYPE_CHECKING:
     from ffn_calc.flop_counts import Workload
-
-
-def _shared_kinds(cfg: ModelConfig, layers: int) -> tuple[int, int]:
-    """How many of cfg.layer_kinds(layers) have a dense FFN of dense_d_ff, and how many the
-    stack's own FFN (routed experts, or the plain FFN of d_ff): with unique_layers each kind
-    holds unique_layers layers of parameters. Sets, not a walk over the layers."""
-    dense = set(cfg.dense_ffn_layers)  # listed only with n_experts (a validated invariant)
-    local = set(cfg.window_layers)
-    if not local:  # no local layers, or every layer local (one attention kind)
-        return (1, int(layers != len(dense))) if dense else (0, 1)
-    if not dense:  # local and full-attention layers
-        return 0, 1 + int(layers > len(local))
-    return (
-        int(bool(dense & local)) + int(bool(dense - local)),  # dense FFN: local, full attention
-        int(bool(local - dense)) + int(layers > len(dense | local)),  # MoE: local, full
-    )
 
 
 def param_components(cfg: ModelConfig) -> dict[str, int]:
@@ -137,10 +120,8 @@ def param_components(cfg: ModelConfig) -> dict[str, int]:
         n_dense_layers = 2 * n_dense  # layer_kinds counts len(dense_ffn_layers) in each stack
     elif unique is None:
         n, n_dense_layers = n_enc, n_dense
-    else:  # ALBERT: each layer kind holds unique_layers layers of parameters
-        kinds_dense, kinds_main = _shared_kinds(cfg, n_enc)
-        n_dense_layers = unique * kinds_dense
-        n = n_dense_layers + unique * kinds_main
+    else:  # ALBERT: unique_layers layers hold parameters (one layer kind: an invariant)
+        n, n_dense_layers = unique, 0
     attention = n * attn
     norm = n * layer_norm
     ffn = n_dense_layers * dense + (n - n_dense_layers) * main

@@ -106,8 +106,9 @@ def model_configs(draw: Any) -> ModelConfig:
         if f.get("embedding_projection") == "all":
             f["lm_head_transform"] = True  # "all" projects in only: the head maps back
 
-    # Attention kind.
-    if draw(st.integers(0, 3)) == 0:
+    # Attention kind: MLA in one stack, without qk norms or an O bias of its own.
+    if one_stack and draw(st.integers(0, 3)) == 0:
+        f["qk_norm"], f["attention_out_bias"] = "none", None
         f |= {
             "attention": "mla",
             "q_lora_rank": _maybe(draw, st.integers(1, 16)),
@@ -126,7 +127,9 @@ def model_configs(draw: Any) -> ModelConfig:
             "router_bias": draw(st.booleans()),
             "router_score_bias": draw(st.sampled_from(["none", "parameter", "buffer"])),
             "expert_bias": _maybe(draw, st.booleans()),
-            "dense_ffn_layers": _subset(draw, n_layers) if draw(st.booleans()) else [],
+            "dense_ffn_layers": _subset(draw, min(n_layers, f.get("n_decoder_layers") or n_layers))
+            if draw(st.booleans())
+            else [],
             "dense_d_ff": _maybe(draw, st.integers(1, 64)),
             "shared_expert_d_ff": _maybe(draw, st.integers(1, 64)),
             "shared_expert_gate": draw(st.booleans()),
@@ -139,8 +142,13 @@ def model_configs(draw: Any) -> ModelConfig:
         if one_stack and _often(draw):  # else every layer is local
             f["window_layers"] = _subset(draw, n_layers)
 
-    # Shared layers (ALBERT), in groups that divide both counts.
-    if one_stack and draw(st.booleans()):
+    # Shared layers (ALBERT), in groups that divide both counts; one layer kind.
+    if (
+        one_stack
+        and not f.get("dense_ffn_layers")
+        and not f.get("window_layers")
+        and draw(st.booleans())
+    ):
         unique = draw(st.integers(1, n_layers))
         f["unique_layers"] = unique
         g = gcd(n_layers, unique)

@@ -8,12 +8,14 @@ config.json (tests/data/coverage.json), hand-picked corners and random valid con
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import DATA
 from hypothesis import given, settings
+from pydantic import ValidationError
 from strategies import model_configs, workloads
 
 from ffn_calc import flop_counts, param_counts, presets, totals
@@ -80,38 +82,45 @@ MOE: dict[str, Any] = {
 }
 CORNERS: dict[str, dict[str, Any]] = {
     "llama": LLAMA,
-    # Shared layers: every layer kind holds unique_layers layers of parameters.
-    "albert-moe": {**LLAMA, "n_layers": 6, "unique_layers": 2, **MOE},
-    "albert-moe-windows": {
-        **LLAMA, "n_layers": 6, "unique_layers": 3, **MOE,
-        "attention_window": 16, "window_layers": [0, 1, 4],
-    },
-    "albert-moe-all-dense": {**LLAMA, "n_layers": 2, "unique_layers": 1, **MOE,
-                             "dense_ffn_layers": [0, 1]},
-    "albert-moe-dense-all-local": {
-        **LLAMA, "n_layers": 4, "unique_layers": 4, **MOE,
-        "attention_window": 8, "window_layers": [0, 3, 1, 2],
-    },
-    "albert-windows": {**LLAMA, "n_layers": 5, "unique_layers": 2, "attention_window": 8,
-                       "window_layers": [1, 2]},
+    # Shared layers with every layer local: one layer kind, unique_layers layers of parameters.
     "albert-every-layer-local": {**LLAMA, "n_layers": 5, "unique_layers": 2,
                                  "attention_window": 8},
-    # Encoder-decoder whose decoder has fewer layers than dense_ffn_layers lists.
+    "albert-moe": {**LLAMA, "n_layers": 6, "unique_layers": 2, "n_experts": 4,
+                   "experts_per_token": 2},
+    # Encoder-decoder MoE whose dense layers fit the shorter decoder.
     "t5-moe-short-decoder": {
         **LLAMA, "architecture": "encoder-decoder", "n_layers": 4, "n_decoder_layers": 1,
-        **MOE, "dense_ffn_layers": [0, 1, 2],
+        **MOE, "dense_ffn_layers": [0],
     },
     # A narrow embedding projected in and out, both projections with biases (no preset has them).
     "opt-projection-biases": {
         **LLAMA, "embedding_dim": 1024, "embedding_projection_bias": True,
         "positions": "learned", "max_positions": 2048, "lm_head_bias": True,
     },
-    # MLA in an encoder-decoder: the cross-attention keeps Q, K, V, O.
-    "mla-encdec": {
-        **LLAMA, "architecture": "encoder-decoder", "n_layers": 2, "attention": "mla",
-        "q_lora_rank": 64, "kv_lora_rank": 32, "qk_nope_head_dim": 16, "qk_rope_head_dim": 8,
-        "v_head_dim": 24, "attention_bias": True, "qk_norm": "head",
+    "mla-biases": {
+        **LLAMA, "n_layers": 2, "attention": "mla", "q_lora_rank": 64, "kv_lora_rank": 32,
+        "qk_nope_head_dim": 16, "qk_rope_head_dim": 8, "v_head_dim": 24, "attention_bias": True,
     },
+}
+# Combinations no count is defined for: refused by the config's invariants.
+REFUSED: dict[str, tuple[dict[str, Any], str]] = {
+    "albert-moe-dense-layers": ({**LLAMA, "n_layers": 6, "unique_layers": 2, **MOE},
+                                "unique_layers (layers sharing parameters) cannot be combined"),
+    "albert-windows": ({**LLAMA, "n_layers": 5, "unique_layers": 2, "attention_window": 8,
+                        "window_layers": [1, 2]}, "cannot be combined with dense_ffn_layers or"),
+    "t5-moe-dense-past-the-decoder": (
+        {**LLAMA, "architecture": "encoder-decoder", "n_layers": 4, "n_decoder_layers": 1,
+         **MOE, "dense_ffn_layers": [0, 1, 2]},
+        "dense_ffn_layers index 2 is past the decoder's 1 layers"),
+    "mla-encdec": ({**LLAMA, "architecture": "encoder-decoder", "n_layers": 2,
+                    "attention": "mla", "kv_lora_rank": 32, "qk_nope_head_dim": 16,
+                    "qk_rope_head_dim": 8, "v_head_dim": 24}, "'mla' goes with one stack"),
+    "mla-qk-norm": ({**LLAMA, "attention": "mla", "kv_lora_rank": 32, "qk_nope_head_dim": 16,
+                     "qk_rope_head_dim": 8, "v_head_dim": 24, "qk_norm": "head"},
+                    "no qk_norm"),
+    "mla-out-bias": ({**LLAMA, "attention": "mla", "kv_lora_rank": 32, "qk_nope_head_dim": 16,
+                      "qk_rope_head_dim": 8, "v_head_dim": 24, "attention_out_bias": True},
+                     "no attention_out_bias"),
 }
 # fmt: on
 
@@ -119,6 +128,12 @@ CORNERS: dict[str, dict[str, Any]] = {
 @pytest.mark.parametrize("fields", CORNERS.values(), ids=list(CORNERS))
 def test_corners(fields: dict[str, Any]) -> None:
     assert_same(ModelConfig.model_validate(fields), WORKLOADS)
+
+
+@pytest.mark.parametrize(("fields", "message"), REFUSED.values(), ids=list(REFUSED))
+def test_refused_combinations(fields: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValidationError, match=re.escape(message)):
+        ModelConfig.model_validate(fields)
 
 
 @settings(max_examples=300, deadline=None)
