@@ -1,5 +1,5 @@
-"""python -m ffn_calc"""
+"""`python -m ffn_calc`: the same as the `ffn-calc` console script."""
 
-from ffn_calc.cli import main
+from ffn_calc.console import main
 
 main()

@@ -8,6 +8,7 @@ from ffn_calc import param_counts as pm
 from ffn_calc.config import ModelConfig
 from ffn_calc.presets import preset_names, resolve_model
 from ffn_calc.result import Result
+from ffn_calc.totals import param_components
 from ffn_calc.views import Column, Table
 
 
@@ -40,8 +41,8 @@ def presets_listing() -> tuple[PresetsReport, Callable[[], list[Table]]]:
                 name=name, family=c.family, architecture=c.architecture, d_model=c.d_model,
                 d_ff=c.d_ff, ffn_kind=c.ffn_kind, activation=c.activation,
                 layers=c.encoder_layers + c.decoder_layers, n_heads=c.n_heads,
-                n_kv_heads=c.kv_heads, total_params=pm.total_params(c),
-                active_params=pm.active_params(c), source=c.source,
+                n_kv_heads=c.kv_heads, total_params=(total := sum(param_components(c).values())),
+                active_params=total - pm.idle_params(c), source=c.source,
             )
         )  # fmt: skip
     report = PresetsReport(presets=rows)

@@ -287,6 +287,8 @@ def _lines(text: str, width: int, style: str = "") -> list[Text]:
 
 
 def _print(con: Console, t: Table) -> None:
+    """Title, table (or blocks), notes: the lines are joined and printed at once (a print
+    per line costs Rich a measure of the console each time)."""
     width = con.width
     g = _grid(t)
     if t.side_by_side:
@@ -296,20 +298,24 @@ def _print(con: Console, t: Table) -> None:
             g = turned
     else:
         widths = _widths(g, width)
-    for line in _lines(g.title, width, "italic"):
-        con.print(line, no_wrap=True, crop=False, overflow="ignore")
-    con.print()
+    lines = [*_lines(g.title, width, "italic"), Text()]
     if widths is None:
-        for line in _blocks(g, width):
-            con.print(line, no_wrap=True, crop=False, overflow="ignore")
+        lines += [*_blocks(g, width), Text()]
     else:
+        _say(con, lines)
         con.print(_table(g, widths))
-    con.print()
+        lines = [Text()]
     for note in g.notes:
-        for line in _lines(note, width, "dim"):
-            con.print(line, no_wrap=True, crop=False, overflow="ignore")
+        lines += _lines(note, width, "dim")
     if g.notes:
-        con.print()
+        lines.append(Text())
+    _say(con, lines)
+
+
+def _say(con: Console, lines: list[Text]) -> None:
+    """Print whole lines as they are: no wrapping, no cropping."""
+    if lines:
+        con.print(Text("\n").join(lines), no_wrap=True, crop=False, overflow="ignore")
 
 
 # Trailing spaces and tabs among the colour codes at the end of a line.

@@ -108,6 +108,34 @@ typer.core.TyperOption.display_type_rich = _flag_type  # type: ignore[method-ass
 typer.core.TyperArgument.display_type_rich = _argument_type  # type: ignore[method-assign,assignment]
 
 
+_typer_process_value = getattr(typer.core, "_TyperParameter", None)
+
+
+def _patch_process_value() -> None:
+    """Typer 0.2x builds a Pydantic adapter for every parameter of the command run, given or
+    not (about a millisecond each), only to turn a missing value into None. An option that was
+    not given needs no adapter: its value is None (or () for a repeated one), as Typer's own
+    coercion returns. Twenty-odd model options are not given on most runs."""
+    cls = _typer_process_value
+    original = getattr(cls, "process_value", None)
+    if cls is None or original is None or getattr(original, "_ffn_calc", False):
+        return  # another Typer: leave it as it is
+
+    def process_value(self: Any, ctx: Any, value: Any) -> Any:
+        if value is not None:
+            return original(self, ctx, value)
+        value = () if (self.multiple or self.nargs == -1) else None
+        if self.required and self.value_is_missing(value):
+            return original(self, ctx, None)  # Typer's own message for a missing value
+        return value if self.callback is None else self.callback(ctx, self, value)
+
+    process_value._ffn_calc = True  # type: ignore[attr-defined]
+    cls.process_value = process_value
+
+
+_patch_process_value()
+
+
 def _metavar(annotation: Any, decls: str = "") -> str | None:
     """FILE / PATH / INTEGER / FLOAT / TEXT / [a|b], as usage lines write them; "" for flags."""
     import types
