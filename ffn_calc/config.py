@@ -43,6 +43,8 @@ EmbeddingProjection = Literal["tokens", "all"]
 
 GATED_ACTIVATIONS = frozenset({"swiglu", "geglu"})
 
+_set = object.__setattr__  # frozen models are written once, when made
+
 
 class ModelConfig(BaseModel):
     """A Transformer's shape: everything the parameter and FLOP counts depend on."""
@@ -381,10 +383,10 @@ class ModelConfig(BaseModel):
         )
         # What model_copy(update=values) makes, without its deep-copy machinery.
         new = ModelConfig.__new__(ModelConfig)
-        object.__setattr__(new, "__dict__", {**self.__dict__, **values})
-        object.__setattr__(new, "__pydantic_fields_set__", self.model_fields_set | set(values))
-        object.__setattr__(new, "__pydantic_extra__", None)
-        object.__setattr__(new, "__pydantic_private__", None)
+        _set(new, "__dict__", {**self.__dict__, **values})
+        _set(new, "__pydantic_fields_set__", self.__pydantic_fields_set__ | values.keys())
+        _set(new, "__pydantic_extra__", None)
+        _set(new, "__pydantic_private__", None)
         try:
             new.check_invariants()
         except ValueError as exc:

@@ -383,13 +383,10 @@ def _reason(exc: ValidationError | FfnCalcError) -> str:
 def _combinations(axes: list[Sequence[Value]]) -> Iterator[tuple[Value, ...]]:
     """The cartesian product, the last axis fastest, without listing any axis (a range of a
     million values stays a range; itertools.product would make a tuple of each)."""
-    if len(axes) == 1:
-        for v in axes[0]:
-            yield (v,)
-        return
-    for v in axes[0]:
-        for rest in _combinations(axes[1:]):
-            yield (v, *rest)
+    *outer, last = axes
+    for prefix in _combinations(outer) if outer else [()]:
+        for v in last:
+            yield (*prefix, v)
 
 
 class Sweep:
@@ -448,18 +445,21 @@ class Sweep:
         names = [a.field for a in self.axes]
         metric_names = [m.name for m in self.metrics]
         checks = [(metric_names.index(f.metric.name), f) for f in self.where]
-        base = self.base
+        computes = [(m.kind.compute, m.argument) for m in self.metrics]
+        varied = self.base.varied
         for combo in _combinations([a.values for a in self.axes]):
             changes = dict(zip(names, combo, strict=True))
             try:
                 # Every value passed its field's check when its axis was made.
-                values = self._values(base.varied(changes, values_checked=True))
+                cfg = varied(changes, values_checked=True)
+                cache: Cache = {}
+                values = [compute(cfg, cache, arg) for compute, arg in computes]
             except (ValidationError, FfnCalcError) as exc:
                 reason = _reason(exc)
                 self.skipped[reason] += 1
                 self.first_skipped.setdefault(reason, changes)
                 continue
-            if not all(f.keeps(values[i]) for i, f in checks):
+            if checks and not all(f.keeps(values[i]) for i, f in checks):
                 self.filtered_out += 1
                 continue
             self.matched += 1

@@ -352,3 +352,36 @@ def test_json_rows_stream_before_the_counts() -> None:
         "d_ff": 2,
         "total_params": json.loads(text)["rows"][1]["total_params"],
     }
+
+
+def test_readme_sweep_examples_are_current() -> None:
+    from typer.testing import CliRunner
+
+    from ffn_calc.cli import app
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    for args, marker in (
+        (["sweep", "--preset", "llama-2-7b", "--vary", "d_ff=8192:16384:2048", "--vary",
+          "n_kv_heads=1,3,8,32", "--metric", "total_params", "--metric", "forward_flops@4096",
+          "--where", "total_params<=7e9"], "`ffn-calc sweep --preset llama-2-7b"),
+        (["sweep", "--preset", "gpt2-small", "--vary", "n_layers=6:48:6", "--metric",
+          "total_params", "--metric", "ffn_share"], "`ffn-calc sweep --preset gpt2-small"),
+    ):  # fmt: skip
+        r = CliRunner().invoke(app, args, env={"COLUMNS": "100", "NO_COLOR": "1", "TERM": "dumb"})
+        shown = "\n".join(line.rstrip() for line in r.stdout.splitlines()).strip("\n")
+        start = readme.index("```text\n", readme.index(marker)) + len("```text\n")
+        assert readme[start : readme.index("\n```", start)] == shown, f"{marker} is stale"
+
+
+def test_readme_python_example_output_is_current() -> None:
+    import subprocess
+    import sys
+
+    readme = (Path(__file__).parent.parent / "README.md").read_text()
+    example = (Path(__file__).parent / "api_usage.py").read_text()
+    code = example.split("from __future__ import annotations\n\n", 1)[1]
+    assert f"```python\n{code}```" in readme
+    out = subprocess.run([sys.executable, str(Path(__file__).parent / "api_usage.py")],
+                         capture_output=True, text=True, check=True).stdout  # fmt: skip
+    start = readme.index("```text\n", readme.index("prints\n")) + len("```text\n")
+    assert readme[start : readme.index("\n```", start)] == out.strip("\n")
