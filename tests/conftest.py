@@ -4,6 +4,7 @@ inventory written out by real tensor name."""
 from __future__ import annotations
 
 import json
+import os
 from itertools import product
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,10 @@ from ffn_calc.cli import app
 from ffn_calc.instantiate import Inventory, values
 
 DATA = Path(__file__).parent / "data"
+
+# The tests read English unless they ask for another language (a developer's LANG=ja_JP.UTF-8
+# would otherwise change every table).
+os.environ["FFN_CALC_LANG"] = "en"
 
 # Exact figures from instantiated models; see tests/data/README.md for how each was obtained.
 CASES: list[dict[str, Any]] = json.loads((DATA / "reference_cases.json").read_text())["cases"]

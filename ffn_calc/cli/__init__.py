@@ -33,5 +33,8 @@ def main() -> None:
         if exc.errno not in WRITE_ERRORS:
             raise
         drop_stdout()
-        sys.stderr.write(f"Error: cannot write the output: {exc.strerror}.\n")
+        from ffn_calc.i18n import _
+
+        message = _("Error: cannot write the output: {reason}.").format(reason=exc.strerror)
+        sys.stderr.write(message + "\n")
         sys.exit(EXIT_OUTPUT_ERROR)

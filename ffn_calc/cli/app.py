@@ -76,14 +76,14 @@ def build_app(only: str | None = None) -> typer.Typer:
     new.callback()(with_metavars(_root))  # also keeps `ffn-calc NAME ...` a group of one
     for name, func in COMMANDS.items():
         if only is None or name == only:
-            new.command(name)(with_metavars(func))
+            new.command(name)(with_metavars(with_lang(func)))
     if only is None or only == "exercise":
         from ffn_calc.cli.exercise import exercise_app
 
         sub = exercise_app()
         for info in sub.registered_commands:
             if info.callback is not None:
-                with_metavars(info.callback)
+                info.callback = with_metavars(with_lang(info.callback))
         new.add_typer(
             sub,
             name="exercise",
@@ -180,6 +180,46 @@ def with_metavars(func: Callable[..., None]) -> Callable[..., None]:
     return func
 
 
+class Lang(StrEnum):
+    en = "en"
+    ja = "ja"
+    zh = "zh"
+
+
+LANG_OPTION = typer.Option(
+    "--lang",
+    help="Language of tables, notes and messages: en, ja or zh (default: FFN_CALC_LANG, "
+    "else the locale). JSON and CSV stay English.",
+)
+
+
+def with_lang(func: Callable[..., None]) -> Callable[..., None]:
+    """Add `--lang` to a command: the language is set before anything is read or written."""
+    import functools
+    import inspect
+
+    sig = inspect.signature(func)
+    if "lang" in sig.parameters:
+        return func
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, lang: Lang | None = None, **kwargs: Any) -> None:
+        from ffn_calc import i18n
+
+        with user_errors():
+            i18n.set_language(lang.value if lang is not None else None)
+        func(*args, **kwargs)
+
+    param = inspect.Parameter(
+        "lang", inspect.Parameter.KEYWORD_ONLY, default=None,
+        annotation=Annotated[Lang | None, LANG_OPTION],
+    )  # fmt: skip
+    params = [*sig.parameters.values(), param]
+    wrapper.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {**getattr(func, "__annotations__", {}), "lang": param.annotation}
+    return wrapper
+
+
 class Format(StrEnum):
     table = "table"
     json = "json"
@@ -201,7 +241,9 @@ def user_errors() -> Iterator[None]:
     try:
         yield
     except FfnCalcError as exc:
-        typer.echo(f"Error: {exc}", err=True)
+        from ffn_calc.i18n import _
+
+        typer.echo(_("Error: {message}").format(message=exc), err=True)
         raise typer.Exit(exc.exit_code) from None
 
 
@@ -224,8 +266,10 @@ def emit(
             print(report.model_dump_json(indent=2))
         elif fmt is Format.csv:
             from ffn_calc.formats import to_csv
+            from ffn_calc.i18n import use
 
-            sys.stdout.write(to_csv(tables()))
+            with use("en"):  # what programs read stays English
+                sys.stdout.write(to_csv(tables()))
         elif fmt is Format.markdown:
             from ffn_calc.formats import to_markdown
 
@@ -252,7 +296,10 @@ def output_errors() -> Iterator[None]:
         raise typer.Exit(141) from None
     except OSError as exc:
         drop_stdout()
-        typer.echo(f"Error: cannot write the output: {exc.strerror or exc}.", err=True)
+        from ffn_calc.i18n import _
+
+        reason = exc.strerror or exc
+        typer.echo(_("Error: cannot write the output: {reason}.").format(reason=reason), err=True)
         raise typer.Exit(EXIT_OUTPUT_ERROR) from None
 
 
