@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from ffn_calc.config import MAX_SIZE, ModelConfig
 from ffn_calc.errors import UsageError
+from ffn_calc.i18n import _
 from ffn_calc.result import Result
 
 if TYPE_CHECKING:
@@ -54,7 +55,11 @@ __all__ = [
 def _size(name: str, value: object) -> int:
     """A length or count the CLI would take: an integer from 1 to MAX_SIZE."""
     if type(value) is not int or not 1 <= value <= MAX_SIZE:
-        raise UsageError(f"{name} must be an integer from 1 to {MAX_SIZE:,}; got {value!r}.")
+        raise UsageError(
+            _("{name} must be an integer from 1 to {max}; got {value}.").format(
+                name=name, max=f"{MAX_SIZE:,}", value=repr(value)
+            )
+        )
     return value
 
 
@@ -65,13 +70,21 @@ def _optional_size(name: str, value: object) -> int | None:
 def _choice(name: str, value: object, choices: Iterable[str]) -> str:
     options = list(choices)
     if value not in options:
-        raise UsageError(f"{name} must be one of {', '.join(options)}; got {value!r}.")
+        raise UsageError(
+            _("{name} must be one of {choices}; got {value}.").format(
+                name=name, choices=", ".join(options), value=repr(value)
+            )
+        )
     return str(value)
 
 
 def _model(model: object) -> ModelConfig:
     if not isinstance(model, ModelConfig):
-        raise UsageError(f"expected a model from ffn_calc.load(...), got {type(model).__name__}.")
+        raise UsageError(
+            _("expected a model from ffn_calc.load(...), got {type}.").format(
+                type=type(model).__name__
+            )
+        )
     return model
 
 
@@ -95,8 +108,10 @@ def load(
         and not ("d_model" in fields and "n_heads" in fields)
     ):
         raise UsageError(
-            "no model given: use load(preset=NAME), load(config=FILE), load(hf_config=PATH), "
-            "or fields with at least d_model and n_heads."
+            _(
+                "no model given: use load(preset=NAME), load(config=FILE), load(hf_config=PATH), "
+                "or fields with at least d_model and n_heads."
+            )
         )
     return resolve_model(
         preset=preset,
@@ -188,7 +203,7 @@ def compare(models: Sequence[ModelConfig], seq_len: int = 1024) -> CompareReport
 
     chosen = [_model(m) for m in models]
     if not chosen:
-        raise UsageError("nothing to compare: give at least one model.")
+        raise UsageError(_("nothing to compare: give at least one model."))
     return compare_report(chosen, _size("seq_len", seq_len))
 
 
@@ -218,7 +233,11 @@ def _gpu(gpu_memory: str | int | None) -> int | None:
         return parse_bytes(str(gpu_memory))
     if isinstance(gpu_memory, str):
         return parse_bytes(gpu_memory)
-    raise UsageError(f"gpu_memory is a size such as '80GB' or a byte count; got {gpu_memory!r}.")
+    raise UsageError(
+        _("gpu_memory is a size such as '80GB' or a byte count; got {value}.").format(
+            value=repr(gpu_memory)
+        )
+    )
 
 
 def memory(
@@ -234,7 +253,7 @@ def memory(
     from ffn_calc.inference_report import memory_report
 
     if gpu_memory is None and context is not None:
-        raise UsageError("--context goes with --gpu-memory (the largest batch that fits).")
+        raise UsageError(_("--context goes with --gpu-memory (the largest batch that fits)."))
     return memory_report(
         _model(model), _choice("dtype", dtype, DTYPE_BYTES), _gpu(gpu_memory),
         _size("batch", batch), _optional_size("context", context),
@@ -280,7 +299,7 @@ def sweep(
     from ffn_calc import sweeps as sw
 
     if isinstance(metrics, str) or isinstance(where, str):
-        raise UsageError("metrics and where are lists of strings: metrics=['total_params'].")
+        raise UsageError(_("metrics and where are lists of strings: metrics=['total_params']."))
     return sw.sweep(_model(model), vary, metrics, where)
 
 

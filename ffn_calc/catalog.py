@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from ffn_calc import param_counts as pm
 from ffn_calc.config import ModelConfig
+from ffn_calc.i18n import _
 from ffn_calc.presets import preset_names, resolve_model
 from ffn_calc.result import Result
 from ffn_calc.totals import param_components
@@ -49,12 +50,13 @@ def presets_listing() -> tuple[PresetsReport, Callable[[], list[Table]]]:
 
     def tables() -> list[Table]:
         t = Table(
-            "Presets",
+            _("Presets"),
             [
-                Column("name", "text"), Column("family", "text"), Column("d_model"),
-                Column("d_ff"), Column("FFN", "text"), Column("layers"),
-                Column("heads / kv", "num", only="people"), Column("heads", only="csv"),
-                Column("kv heads", only="csv"), Column("total params"), Column("active params"),
+                Column(_("name"), "text"), Column(_("family"), "text"), Column("d_model"),
+                Column("d_ff"), Column("FFN", "text"), Column(_("layers")),
+                Column(_("heads / kv"), "num", only="people"), Column("heads", only="csv"),
+                Column("kv heads", only="csv"), Column(_("total params")),
+                Column(_("active params")),
             ],
         )  # fmt: skip
         for r in rows:
@@ -63,7 +65,7 @@ def presets_listing() -> tuple[PresetsReport, Callable[[], list[Table]]]:
                 f"{r.n_heads} / {r.n_kv_heads}", r.n_heads, r.n_kv_heads, r.total_params,
                 r.active_params,
             )  # fmt: skip
-        t.notes.append("Sources: `ffn-calc show NAME`. Layers: all stacks together.")
+        t.notes.append(_("Sources: `ffn-calc show NAME`. Layers: all stacks together."))
         return [t]
 
     return report, tables
@@ -71,7 +73,8 @@ def presets_listing() -> tuple[PresetsReport, Callable[[], list[Table]]]:
 
 def config_listing(cfg: ModelConfig) -> list[Table]:
     t = Table(
-        f"{cfg.name}", [Column("field", "text"), Column("value", "text"), Column("meaning", "text")]
+        f"{cfg.name}",
+        [Column(_("field"), "text"), Column(_("value"), "text"), Column(_("meaning"), "text")],
     )
     for name, info in ModelConfig.model_fields.items():
         value = getattr(cfg, name)
@@ -81,9 +84,18 @@ def config_listing(cfg: ModelConfig) -> list[Table]:
             value = "-"
         elif not isinstance(value, int):
             value = str(value)
-        t.add(name, value, info.description or "")  # an int: 4,096 for people, 4096 in CSV
+        # The description in the current language when config.py marks it N_ (else English).
+        meaning = _(info.description) if info.description else ""
+        t.add(name, value, meaning)  # an int: 4,096 for people, 4096 in CSV
     t.notes.append(
-        f"Derived: head_dim {cfg.head_size}, n_kv_heads {cfg.kv_heads}, FFN {cfg.ffn_kind}; "
-        f"total {pm.total_params(cfg):,} parameters."
+        _(
+            "Derived: head_dim {head_dim}, n_kv_heads {n_kv_heads}, FFN {ffn_kind}; total "
+            "{total} parameters."
+        ).format(
+            head_dim=cfg.head_size,
+            n_kv_heads=cfg.kv_heads,
+            ffn_kind=cfg.ffn_kind,
+            total=f"{pm.total_params(cfg):,}",
+        )
     )
     return [t]

@@ -3,6 +3,7 @@
     python -m ffn_calc.catalogs extract   # update every .po from the code (keeps translations)
     python -m ffn_calc.catalogs compile   # .po -> .mo (what gettext reads; shipped in the wheel)
     python -m ffn_calc.catalogs check     # every message translated, placeholders kept, .mo fresh
+    python -m ffn_calc.catalogs merge F.json ...  # take translations {msgid: {"ja": .., "zh": ..}}
 
 Standard library only: the messages are found with `ast` (calls of `_`, `N_` and `ngettext`
 whose arguments are string literals), plus the texts of the exercise catalog; the .mo files
@@ -25,7 +26,7 @@ TRANSLATED = ("ja", "zh")
 MARKERS = {"_", "N_"}
 PLURAL = "ngettext"
 # The exercise catalog's texts that people read (translated where they are shown).
-EXERCISE_KEYS = ("question", "hint", "explanation", "title")
+EXERCISE_KEYS = ("question",)  # the only text an [[exercise]] has (Exercise forbids others)
 
 
 @dataclass
@@ -258,12 +259,38 @@ def problems() -> list[str]:
     return out
 
 
+def merge(paths: list[Path]) -> int:
+    """Fill the catalogs' msgstr from JSON files {msgid: {"ja": text, "zh": text}} (a
+    translator's hand-off); returns how many entries were filled."""
+    import json
+
+    given: dict[str, dict[str, str]] = {}
+    for path in paths:
+        given |= json.loads(path.read_text(encoding="utf-8"))
+    filled = 0
+    for lang in TRANSLATED:
+        path = po_path(lang)
+        _header, entries = read_po(path)
+        for msgid, e in entries.items():
+            text = given.get(msgid, {}).get(lang)
+            if text and e.plural is None and e.msgstr != text:
+                e.msgstr = text
+                filled += 1
+            elif text and e.plural is not None:
+                e.msgstr_plural = [text]
+                filled += 1
+        write_po(path, lang, list(entries.values()))
+    return filled
+
+
 def main(argv: list[str]) -> int:
     what = argv[0] if argv else "check"
     if what == "extract":
         update()
     elif what == "compile":
         compile_all()
+    elif what == "merge":
+        print(f"{merge([Path(p) for p in argv[1:]])} translations filled")
     elif what == "check":
         found = problems()
         print("\n".join(found) if found else "catalogs complete")

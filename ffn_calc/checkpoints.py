@@ -18,6 +18,8 @@ from __future__ import annotations
 from pathlib import Path, PurePosixPath, PureWindowsPath
 
 from ffn_calc.errors import FileError
+from ffn_calc.files import is_dir
+from ffn_calc.i18n import N_, _
 from ffn_calc.safetensors import (
     Entry,
     _Duplicate,
@@ -33,7 +35,7 @@ from ffn_calc.safetensors import (
 
 def read_checkpoint(path: Path) -> list[Entry]:
     """A .safetensors file, or a directory with model.safetensors or a sharded index."""
-    if not path.is_dir():
+    if not is_dir(path):  # False for a name the system refuses: reading it says why
         if path.name.endswith(".index.json"):
             return _read_index(path)
         return read_header(path)
@@ -44,7 +46,9 @@ def read_checkpoint(path: Path) -> list[Entry]:
     if index.exists() or index.is_symlink():
         return _read_index(index)
     raise FileError(
-        f"directory '{path}' holds neither model.safetensors nor model.safetensors.index.json."
+        _(
+            "directory '{path}' holds neither model.safetensors nor model.safetensors.index.json."
+        ).format(path=path)
     )
 
 
@@ -62,30 +66,45 @@ def _weight_map(index: Path) -> dict[str, str]:
     """The index's weight_map, every value a plain shard file name."""
     from ffn_calc.presets import read_text_file
 
-    _stat_regular(index, "shard index", "a shard index file")
+    _stat_regular(index, N_("shard index"), N_("a shard index file"))
     try:
         data = _load_json(read_text_file(index, "shard index"))
     except _JsonProblem as exc:
-        raise FileError(f"'{index}': the shard index is not valid JSON ({exc}).") from None
+        raise FileError(
+            _("'{index}': the shard index is not valid JSON ({problem}).").format(
+                index=index, problem=exc
+            )
+        ) from None
     except _Duplicate as dup:
-        raise FileError(f"'{index}': the shard index has the key {_show(dup.key)} twice.") from None
+        raise FileError(
+            _("'{index}': the shard index has the key {key} twice.").format(
+                index=index, key=_show(dup.key)
+            )
+        ) from None
     if not isinstance(data, dict):
         raise FileError(
-            f"'{index}': the shard index is {_json_kind(data)}, not an object with a weight_map."
+            _("'{index}': the shard index is {kind}, not an object with a weight_map.").format(
+                index=index, kind=_json_kind(data)
+            )
         )
     weight_map = data.get("weight_map")
     if not isinstance(weight_map, dict):
-        raise FileError(f"'{index}': the shard index has no weight_map object.")
+        raise FileError(
+            _("'{index}': the shard index has no weight_map object.").format(index=index)
+        )
     for name, shard in weight_map.items():
         if not isinstance(shard, str):
             raise FileError(
-                f"'{index}': weight_map maps tensor {_show(name)} to {_kind(shard)}, "
-                "not a shard file name."
+                _(
+                    "'{index}': weight_map maps tensor {name} to {kind}, not a shard file name."
+                ).format(index=index, name=_show(name), kind=_kind(shard))
             )
         if not _plain_file_name(shard):
             raise FileError(
-                f"'{index}': weight_map maps tensor {_show(name)} to {_show(shard)}, which is not "
-                "a file name in the index's directory (no path separators, '..' or absolute paths)."
+                _(
+                    "'{index}': weight_map maps tensor {name} to {shard}, which is not a file "
+                    "name in the index's directory (no path separators, '..' or absolute paths)."
+                ).format(index=index, name=_show(name), shard=_show(shard))
             )
     return weight_map
 
@@ -99,7 +118,11 @@ def _read_index(index: Path) -> list[Entry]:
     for shard in sorted(listed):
         file = index.parent / shard
         if not (file.exists() or file.is_symlink()):
-            raise FileError(f"'{index}': shard {_show(shard)} is missing from {index.parent}.")
+            raise FileError(
+                _("'{index}': shard {shard} is missing from {directory}.").format(
+                    index=index, shard=_show(shard), directory=index.parent
+                )
+            )
         entries = read_header(file)
         _check_agreement(index, shard, listed[shard], {e.name for e in entries})
         out += entries
@@ -109,16 +132,41 @@ def _read_index(index: Path) -> list[Entry]:
 def _check_agreement(index: Path, shard: str, listed: set[str], held: set[str]) -> None:
     """The tensors the index lists in a shard are exactly the ones the shard holds."""
     if absent := sorted(listed - held):
+        message = (
+            _(
+                "'{index}': weight_map puts tensor {name} in shard {shard}, but that shard does "
+                "not hold it ({more} more like it)."
+            )
+            if len(absent) > 1
+            else _(
+                "'{index}': weight_map puts tensor {name} in shard {shard}, but that shard does "
+                "not hold it."
+            )
+        )
         raise FileError(
-            f"'{index}': weight_map puts tensor {_show(absent[0])} in shard {_show(shard)}, "
-            f"but that shard does not hold it{_more(absent)}."
+            message.format(
+                index=index, name=_show(absent[0]), shard=_show(shard), more=_more(absent)
+            )
         )
     if unlisted := sorted(held - listed):
+        message = (
+            _(
+                "'{index}': shard {shard} holds tensor {name}, which weight_map does not list "
+                "in that shard ({more} more like it)."
+            )
+            if len(unlisted) > 1
+            else _(
+                "'{index}': shard {shard} holds tensor {name}, which weight_map does not list "
+                "in that shard."
+            )
+        )
         raise FileError(
-            f"'{index}': shard {_show(shard)} holds tensor {_show(unlisted[0])}, which weight_map "
-            f"does not list in that shard{_more(unlisted)}."
+            message.format(
+                index=index, shard=_show(shard), name=_show(unlisted[0]), more=_more(unlisted)
+            )
         )
 
 
 def _more(names: list[str]) -> str:
-    return f" ({len(names) - 1:,} more like it)" if len(names) > 1 else ""
+    """How many more names are like the first, for a message that gives the first."""
+    return f"{len(names) - 1:,}"

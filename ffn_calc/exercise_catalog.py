@@ -21,6 +21,7 @@ from ffn_calc.config import ModelConfig
 from ffn_calc.errors import FfnCalcError, FileError
 from ffn_calc.exercises import Exercise, answer
 from ffn_calc.files import parse_toml, read_text_file
+from ffn_calc.i18n import _
 from ffn_calc.presets import FLAG_FIELDS
 
 
@@ -56,10 +57,13 @@ def _phrase(err: ErrorDetails, keys: Sequence[str], table: str | None = None) ->
     name = ".".join([table, *loc] if table else loc)
     if err["type"] == "extra_forbidden":
         close = difflib.get_close_matches(loc[-1], keys, n=1, cutoff=0.6)
-        hint = f" (did you mean '{close[0]}'?)" if close else f"; the keys are {', '.join(keys)}"
-        return f"unknown key '{name}'{hint}"
+        if close:
+            return _("unknown key '{key}' (did you mean '{close}'?)").format(
+                key=name, close=close[0]
+            )
+        return _("unknown key '{key}'; the keys are {keys}").format(key=name, keys=", ".join(keys))
     if err["type"] == "missing":
-        return f"required key '{name}' is missing"
+        return _("required key '{key}' is missing").format(key=name)
     msg = err["msg"][0].lower() + err["msg"][1:]
     return f"{name} = {_toml(err['input'])}: {msg}" if name else msg
 
@@ -67,7 +71,7 @@ def _phrase(err: ErrorDetails, keys: Sequence[str], table: str | None = None) ->
 def _problems(raw: Any) -> tuple[Exercise | None, list[str]]:
     """Validate one raw entry: the exercise, or what is wrong with it (unknown keys first)."""
     if not isinstance(raw, dict):
-        return None, [f"an [[exercise]] must be a table, not {_toml(raw)}"]
+        return None, [_("an [[exercise]] must be a table, not {value}").format(value=_toml(raw))]
     try:
         e = Exercise.model_validate(raw)
     except ValidationError as exc:
@@ -89,13 +93,21 @@ def _entries(data: dict[str, Any], origin: str) -> list[Any]:
     for key in data:
         if key != "exercise":
             close = difflib.get_close_matches(key, ["exercise"], n=1, cutoff=0.6)
-            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            if close:
+                raise FileError(
+                    _(
+                        "{origin}: unknown key '{key}' (did you mean '{close}'?); a catalog "
+                        "holds only [[exercise]] entries."
+                    ).format(origin=origin, key=key, close=close[0])
+                )
             raise FileError(
-                f"{origin}: unknown key '{key}'{hint}; a catalog holds only [[exercise]] entries."
+                _(
+                    "{origin}: unknown key '{key}'; a catalog holds only [[exercise]] entries."
+                ).format(origin=origin, key=key)
             )
     entries = data.get("exercise")
     if not isinstance(entries, list) or not entries:
-        raise FileError(f"{origin}: no [[exercise]] entries.")
+        raise FileError(_("{origin}: no [[exercise]] entries.").format(origin=origin))
     return entries
 
 
@@ -104,7 +116,7 @@ def load_catalog(path: Path | None = None) -> list[Exercise]:
     if path is None:
         text, origin = (
             (files("ffn_calc") / "exercises.toml").read_text(encoding="utf-8"),
-            "the built-in catalog",
+            _("the built-in catalog"),
         )
     else:
         text, origin = read_text_file(path, "exercise catalog"), f"'{path}'"
@@ -112,14 +124,20 @@ def load_catalog(path: Path | None = None) -> list[Exercise]:
     out: list[Exercise] = []
     seen: set[str] = set()
     for i, raw in enumerate(_entries(data, origin), start=1):
-        label = f"{origin}, exercise {i}" + (
-            f" ('{str(raw['id'])[:100]}')" if isinstance(raw, dict) and "id" in raw else ""
-        )
+        if isinstance(raw, dict) and "id" in raw:
+            label = _("{origin}, exercise {n} ('{id}')").format(
+                origin=origin, n=i, id=str(raw["id"])[:100]
+            )
+        else:
+            label = _("{origin}, exercise {n}").format(origin=origin, n=i)
         e, problems = _problems(raw)
         if e is None or problems:
-            raise FfnCalcError("\n".join(f"{label}: {p}." for p in problems))
+            line = _("{where}: {problem}.")
+            raise FfnCalcError("\n".join(line.format(where=label, problem=p) for p in problems))
         if e.id in seen:
-            raise FfnCalcError(f"{label}: the id '{e.id}' is used twice.")
+            raise FfnCalcError(
+                _("{where}: the id '{id}' is used twice.").format(where=label, id=e.id)
+            )
         seen.add(e.id)
         try:
             answer(e)
@@ -134,5 +152,12 @@ def find(catalog: list[Exercise], exercise_id: str) -> Exercise:
         if e.id == exercise_id:
             return e
     close = difflib.get_close_matches(exercise_id, [e.id for e in catalog], n=3, cutoff=0.5)
-    hint = f" Did you mean {', '.join(close)}?" if close else ""
-    raise FfnCalcError(f"unknown exercise '{exercise_id}'.{hint} See `ffn-calc exercise list`.")
+    if close:
+        raise FfnCalcError(
+            _(
+                "unknown exercise '{id}'. Did you mean {close}? See `ffn-calc exercise list`."
+            ).format(id=exercise_id, close=", ".join(close))
+        )
+    raise FfnCalcError(
+        _("unknown exercise '{id}'. See `ffn-calc exercise list`.").format(id=exercise_id)
+    )

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ffn_calc.errors import FileError
+from ffn_calc.i18n import N_, _
 
 # No real config, config.json, catalog or shard index comes near this (the largest Hugging Face
 # config.json files are tens of kilobytes; a shard index of a 400B model, about 1 MiB).
@@ -25,6 +26,17 @@ MAX_DEPTH = 64
 BOM = "\ufeff"
 # How long a named pipe may wait for its first writer before the read gives up.
 FIFO_WAIT_SECONDS = 5
+# What the callers call the files they read (`what`), translated where a message names it.
+FILE_KINDS = (N_("config file"), N_("exercise catalog"), N_("shard index"))
+
+
+def is_dir(path: Path) -> bool:
+    """Whether `path` is a directory; False for a name the system refuses (too long), which
+    the read that follows then reports."""
+    try:
+        return path.is_dir()
+    except OSError:
+        return False
 
 
 def _stat(path: Path, what: str) -> os.stat_result:
@@ -32,26 +44,52 @@ def _stat(path: Path, what: str) -> os.stat_result:
         return path.stat()
     except FileNotFoundError:
         if path.is_symlink():
-            raise FileError(f"{what} '{path}' is a broken symbolic link.") from None
-        raise FileError(f"{what} '{path}' does not exist.") from None
+            raise FileError(
+                _("{what} '{path}' is a broken symbolic link.").format(what=_(what), path=path)
+            ) from None
+        raise FileError(
+            _("{what} '{path}' does not exist.").format(what=_(what), path=path)
+        ) from None
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise FileError(f"{what} '{path}' is a symbolic link loop.") from None
+            raise FileError(
+                _("{what} '{path}' is a symbolic link loop.").format(what=_(what), path=path)
+            ) from None
         if exc.errno == errno.ENAMETOOLONG:
-            raise FileError(f"{what} path is too long ({len(str(path)):,} characters).") from None
-        raise FileError(f"cannot read {what} '{path}': {exc.strerror or exc}.") from None
+            raise FileError(
+                _("{what} path is too long ({length} characters).").format(
+                    what=_(what), length=f"{len(str(path)):,}"
+                )
+            ) from None
+        raise FileError(_cannot_read(path, what, exc)) from None
     except ValueError:  # an embedded NUL byte
-        raise FileError(f"{what} path {str(path)[:80]!r} is not a valid file name.") from None
+        raise FileError(
+            _("{what} path {path} is not a valid file name.").format(
+                what=_(what), path=repr(str(path)[:80])
+            )
+        ) from None
+
+
+def _cannot_read(path: Path, what: str, exc: OSError) -> str:
+    return _("cannot read {what} '{path}': {reason}.").format(
+        what=_(what), path=path, reason=exc.strerror or exc
+    )
 
 
 def read_bytes_bounded(path: Path, what: str, limit: int = MAX_FILE_BYTES) -> bytes:
     """The bytes of a regular file or a pipe, at most `limit` of them, else a FileError."""
     st = _stat(path, what)
     if stat.S_ISDIR(st.st_mode):
-        raise FileError(f"{what} '{path}' is a directory, not a file.")
+        raise FileError(
+            _("{what} '{path}' is a directory, not a file.").format(what=_(what), path=path)
+        )
     fifo = stat.S_ISFIFO(st.st_mode)
     if not (stat.S_ISREG(st.st_mode) or fifo):
-        raise FileError(f"{what} '{path}' is not a regular file (a device or socket).")
+        raise FileError(
+            _("{what} '{path}' is not a regular file (a device or socket).").format(
+                what=_(what), path=path
+            )
+        )
     if st.st_size > limit:
         raise FileError(_too_big(path, what, limit))
     try:
@@ -61,11 +99,12 @@ def read_bytes_bounded(path: Path, what: str, limit: int = MAX_FILE_BYTES) -> by
         finally:
             os.close(fd)
     except OSError as exc:
-        raise FileError(f"cannot read {what} '{path}': {exc.strerror or exc}.") from None
+        raise FileError(_cannot_read(path, what, exc)) from None
     if fifo and data is None:
         raise FileError(
-            f"{what} '{path}' is a named pipe that no program wrote to within "
-            f"{FIFO_WAIT_SECONDS} seconds."
+            _(
+                "{what} '{path}' is a named pipe that no program wrote to within {seconds} seconds."
+            ).format(what=_(what), path=path, seconds=FIFO_WAIT_SECONDS)
         )
     size = len(data or b"")
     if size > limit:
@@ -123,24 +162,30 @@ def _read_pipe(fd: int, limit: int) -> bytes | None:
 
 
 def _too_big(path: Path, what: str, limit: int) -> str:
-    return (
-        f"{what} '{path}' is larger than {limit // (1024 * 1024)} MiB, the limit for files "
-        "ffn-calc reads; no real config or index file is that large."
-    )
+    return _(
+        "{what} '{path}' is larger than {mib} MiB, the limit for files ffn-calc reads; "
+        "no real config or index file is that large."
+    ).format(what=_(what), path=path, mib=limit // (1024 * 1024))
 
 
 def read_text_file(path: Path, what: str = "config file") -> str:
     """A user's text file as str: bounded, UTF-8 (a byte-order mark is dropped), not binary."""
     raw = read_bytes_bounded(path, what)
     if not raw.strip():
-        raise FileError(f"{what} '{path}' is empty.")
+        raise FileError(_("{what} '{path}' is empty.").format(what=_(what), path=path))
     if b"\x00" in raw[:8192]:
-        raise FileError(f"{what} '{path}' is a binary file, not TOML or JSON text.")
+        raise FileError(
+            _("{what} '{path}' is a binary file, not TOML or JSON text.").format(
+                what=_(what), path=path
+            )
+        )
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise FileError(
-            f"{what} '{path}' is not UTF-8 text (bad byte at offset {exc.start})."
+            _("{what} '{path}' is not UTF-8 text (bad byte at offset {offset}).").format(
+                what=_(what), path=path, offset=exc.start
+            )
         ) from None
     return text.removeprefix(BOM)
 
@@ -165,9 +210,12 @@ def _check_depth(text: str, origin: str) -> None:
             elif ch in "[{":
                 depth += 1
                 if depth > MAX_DEPTH:
+                    where = _("{origin}, line {line}").format(origin=origin, line=number)
                     raise FileError(
-                        f"{origin}, line {number}: brackets nested more than {MAX_DEPTH} deep; "
-                        "no real config nests like that."
+                        _(
+                            "{where}: brackets nested more than {depth} deep; "
+                            "no real config nests like that."
+                        ).format(where=where, depth=MAX_DEPTH)
                     )
             elif ch in "]}":
                 depth = max(0, depth - 1)
@@ -181,17 +229,25 @@ def parse_toml(text: str, origin: str) -> dict[str, Any]:
     try:
         return tomllib.loads(text.removeprefix(BOM))
     except tomllib.TOMLDecodeError as exc:
-        raise FileError(f"{origin}: malformed TOML: {exc}.") from None
+        raise FileError(
+            _("{origin}: malformed TOML: {error}.").format(origin=origin, error=exc)
+        ) from None
     except ValueError as exc:  # an integer of thousands of digits
-        raise FileError(f"{origin}: {_digits_message(exc)}") from None
+        raise FileError(_digits_message(exc, origin)) from None
     except RecursionError:
-        raise FileError(f"{origin}: nested too deeply to be a config file.") from None
+        raise FileError(_too_deep(origin)) from None
 
 
-def _digits_message(exc: ValueError) -> str:
+def _too_deep(origin: str) -> str:
+    return _("{origin}: nested too deeply to be a config file.").format(origin=origin)
+
+
+def _digits_message(exc: ValueError, origin: str) -> str:
     if "digits" in str(exc):
-        return "a number with thousands of digits; no real size is that large."
-    return f"malformed: {exc}."
+        return _("{origin}: a number with thousands of digits; no real size is that large.").format(
+            origin=origin
+        )
+    return _("{origin}: malformed: {error}.").format(origin=origin, error=exc)
 
 
 class _Duplicate(Exception):
@@ -227,26 +283,35 @@ def parse_json(text: str, origin: str) -> Any:
         return json.loads(text.removeprefix(BOM), object_pairs_hook=_no_duplicates)
     except _Duplicate as dup:
         line = _line_of_nth(text, dup.key, 2)
-        where = f"{origin}, line {line}" if line else origin
-        raise FileError(f"{where}: duplicate key {dup.key[:80]!r}.") from None
+        where = _("{origin}, line {line}").format(origin=origin, line=line) if line else origin
+        raise FileError(
+            _("{where}: duplicate key {key}.").format(where=where, key=repr(dup.key[:80]))
+        ) from None
     except json.JSONDecodeError as exc:
         raise FileError(
-            f"{origin}, line {exc.lineno}, column {exc.colno}: malformed JSON: {exc.msg}."
+            _("{origin}, line {line}, column {column}: malformed JSON: {error}.").format(
+                origin=origin, line=exc.lineno, column=exc.colno, error=exc.msg
+            )
         ) from None
     except ValueError as exc:
-        raise FileError(f"{origin}: {_digits_message(exc)}") from None
+        raise FileError(_digits_message(exc, origin)) from None
     except RecursionError:
-        raise FileError(f"{origin}: nested too deeply to be a config file.") from None
+        raise FileError(_too_deep(origin)) from None
 
 
 def parse_json_object(text: str, origin: str) -> dict[str, Any]:
     """Parse JSON text that must hold an object."""
     data = parse_json(text, origin)
     if not isinstance(data, dict):
-        kinds = {"list": "an array", "str": "a string", "int": "a number", "float": "a number",
-                 "bool": "a boolean", "NoneType": "null"}  # fmt: skip
-        kind = kinds.get(type(data).__name__, type(data).__name__)
-        raise FileError(f"{origin}: expected a JSON object {{...}} at the top level, found {kind}.")
+        kinds = {"list": N_("an array"), "str": N_("a string"), "int": N_("a number"),
+                 "float": N_("a number"), "bool": N_("a boolean"), "NoneType": "null"}  # fmt: skip
+        name = type(data).__name__
+        kind = _(kinds[name]) if name in kinds else name
+        raise FileError(
+            _("{origin}: expected a JSON object {{...}} at the top level, found {kind}.").format(
+                origin=origin, kind=kind
+            )
+        )
     return data
 
 

@@ -18,9 +18,10 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 
 from ffn_calc.config import ModelConfig
+from ffn_calc.i18n import N_
 from ffn_calc.terms import Term, term, total
 
-CONVENTION = (
+CONVENTION = N_(
     "FLOPs = 2 x multiply-adds of every matmul; QK^T and AV over the full S x S square; "
     "LM head at every position; embeddings, norms, softmax, activations, bias and residual "
     "adds not counted (= torch FlopCounterMode, eager attention). Training = 3 x forward."

@@ -11,15 +11,16 @@ from pathlib import Path
 from typing import Any
 
 from ffn_calc.errors import ConfigError, FileError
-from ffn_calc.files import parse_json_object, printable, read_text_file, shown
+from ffn_calc.files import is_dir, parse_json_object, printable, read_text_file, shown
+from ffn_calc.i18n import _
 
 
 def find_config_json(path: Path) -> Path:
     """`path` itself, or the config.json inside a directory."""
-    if path.is_dir():
+    if is_dir(path):  # False for a name the system refuses: reading it says why
         inner = path / "config.json"
         if not inner.is_file():
-            raise FileError(f"directory '{path}' holds no config.json.")
+            raise FileError(_("directory '{path}' holds no config.json.").format(path=path))
         return inner
     return path
 
@@ -31,15 +32,22 @@ def hf_fields(data: dict[str, Any], origin: str, text: str = "", file: str = "")
 
     model_type = data.get("model_type")
     if model_type is None:
-        raise ConfigError(f"{origin}: required field 'model_type' is missing.")
+        raise ConfigError(
+            _("{where}: required field '{field}' is missing.").format(
+                where=origin, field="model_type"
+            )
+        )
     if not isinstance(model_type, str):
         raise ConfigError(
-            f'{origin}: model_type = {shown(model_type)}: expected a string such as "llama".'
+            _('{origin}: model_type = {value}: expected a string such as "llama".').format(
+                origin=origin, value=shown(model_type)
+            )
         )
     if model_type not in REGISTRY:
         raise ConfigError(
-            f"{origin}: model_type {shown(model_type)} is not supported; "
-            f"supported: {', '.join(sorted(REGISTRY))}."
+            _("{origin}: model_type {value} is not supported; supported: {supported}.").format(
+                origin=origin, value=shown(model_type), supported=", ".join(sorted(REGISTRY))
+            )
         )
     module = family_module(model_type)
     assert module is not None
@@ -71,7 +79,7 @@ def load_hf_config(path: Path) -> tuple[dict[str, Any], str]:
     origin = f"'{file}'"
     data = parse_json_object(text, origin)
     fields = hf_fields(data, origin, text, str(file))
-    if path.is_dir():
+    if is_dir(path):
         name = path.name
     elif not file.is_file():  # a pipe (`--hf-config <(...)`): its "name" is a descriptor number
         name = ""

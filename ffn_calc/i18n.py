@@ -78,8 +78,14 @@ def set_language(lang: str | None = None) -> str:
     if chosen not in LANGUAGES:
         from ffn_calc.errors import UsageError
 
+        _language = "en"  # the message about it cannot be in a language not known
+
         source = "--lang" if lang is not None else "FFN_CALC_LANG"
-        raise UsageError(f"{source} {chosen!r}: use one of {', '.join(LANGUAGES)}.")
+        raise UsageError(
+            _("{source} {value}: use one of {choices}.").format(
+                source=source, value=repr(chosen), choices=", ".join(LANGUAGES)
+            )
+        )
     _language = chosen
     return chosen
 

@@ -65,10 +65,14 @@ def cached_per_token(cfg: ModelConfig) -> int:
 def kv_kinds(cfg: ModelConfig, batch: int, context: int, source_len: int | None) -> list[KvKind]:
     """The cache after a prefill of `context` tokens for `batch` sequences, per layer kind."""
     if not cfg.has_decoder:
-        raise UsageError(f"{cfg.name} is encoder-only: it generates nothing and keeps no KV cache.")
+        from ffn_calc.i18n import _
+
+        raise UsageError(_("{model} is encoder-only: it generates nothing and keeps no KV cache.").format(model=cfg.name))  # fmt: skip
     encdec = cfg.architecture == "encoder-decoder"
     if source_len is not None and not encdec:
-        raise UsageError(f"--source-len applies to encoder-decoder models; {cfg.name} is {cfg.architecture}.")  # fmt: skip
+        from ffn_calc.i18n import _
+
+        raise UsageError(_("--source-len applies to encoder-decoder models; {model} is {architecture}.").format(model=cfg.name, architecture=cfg.architecture))  # fmt: skip
     per = cached_per_token(cfg)
     local, full = _local(cfg)
     out = []
@@ -263,12 +267,19 @@ def parse_bytes(text: str) -> int:
     """A memory size: 80GB (10^9 bytes each), 80GiB (2^30), 1.5TB, or a plain byte count."""
     import re
 
+    from ffn_calc.i18n import _
+
     m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?I?B?)\s*", text.upper())
     if not m or m.group(2) not in _UNITS:
         raise UsageError(
-            f"--gpu-memory {text[:40]!r}: write a size such as 80GB, 80GiB, 24GB or 85899345920."
-        )
+            _("--gpu-memory {value}: write a size such as 80GB, 80GiB, 24GB or 85899345920.")
+            .format(value=repr(text[:40]))
+        )  # fmt: skip
     value = Fraction(m.group(1)) * _UNITS[m.group(2)]
     if value < 1 or value > 2**60:
-        raise UsageError(f"--gpu-memory {text[:40]!r}: give between 1 byte and 2^60 bytes.")
+        raise UsageError(
+            _("--gpu-memory {value}: give between 1 byte and 2^60 bytes.").format(
+                value=repr(text[:40])
+            )
+        )
     return int(value)

@@ -8,21 +8,34 @@ from pydantic import Field
 
 from ffn_calc import inference as inf
 from ffn_calc.config import ModelConfig
+from ffn_calc.i18n import N_
 from ffn_calc.report import CROSSOVER_LABELS, CrossoverRow, Number, TermReport, exact, num, share
 from ffn_calc.result import Result
 
-KV_CONVENTION = (
+KV_CONVENTION = N_(
     "Elements: every cached key and value tensor's numel() after a prefill of `context` tokens "
     "(transformers' cache): 2 x n_kv_heads x head_dim per token and layer (MLA: kv_lora_rank + "
     "qk_rope_head_dim); a sliding-window or chunked layer keeps min(context, window - 1) "
     "tokens; an encoder-decoder model adds its cross-attention cache over the source."
 )
-DECODE_CONVENTION = (
+DECODE_CONVENTION = N_(
     "One decode step: one new token per sequence with `context` tokens cached, FLOPs = 2 x "
     "multiply-adds (as FlopCounterMode on transformers with its cache, eager attention): "
     "projections, FFN and LM head over B rows; scores over the attended tokens (the cached "
     "ones the token may see, and itself); MLA re-expands the cached latents through kv_b_proj; "
     "an encoder-decoder step reuses the cached cross-attention keys and values."
+)
+GENERATION_NOTE = N_(
+    "generate() for N new tokens: the prefill of the prompt (which yields the first new token; "
+    "an encoder-decoder model's decoder runs one token) and N - 1 decode steps, each with one "
+    "more token cached."
+)
+DECODE_CROSSOVER_CONVENTION = N_(
+    "One decode step of one layer: the scores grow with the context L (2 x n_heads x (L + 1) x "
+    "(qk + v head) FLOPs per sequence), the projections and the FFN do not. Bytes: the step "
+    "reads every FFN weight once for the whole batch (a MoE layer: the router, a shared expert "
+    "and at most min(n_experts, batch x experts_per_token) experts) but each sequence's cache "
+    "once: batch x L x the cache per token."
 )
 
 
@@ -130,9 +143,7 @@ def generation_report(cfg: ModelConfig, batch: int, prompt: int, new: int) -> Ge
     return GenerationReport(
         model=cfg.name, batch=batch, prompt=prompt, new_tokens=new, prefill_flops=prefill,
         decode_steps=new - 1, decode_flops=total - prefill, generation_flops=total,
-        convention="generate() for N new tokens: the prefill of the prompt (which yields the "
-        "first new token; an encoder-decoder model's decoder runs one token) and N - 1 decode "
-        "steps, each with one more token cached. " + DECODE_CONVENTION,
+        convention=GENERATION_NOTE + " " + DECODE_CONVENTION,
     )  # fmt: skip
 
 
@@ -175,11 +186,7 @@ def decode_crossover_report(cfg: ModelConfig, batch: int) -> DecodeCrossoverRepo
         flops_exact={k: None if v is None else exact(v) for k, v in points.items()},
         kv_elements_per_token=per, ffn_weights_per_step=weights, bytes_context=num(ctx),
         bytes_context_exact=exact(ctx),
-        convention="One decode step of one layer: the scores grow with the context L "
-        "(2 x n_heads x (L + 1) x (qk + v head) FLOPs per sequence), the projections and the FFN "
-        "do not. Bytes: the step reads every FFN weight once for the whole batch (a MoE layer: "
-        "the router, a shared expert and at most min(n_experts, batch x experts_per_token) "
-        "experts) but each sequence's cache once: batch x L x the cache per token.",
+        convention=DECODE_CROSSOVER_CONVENTION,
     )  # fmt: skip
 
 
@@ -199,7 +206,7 @@ class MemoryReport(Result):
     convention: str
 
 
-MEMORY_CONVENTION = (
+MEMORY_CONVENTION = N_(
     "Fits: weights + KV cache (the same dtype) <= the memory given. Left out: activations, "
     "the framework's workspace and fragmentation, and any other process's memory."
 )

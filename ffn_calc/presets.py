@@ -15,7 +15,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ffn_calc.config import MAX_SIZE, ModelConfig
+from ffn_calc.config import MAX_SIZE, InvariantError, ModelConfig
 from ffn_calc.errors import ConfigError, UsageError
 from ffn_calc.files import line_of as line_of
 from ffn_calc.files import parse_json_object as parse_json_object  # re-exported
@@ -23,6 +23,7 @@ from ffn_calc.files import parse_toml as parse_toml
 from ffn_calc.files import printable
 from ffn_calc.files import read_text_file as read_text_file
 from ffn_calc.files import shown as shown
+from ffn_calc.i18n import N_, _
 
 _PRESET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 _CHECKOUT_PRESETS = Path(__file__).resolve().parent.parent / "presets"
@@ -46,11 +47,13 @@ def preset_names() -> list[str]:
 def load_preset_data(name: str) -> tuple[dict[str, Any], str]:
     """The raw fields of one preset (its file only) and its origin for messages."""
     if not name.strip():
-        raise ConfigError("the preset name is empty; see `ffn-calc presets` for the names.")
+        raise ConfigError(_("the preset name is empty; see `ffn-calc presets` for the names."))
     if "/" in name or "\\" in name or name.endswith((".toml", ".json")):
         raise ConfigError(
-            f"--preset takes a preset name, not a file: '{name[:200]}'. "
-            "Use --config FILE for your own config, or --hf-config PATH for a config.json."
+            _(
+                "--preset takes a preset name, not a file: '{name}'. "
+                "Use --config FILE for your own config, or --hf-config PATH for a config.json."
+            ).format(name=name[:200])
         )
     resource = presets_dir() / f"{name}.toml"
     if not _PRESET_NAME.fullmatch(name) or not resource.is_file():
@@ -58,14 +61,19 @@ def load_preset_data(name: str) -> tuple[dict[str, Any], str]:
 
         names = preset_names()
         close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
-        hint = f" Did you mean {', '.join(close)}?" if close else ""
+        if close:
+            message = _(
+                "unknown preset '{name}'. Did you mean {suggestions}? Available presets: {names}."
+            )
+        else:
+            message = _("unknown preset '{name}'. Available presets: {names}.")
         raise ConfigError(
-            f"unknown preset '{name[:200]}'.{hint} Available presets: {', '.join(names)}."
+            message.format(name=name[:200], suggestions=", ".join(close), names=", ".join(names))
         )
     text = resource.read_text(encoding="utf-8")
-    data = parse_toml(text, f"preset {name}")
+    data = parse_toml(text, _("preset {name}").format(name=name))
     data.setdefault("name", name)
-    return data, f"preset '{name}' ({name}.toml)"
+    return data, _("preset '{name}' ({file})").format(name=name, file=f"{name}.toml")
 
 
 def load_config_file(path: Path) -> tuple[dict[str, Any], str, str]:
@@ -81,27 +89,86 @@ def load_config_file(path: Path) -> tuple[dict[str, Any], str, str]:
     return data, origin, text
 
 
+# Pydantic's messages for the fields' checks, lowercased as a message shows them, by error
+# type: translated with the values of the error's ctx. One whose English differs from what
+# pydantic said (another pydantic version) is shown as pydantic said it.
+_FIELD_MESSAGES = {
+    "greater_than": N_("input should be greater than {gt}"),
+    "greater_than_equal": N_("input should be greater than or equal to {ge}"),
+    "less_than": N_("input should be less than {lt}"),
+    "less_than_equal": N_("input should be less than or equal to {le}"),
+    "int_type": N_("input should be a valid integer"),
+    "int_parsing": N_("input should be a valid integer, unable to parse string as an integer"),
+    "int_from_float": N_("input should be a valid integer, got a number with a fractional part"),
+    "float_type": N_("input should be a valid number"),
+    "bool_type": N_("input should be a valid boolean"),
+    "bool_parsing": N_("input should be a valid boolean, unable to interpret input"),
+    "string_type": N_("input should be a valid string"),
+    "list_type": N_("input should be a valid list"),
+    "dict_type": N_("input should be a valid dictionary"),
+    "literal_error": N_("input should be {choices} or {last}"),
+    "value_error": N_("value error, {error}"),
+}
+
+
+def field_message(err: Mapping[str, Any]) -> str:
+    """What is wrong with one field's value, lowercased, in the reader's language."""
+    msg = str(err["msg"])
+    english = f"{msg[0].lower()}{msg[1:]}" if msg else msg
+    template = _FIELD_MESSAGES.get(err["type"])
+    if template is None:
+        return english
+    ctx = err.get("ctx") or {}
+    values: dict[str, str] = {k: str(v) for k, v in ctx.items() if k in ("gt", "ge", "lt", "le")}
+    error = ctx.get("error")
+    if err["type"] == "value_error":
+        values["error"] = str(error)
+    elif err["type"] == "literal_error":
+        choices = re.findall(r"'[^']*'", str(ctx.get("expected", "")))
+        if len(choices) < 2:
+            return english
+        values["choices"], values["last"] = ", ".join(choices[:-1]), choices[-1]
+    try:
+        if template.format(**values) != english:
+            return english
+    except (KeyError, IndexError):
+        return english
+    if isinstance(error, InvariantError):
+        values["error"] = error.translated()
+    return _(template).format(**values)
+
+
 def _describe(err: Mapping[str, Any], origin: str, text: str | None) -> str:
     loc = ".".join(str(p) for p in err["loc"])
     line = line_of(text, str(err["loc"][0])) if err["loc"] else None
-    where = f"{origin}, line {line}" if line else origin
+    where = _("{origin}, line {line}").format(origin=origin, line=line) if line else origin
     kind, msg = err["type"], str(err["msg"])
     if kind == "extra_forbidden":
         import difflib
 
         close = difflib.get_close_matches(loc, list(ModelConfig.model_fields), n=1, cutoff=0.6)
-        hint = f" (did you mean '{close[0]}'?)" if close else ""
-        return f"{where}: unknown field '{loc}'{hint}."
+        if close:
+            return _("{where}: unknown field '{field}' (did you mean '{suggestion}'?).").format(
+                where=where, field=loc, suggestion=close[0]
+            )
+        return _("{where}: unknown field '{field}'.").format(where=where, field=loc)
     if kind == "missing":
-        return f"{where}: required field '{loc}' is missing."
+        return _("{where}: required field '{field}' is missing.").format(where=where, field=loc)
     if kind == "less_than_equal" and err["ctx"].get("le") == MAX_SIZE:
-        return (
-            f"{where}: {loc} = {shown(err['input'])}: larger than ffn-calc's bound on sizes, "
-            f"2^40 = {MAX_SIZE:,}."
-        )
+        return _(
+            "{where}: {field} = {value}: larger than ffn-calc's bound on sizes, 2^40 = {bound}."
+        ).format(where=where, field=loc, value=shown(err["input"]), bound=f"{MAX_SIZE:,}")
     if not loc:  # a model_validator invariant
-        return f"{where}: {msg.removeprefix('Value error, ')}."
-    return f"{where}: {loc} = {shown(err['input'])}: {msg[0].lower()}{msg[1:]}."
+        error = (err.get("ctx") or {}).get("error")
+        message = (
+            error.translated()
+            if isinstance(error, InvariantError)
+            else msg.removeprefix("Value error, ")
+        )
+        return _("{where}: {message}.").format(where=where, message=message)
+    return _("{where}: {field} = {value}: {message}.").format(
+        where=where, field=loc, value=shown(err["input"]), message=field_message(err)
+    )
 
 
 def dump_toml(cfg: ModelConfig) -> str:
@@ -159,7 +226,12 @@ def resolve_model(
         if v is not None
     ]
     if len(given) > 1:
-        raise UsageError(f"choose one model source: {' and '.join(given)} were both given.")
+        sources = given[0]
+        for option in given[1:]:
+            sources = _("{first} and {second}").format(first=sources, second=option)
+        raise UsageError(
+            _("choose one model source: {sources} were both given.").format(sources=sources)
+        )
     overrides = {**flag_fields(flags or {}), **(fields or {})}
     text: str | None = None
     if preset is not None:
@@ -173,16 +245,21 @@ def resolve_model(
     else:
         if "d_model" not in overrides or "n_heads" not in overrides:
             raise UsageError(
-                "no model given: use --preset NAME, --config FILE, --hf-config PATH, "
-                "or size flags with at least --d-model and --n-heads."
+                _(
+                    "no model given: use --preset NAME, --config FILE, --hf-config PATH, "
+                    "or size flags with at least --d-model and --n-heads."
+                )
             )
         d = overrides["d_model"]
         data = {"name": "custom", "n_layers": 1, "attention_bias": True, "ffn_bias": True}
         if type(d) is int:  # a d_model that is not an integer is reported as such
             data["d_ff"] = 4 * d
-        origin = "the size flags" if not fields else "the fields given"
+        origin = _("the size flags") if not fields else _("the fields given")
     if overrides and given:
         changed = ", ".join(f"{k}={v}" for k, v in overrides.items() if k != "attention_out_bias")
         data = {**data, "name": f"{data.get('name', 'custom')} ({changed})"}
-        origin = f"{origin} with {'fields' if fields else 'flags'} {changed}"
+        with_changes = (
+            _("{origin} with fields {changed}") if fields else _("{origin} with flags {changed}")
+        )
+        origin = with_changes.format(origin=origin, changed=changed)
     return build_config({**data, **overrides}, origin, text)

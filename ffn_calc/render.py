@@ -7,7 +7,10 @@ widths and the gaps between them fit in the console, the table is drawn, the spa
 first to the number columns' headers, then to the text columns that need it most. When they do
 not fit, the table is drawn as one block per row ("column: value" lines), so nothing is cut.
 Every line (cells, titles, notes) is wrapped at spaces, or inside a long word after its
-punctuation, never inside a number, and no line ends with a space.
+punctuation, never inside a number, and no line ends with a space. Widths are terminal cells
+(rich.cells.cell_len): a Chinese or Japanese character takes two. Such text has no spaces, so
+a line may also break between two of its characters (not before closing punctuation, not after
+opening punctuation, never inside a number such as 1.34億, nor inside an ASCII word).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from ffn_calc.formats import cell_text, extremes, for_audience
+from ffn_calc.i18n import N_, _
 from ffn_calc.inference_report import DecodeCrossoverReport
 from ffn_calc.report import CrossoverReport
 from ffn_calc.views import Table, human
@@ -34,9 +38,18 @@ DOMINANT_STYLE = {
 }
 TEXT_MIN = 10  # a text column narrower than this wraps too much to read
 SEGMENT_MAX = 16  # a word's piece up to this wide is never cut (architecture, not architectu/re)
+# CJK text: a word up to this wide (4 characters) moves to the next line whole, not split, and
+# a column holding a longer run of CJK characters is at least this wide.
+CJK_RUN_MIN = 8
 GAP = 2  # cells between two columns
-# A number as the tables write one: 1,234,567 / -12.5% / 0.3457312 / 32768/3 / 124.4M / 28.44x.
-NUMBER = re.compile(r"[-+]?\d(?:[\d,./]*\d)?[%xkMGTP]?")
+# A number as the tables write one: 1,234,567 / -12.5% / 0.3457312 / 32768/3 / 124.4M / 28.44x,
+# and in Japanese and Chinese 1.34億 / 839万 / 1.00万亿 (5.28億B: bytes).
+NUMBER = re.compile(r"[-+]?\d(?:[\d,./]*\d)?(?:[%xkMGTP]|(?:万亿|亿亿|[万億兆京亿])B?)?")
+# A line does not start with closing punctuation, nor end with opening punctuation (kinsoku).
+NO_START = frozenset(
+    "、。，．,.:;!?)]}）」』】〕〉》％%・：；！？ー…‥ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ々"  # noqa: RUF001
+)
+NO_END = frozenset("([{（「『【〔〈《")  # noqa: RUF001
 
 
 def _grid_style(value: object) -> str:
@@ -52,12 +65,40 @@ def _grid_style(value: object) -> str:
 # --- wrapping --------------------------------------------------------------------------------
 
 
-def _segments(word: str) -> list[str]:
-    """A word in the pieces it may be cut into: after each punctuation mark outside a number."""
+def _wide(ch: str) -> bool:
+    return cell_len(ch) > 1
+
+
+def _katakana(ch: str) -> bool:
+    return "\u30a1" <= ch <= "\u30fa" or ch == "\u30fc"  # ァ..ヺ and ー, not ・
+
+
+def _units(word: str) -> list[str]:
+    """A word (no spaces) in the pieces a line may break between without a space: before and
+    after each wide (CJK) character, but not inside a katakana word, before closing
+    punctuation, after opening punctuation or after a digit, and never inside a number or an
+    ASCII word."""
+    if word.isascii():
+        return [word]
     spans = [m.span() for m in NUMBER.finditer(word)]
     cuts = [
         k for k in range(1, len(word))
-        if not word[k - 1].isalnum() and not any(a < k < b for a, b in spans)
+        if (_wide(word[k - 1]) or _wide(word[k]))
+        and not (_katakana(word[k - 1]) and _katakana(word[k]))
+        and word[k] not in NO_START and word[k - 1] not in NO_END and not word[k - 1].isdigit()
+        and not any(a < k < b for a, b in spans)
+    ]  # fmt: skip
+    return [word[a:b] for a, b in zip([0, *cuts], [*cuts, len(word)], strict=True)]
+
+
+def _segments(word: str) -> list[str]:
+    """A word in the pieces it may be cut into: after each punctuation mark outside a number
+    (not after an opening CJK bracket)."""
+    spans = [m.span() for m in NUMBER.finditer(word)]
+    cuts = [
+        k for k in range(1, len(word))
+        if not word[k - 1].isalnum() and not (_wide(word[k - 1]) and word[k - 1] in NO_END)
+        and not any(a < k < b for a, b in spans)
     ]  # fmt: skip
     return [word[a:b] for a, b in zip([0, *cuts], [*cuts, len(word)], strict=True)]
 
@@ -94,7 +135,8 @@ def _cut(word: str, width: int) -> list[str]:
 
 
 def wrap(text: str, width: int) -> list[str]:
-    """Lines of at most `width` cells, broken at spaces; see _cut for words wider than that."""
+    """Lines of at most `width` cells, broken at spaces and inside runs of CJK text wider
+    than CJK_RUN_MIN (_units); see _cut for words wider than the line."""
     lines: list[str] = []
     for para in text.split("\n"):
         if cell_len(para) <= width:
@@ -102,14 +144,18 @@ def wrap(text: str, width: int) -> list[str]:
             continue
         line = ""
         for word in para.split():
-            candidate = f"{line} {word}" if line else word
-            if cell_len(candidate) <= width:
-                line = candidate
-                continue
-            if line:
-                lines.append(line)
-            *full, line = _cut(word, width)
-            lines += full
+            # A short word goes to the next line whole (割合, not 割/合); a longer CJK run
+            # fills the line and breaks between its characters.
+            units = _units(word) if cell_len(word) > CJK_RUN_MIN else [word]
+            for i, unit in enumerate(units):
+                candidate = f"{line} {unit}" if line and i == 0 else line + unit
+                if cell_len(candidate) <= width:
+                    line = candidate
+                    continue
+                if line:
+                    lines.append(line)
+                *full, line = _cut(unit, width)
+                lines += full
         lines.append(line)
     return lines
 
@@ -130,8 +176,16 @@ def _least(text: str) -> int:
 
 
 def _longest_segment(text: str) -> int:
-    segments = (cell_len(s) for word in text.split() for s in _segments(word))
-    return min(max(segments, default=0), SEGMENT_MAX)
+    """The widest piece of a word that is not cut (up to SEGMENT_MAX): a piece between
+    punctuation; in CJK text, a katakana word, or CJK_RUN_MIN cells of a longer run."""
+    return min(max((_piece(s) for w in text.split() for s in _segments(w)), default=0), SEGMENT_MAX)
+
+
+def _piece(segment: str) -> int:
+    if segment.isascii():
+        return cell_len(segment)
+    units = max(cell_len(u) for u in _units(segment))
+    return max(units if units <= SEGMENT_MAX else 0, min(cell_len(segment), CJK_RUN_MIN))
 
 
 # --- layout ----------------------------------------------------------------------------------
@@ -354,15 +408,32 @@ def console(width: int | None = None) -> Console:
 # --- pictures --------------------------------------------------------------------------------
 
 
+# share_bars' title by what the bars are drawn over: S, or (crossover --decode) the context L.
+SHARE_TITLES = {
+    "S": N_("Share of one layer's FLOPs as S grows: {legend}"),
+    "the context L": N_("Share of one layer's FLOPs as the context L grows: {legend}"),
+}
+
+
+def _pad(text: str, width: int) -> str:
+    """`text` right-aligned in `width` cells (str.rjust counts characters, not cells)."""
+    return " " * max(0, width - cell_len(text)) + text
+
+
 def share_bars(
     r: CrossoverReport | DecodeCrossoverReport, width: int | None = None, what: str = "S"
 ) -> Text:
     """Each term's share of the layer as S (or the context L) grows, one bar per length."""
     width = width or console().width
-    title = f"Share of one layer's FLOPs as {what} grows: █ projections ▒ scores ░ FFN"
     legend = {f"{BAR_CHARS[k]} {name}": DOMINANT_STYLE[k] for k, name in
-              (("attention_projections", "projections"), ("attention_scores", "scores"),
+              (("attention_projections", _("projections")), ("attention_scores", _("scores")),
                ("ffn", "FFN"))}  # fmt: skip
+    if what in SHARE_TITLES:
+        title = _(SHARE_TITLES[what]).format(legend=" ".join(legend))
+    else:
+        title = _("Share of one layer's FLOPs as {what} grows: {legend}").format(
+            what=what, legend=" ".join(legend)
+        )
     out = Text()
     for line in wrap(title, width):
         text = Text(line + "\n")
@@ -376,7 +447,7 @@ def share_bars(
     bar_width = max(1, min(50, width - label_width - GAP))
     keys = list(DOMINANT_STYLE)
     for label, row in zip(labels, r.rows, strict=True):
-        out.append(f"{label:>{label_width}}{' ' * GAP}")
+        out.append(f"{_pad(label, label_width)}{' ' * GAP}")
         used = 0
         for i, key in enumerate(keys):
             n = bar_width - used if i == len(keys) - 1 else round(row.shares[key] * bar_width)
@@ -396,14 +467,14 @@ def activation_plot(width: int | None = None, height: int = 17) -> Text:
     curves = [("relu", act.relu, "r", "cyan"), ("gelu", act.gelu, "g", "green"),
               ("silu", act.silu, "s", "magenta")]  # fmt: skip
     lo_y, hi_y = -0.5, 3.0
-    grid = [[" "] * width for _ in range(height)]
+    grid = [[" "] * width for _row in range(height)]
     styles: dict[tuple[int, int], str] = {}
     zero = round((hi_y - 0.0) / (hi_y - lo_y) * (height - 1))
     for c in range(width):
         grid[zero][c] = "-"
     for r in range(height):
         grid[r][width // 2] = "|"
-    for _, f, ch, style in curves:
+    for _name, f, ch, style in curves:
         for c in range(width):
             x = -3 + 6 * c / (width - 1)
             y = f(x)
@@ -411,7 +482,7 @@ def activation_plot(width: int | None = None, height: int = 17) -> Text:
             if 0 <= r < height:
                 grid[r][c] = ch
                 styles[(r, c)] = style
-    title = "Curves on [-3, 3] (r ReLU, g GELU, s SiLU; GELU-tanh overlaps GELU)"
+    title = _("Curves on [-3, 3] (r ReLU, g GELU, s SiLU; GELU-tanh overlaps GELU)")
     out = Text("\n".join(wrap(title, room)) + "\n")
     for r, row in enumerate(grid):
         for c, ch in enumerate(row):
@@ -434,12 +505,12 @@ def sweep_chart(field: str, metric: str, rows: list[dict[str, object]]) -> Text:
     bar_width = max(1, min(50, width - label_width - text_width - 2 * GAP))
     top = max((abs(x) for x in nums), default=0.0) or 1.0
     out = Text()
-    for line in wrap(f"{metric} as {field} varies", width):
+    for line in wrap(_("{metric} as {field} varies").format(metric=metric, field=field), width):
         out.append(line + "\n", style="italic")
     for label, x, text in zip(labels, nums, texts, strict=True):
         n = round(abs(x) / top * bar_width)
-        out.append(f"{label:>{label_width}}{' ' * GAP}")
+        out.append(f"{_pad(label, label_width)}{' ' * GAP}")
         out.append("█" * n, style="green")
-        out.append(" " * (bar_width - n + GAP) + f"{text:>{text_width}}\n")
+        out.append(" " * (bar_width - n + GAP) + f"{_pad(text, text_width)}\n")
     out.rstrip()
     return out

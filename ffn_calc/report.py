@@ -14,6 +14,7 @@ from ffn_calc import flop_counts as fl
 from ffn_calc import param_counts as pm
 from ffn_calc.config import ModelConfig
 from ffn_calc.errors import UsageError
+from ffn_calc.i18n import N_
 from ffn_calc.result import Result
 from ffn_calc.terms import Term
 
@@ -157,6 +158,14 @@ class FlopsReport(Result):
     convention: str
 
 
+# The sentences a FlopsReport's convention is made of (JSON: English; the tables translate
+# each, see views._translated).
+MACS_NOTE = N_("Unit: multiply-adds (MACs) = FLOPs / 2.")
+CAUSAL_NOTE = N_("--causal: decoder self-attention scores over the S(S+1)/2 visible pairs.")
+NO_LM_HEAD_NOTE = N_("--no-lm-head: the output projection is left out.")
+FLOPS_PIECES = (fl.CONVENTION, MACS_NOTE, CAUSAL_NOTE, NO_LM_HEAD_NOTE)
+
+
 def flops_report(cfg: ModelConfig, w: fl.Workload, unit: str = "flops") -> FlopsReport:
     if w.target_len is not None and cfg.architecture != "encoder-decoder":
         raise UsageError(
@@ -179,11 +188,11 @@ def flops_report(cfg: ModelConfig, w: fl.Workload, unit: str = "flops") -> Flops
     tokens = w.batch * (w.seq_len + t if cfg.architecture == "encoder-decoder" else w.seq_len)
     convention = fl.CONVENTION
     if unit == "macs":
-        convention = "Unit: multiply-adds (MACs) = FLOPs / 2. " + convention
+        convention = MACS_NOTE + " " + convention
     if w.causal:
-        convention += " --causal: decoder self-attention scores over the S(S+1)/2 visible pairs."
+        convention += " " + CAUSAL_NOTE
     if not w.lm_head:
-        convention += " --no-lm-head: the output projection is left out."
+        convention += " " + NO_LM_HEAD_NOTE
     return FlopsReport(
         model=cfg.name, batch=w.batch, seq_len=w.seq_len,
         target_len=w.target_len if cfg.architecture == "encoder-decoder" else None,
@@ -208,21 +217,21 @@ def _approximations(
     h, q = cfg.n_heads, cfg.head_size
     rows = [
         (
-            "2N x tokens (forward)",
-            "2 x N x tokens, N = all parameters",
+            N_("2N x tokens (forward)"),
+            N_("2 x N x tokens, N = all parameters"),
             2 * n * tokens,
             exact_flops,
         ),
-        ("6N x tokens (training)", "6 x N x tokens", 6 * n * tokens, 3 * exact_flops),
+        (N_("6N x tokens (training)"), N_("6 x N x tokens"), 6 * n * tokens, 3 * exact_flops),
         (
-            "Kaplan et al. 2020 (forward)",
-            "(2 N_ne + 2 n_layer n_ctx d_model) x tokens, N_ne = non-embedding parameters",
+            N_("Kaplan et al. 2020 (forward)"),
+            N_("(2 N_ne + 2 n_layer n_ctx d_model) x tokens, N_ne = non-embedding parameters"),
             (2 * n_ne + 2 * layers * s * d) * tokens,
             exact_flops,
         ),
         (
-            "PaLM, Chowdhery et al. 2022 (training)",
-            "(6 N_ne + 12 L H Q T) x tokens, H heads, Q head_dim, T = S",
+            N_("PaLM, Chowdhery et al. 2022 (training)"),
+            N_("(6 N_ne + 12 L H Q T) x tokens, H heads, Q head_dim, T = S"),
             (6 * n_ne + 12 * layers * h * q * s) * tokens,
             3 * exact_flops,
         ),
@@ -267,11 +276,17 @@ class CrossoverReport(Result):
     convention: str
 
 
+# Also the marks of CrossoverRow (JSON: English); the tables translate them.
 CROSSOVER_LABELS = {
-    "scores_vs_ffn": "scores = FFN",
-    "scores_vs_projections": "scores = projections",
-    "scores_vs_dense": "scores = projections + FFN",
+    "scores_vs_ffn": N_("scores = FFN"),
+    "scores_vs_projections": N_("scores = projections"),
+    "scores_vs_dense": N_("scores = projections + FFN"),
 }
+CROSSOVER_CONVENTION = N_(
+    "One layer, batch 1, FLOPs of the whole sequence. Projections and FFN grow with S, the "
+    "scores (QK^T + AV) with S^2."
+)
+CAUSAL_PAIRS = N_("Causal: scores over S(S+1)/2 pairs.")
 
 
 def _row(pt: fl.PerToken, s: Fraction, causal: bool, marks: list[str]) -> CrossoverRow:
@@ -299,11 +314,7 @@ def crossover_report(
         if s > 0:
             lengths.setdefault(s, []).append(CROSSOVER_LABELS[key])
     rows = [_row(pt, s, causal, lengths[s]) for s in sorted(lengths)]
-    convention = (
-        "One layer, batch 1, FLOPs of the whole sequence. Projections and FFN grow with S, "
-        "the scores (QK^T + AV) with S^2."
-        + (" Causal: scores over S(S+1)/2 pairs." if causal else "")
-    )
+    convention = CROSSOVER_CONVENTION + (" " + CAUSAL_PAIRS if causal else "")
     return CrossoverReport(
         model=cfg.name,
         layer=_layer_label(fl.crossover_layer(cfg)),

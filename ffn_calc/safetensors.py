@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import Any
 
 from ffn_calc.errors import FileError
+from ffn_calc.i18n import N_, _
 
 MAX_HEADER = 100_000_000  # the reference reader's MAX_HEADER_SIZE
 MAX_INT = 2**64 - 1  # offsets and dimensions are usize in the reference reader
@@ -61,8 +62,8 @@ DTYPE_BITS: dict[str, int] = {
     "U32": 32, "F32": 32, "C64": 64, "F64": 64, "I64": 64, "U64": 64,
 }  # fmt: skip
 
-NOT_REGULAR = (
-    "is not a regular file (a FIFO, device or socket); "
+NOT_REGULAR = N_(
+    "'{path}' is not a regular file (a FIFO, device or socket); "
     "checkpoints are read from regular files only."
 )
 
@@ -102,22 +103,41 @@ def _kind(value: Any) -> str:
     if value is None:
         return "null"
     if isinstance(value, bool):
-        return "a boolean"
+        return _("a boolean")
     if isinstance(value, int):
-        return "a number"
+        return _("a number")
     if isinstance(value, float):
-        return "a floating-point number"
+        return _("a floating-point number")
     if isinstance(value, str):
-        return "a string"
+        return _("a string")
     if isinstance(value, list):
-        return "an array"
-    return "an object"
+        return _("an array")
+    return _("an object")
 
 
 def _json_kind(value: Any) -> str:
     """_kind for a whole document: "a JSON array", "JSON null"."""
-    kind = _kind(value)
-    return "JSON null" if kind == "null" else "a JSON " + kind.split(" ", 1)[1]
+    if value is None:
+        return "JSON null"
+    if isinstance(value, bool):
+        return _("a JSON boolean")
+    if isinstance(value, int):
+        return _("a JSON number")
+    if isinstance(value, float):
+        return _("a JSON floating-point number")
+    if isinstance(value, str):
+        return _("a JSON string")
+    if isinstance(value, list):
+        return _("a JSON array")
+    return _("a JSON object")
+
+
+def _list(items: list[str]) -> str:
+    """Names in a sentence: "dtype and shape" (ja/zh: a list with 、)."""
+    out = items[0]
+    for item in items[1:]:
+        out = _("{first} and {second}").format(first=out, second=item)
+    return out
 
 
 def _shape_text(shape: tuple[int, ...], limit: int = 8) -> str:
@@ -141,7 +161,7 @@ def _checked_str(text: str) -> str:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        raise _JsonProblem("a string holds an unpaired UTF-16 surrogate escape") from None
+        raise _JsonProblem(_("a string holds an unpaired UTF-16 surrogate escape")) from None
     return text
 
 
@@ -155,7 +175,7 @@ def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 def _no_constant(name: str) -> Any:
-    raise _JsonProblem("NaN and Infinity are not JSON numbers")
+    raise _JsonProblem(_("NaN and Infinity are not JSON numbers"))
 
 
 def _load_json(text: str) -> Any:
@@ -163,31 +183,50 @@ def _load_json(text: str) -> Any:
     try:
         return json.loads(text, object_pairs_hook=_object, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
-        raise _JsonProblem(f"{exc.msg} at line {exc.lineno}, column {exc.colno}") from None
+        raise _JsonProblem(
+            _("{problem} at line {line}, column {column}").format(
+                problem=exc.msg, line=exc.lineno, column=exc.colno
+            )
+        ) from None
     except RecursionError:
-        raise _JsonProblem("nested too deeply") from None
+        raise _JsonProblem(_("nested too deeply")) from None
     except ValueError:  # an integer of more digits than Python converts
-        raise _JsonProblem("a number with thousands of digits") from None
+        raise _JsonProblem(_("a number with thousands of digits")) from None
 
 
 # --- the file ------------------------------------------------------------------------------------
 
 
-def _stat_regular(path: Path, what: str, kind: str = "a safetensors file") -> os.stat_result:
-    """The stat of a regular file (symbolic links followed), else a FileError."""
+def _stat_regular(path: Path, what: str, kind: str = N_("a safetensors file")) -> os.stat_result:
+    """The stat of a regular file (symbolic links followed), else a FileError. `what` and
+    `kind` are English nouns marked with N_ ("checkpoint", "a shard index file")."""
     try:
         st = os.stat(path)
     except FileNotFoundError:
-        raise FileError(f"{what} '{path}' does not exist.") from None
+        raise FileError(
+            _("{what} '{path}' does not exist.").format(what=_(what), path=path)
+        ) from None
     except ValueError:  # a NUL byte in the name
-        raise FileError(f"{what} path {_show(str(path))} is not a valid file name.") from None
+        raise FileError(
+            _("{what} path {name} is not a valid file name.").format(
+                what=_(what), name=_show(str(path))
+            )
+        ) from None
     except OSError as exc:
-        raise FileError(f"cannot read {what} '{path}': {exc.strerror or exc}.") from None
+        raise _unreadable(path, what, exc) from None
     if stat.S_ISDIR(st.st_mode):
-        raise FileError(f"'{path}' is a directory, not {kind}.")
+        raise FileError(_("'{path}' is a directory, not {kind}.").format(path=path, kind=_(kind)))
     if not stat.S_ISREG(st.st_mode):
-        raise FileError(f"'{path}' {NOT_REGULAR}")
+        raise FileError(_(NOT_REGULAR).format(path=path))
     return st
+
+
+def _unreadable(path: Path, what: str, exc: OSError) -> FileError:
+    return FileError(
+        _("cannot read {what} '{path}': {reason}.").format(
+            what=_(what), path=path, reason=exc.strerror or exc
+        )
+    )
 
 
 def _read_exact(fd: int, count: int) -> bytes:
@@ -203,72 +242,98 @@ def _read_exact(fd: int, count: int) -> bytes:
 
 def _check_length(path: Path, n: int, size: int) -> None:
     """N, the header length the first 8 bytes give; never shown, it may be text."""
-    where = f"'{path}' is not a safetensors file"
     if n > size - 8:
         raise FileError(
-            f"{where}: its first 8 bytes give a header length beyond the file's size "
-            f"({size:,} bytes)."
+            _(
+                "'{path}' is not a safetensors file: its first 8 bytes give a header length "
+                "beyond the file's size ({size} bytes)."
+            ).format(path=path, size=f"{size:,}")
         )
     if n == 0:
-        raise FileError(f"{where}: its header length is 0.")
+        raise FileError(
+            _("'{path}' is not a safetensors file: its header length is 0.").format(path=path)
+        )
     if n > MAX_HEADER:
         raise FileError(
-            f"{where}: its header length is over the format's limit of {MAX_HEADER:,} bytes."
+            _(
+                "'{path}' is not a safetensors file: its header length is over the format's "
+                "limit of {limit} bytes."
+            ).format(path=path, limit=f"{MAX_HEADER:,}")
         )
 
 
 def _read_raw_header(path: Path) -> tuple[bytes, int]:
     """The N header bytes and the length of the data buffer; nothing past the header is read."""
-    _stat_regular(path, "checkpoint")
+    _stat_regular(path, N_("checkpoint"))
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
     try:
         fd = os.open(path, flags)
     except OSError as exc:
-        raise FileError(f"cannot read checkpoint '{path}': {exc.strerror or exc}.") from None
+        raise _unreadable(path, "checkpoint", exc) from None
     try:
         st = os.fstat(fd)  # the file opened, in case the path changed since the stat
         if not stat.S_ISREG(st.st_mode):
-            raise FileError(f"'{path}' {NOT_REGULAR}")
+            raise FileError(_(NOT_REGULAR).format(path=path))
         size = st.st_size
         if size < 8:
             raise FileError(
-                f"'{path}' is not a safetensors file: {size:,} bytes, too short for the 8-byte "
-                "header length."
+                _(
+                    "'{path}' is not a safetensors file: {size} bytes, too short for the 8-byte "
+                    "header length."
+                ).format(path=path, size=f"{size:,}")
             )
         n = int.from_bytes(_read_exact(fd, 8), "little")
         _check_length(path, n, size)
         raw = _read_exact(fd, n)
     except OSError as exc:
-        raise FileError(f"cannot read checkpoint '{path}': {exc.strerror or exc}.") from None
+        raise _unreadable(path, "checkpoint", exc) from None
     finally:
         os.close(fd)
     if len(raw) < n:
-        raise FileError(f"'{path}': the file ended inside its header (was it being written?).")
+        raise FileError(
+            _("'{path}': the file ended inside its header (was it being written?).").format(
+                path=path
+            )
+        )
     return raw, size - 8 - n
 
 
 def _parse_header(path: Path, raw: bytes) -> dict[str, Any]:
     """The header as a JSON object, or a FileError that quotes none of it."""
-    where = f"'{path}' is not a safetensors file"
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise FileError(f"{where}: its header is not valid JSON (not UTF-8 text).") from None
+        raise FileError(
+            _(
+                "'{path}' is not a safetensors file: its header is not valid JSON (not UTF-8 text)."
+            ).format(path=path)
+        ) from None
     try:
         header = _load_json(text)
     except _JsonProblem as exc:
-        raise FileError(f"{where}: its header is not valid JSON ({exc}).") from None
+        raise FileError(
+            _(
+                "'{path}' is not a safetensors file: its header is not valid JSON ({problem})."
+            ).format(path=path, problem=exc)
+        ) from None
     except _Duplicate as dup:
         raise FileError(
-            f"'{path}': the header has the key {_show(dup.key)} twice; the format disallows "
-            "duplicate keys."
+            _(
+                "'{path}': the header has the key {key} twice; the format disallows duplicate keys."
+            ).format(path=path, key=_show(dup.key))
         ) from None
     if not isinstance(header, dict):
-        raise FileError(f"{where}: its header is {_json_kind(header)}, not a JSON object.")
+        raise FileError(
+            _(
+                "'{path}' is not a safetensors file: its header is {kind}, not a JSON object."
+            ).format(path=path, kind=_json_kind(header))
+        )
     if not text.startswith("{"):
         raise FileError(
-            f"'{path}': the safetensors header must begin with '{{' (the format requires it), "
-            "not with whitespace."
+            _(
+                "'{path}': the safetensors header must begin with '{{' (the format requires "
+                "it), not with whitespace."
+            ).format(path=path)
         )
     return header
 
@@ -279,57 +344,92 @@ def _parse_header(path: Path, raw: bytes) -> dict[str, Any]:
 def _integer(value: Any, what: str) -> int:
     """A JSON integer in [0, 2**64 - 1]; else the problem, for the caller to place."""
     if isinstance(value, bool) or not isinstance(value, int):
-        raise _Bad(f"{what} is {_kind(value)}, not a non-negative integer.")
+        raise _Bad(
+            _("{what} is {kind}, not a non-negative integer.").format(what=what, kind=_kind(value))
+        )
     if value < 0:
-        raise _Bad(f"{what} is {value}, not a non-negative integer.")
+        raise _Bad(
+            _("{what} is {value}, not a non-negative integer.").format(what=what, value=value)
+        )
     if value > MAX_INT:
-        raise _Bad(f"{what} is {value:,}, beyond the format's 64-bit limit.")
+        raise _Bad(
+            _("{what} is {value}, beyond the format's 64-bit limit.").format(
+                what=what, value=f"{value:,}"
+            )
+        )
     return value
 
 
 def _check_keys(info: Any) -> None:
     if not isinstance(info, dict):
-        raise _Bad(f"the entry is {_kind(info)}, not an object with dtype, shape and data_offsets.")
+        raise _Bad(
+            _("the entry is {kind}, not an object with dtype, shape and data_offsets.").format(
+                kind=_kind(info)
+            )
+        )
     missing = [k for k in ENTRY_KEYS if k not in info]
     if missing:
-        raise _Bad(f"the entry lacks {' and '.join(missing)}.")
+        raise _Bad(_("the entry lacks {keys}.").format(keys=_list(missing)))
     unknown = sorted(k for k in info if k not in ENTRY_KEYS)
     if unknown:
         raise _Bad(
-            f"the entry has the unknown key {_show(unknown[0])}; an entry holds only dtype, "
-            "shape and data_offsets."
+            _(
+                "the entry has the unknown key {key}; an entry holds only dtype, "
+                "shape and data_offsets."
+            ).format(key=_show(unknown[0]))
         )
 
 
 def _dtype(value: Any) -> str:
     if not isinstance(value, str):
-        raise _Bad(f"dtype is {_kind(value)}, not a string.")
+        raise _Bad(_("dtype is {kind}, not a string.").format(kind=_kind(value)))
     if value not in DTYPE_BITS:
         raise _Bad(
-            f"dtype {_show(value, 20)} is not a safetensors dtype ({', '.join(DTYPE_BITS)})."
+            _("dtype {dtype} is not a safetensors dtype ({dtypes}).").format(
+                dtype=_show(value, 20), dtypes=", ".join(DTYPE_BITS)
+            )
         )
     return value
 
 
 def _shape(value: Any) -> tuple[int, ...]:
     if not isinstance(value, list):
-        raise _Bad(f"shape is {_kind(value)}, not an array of dimensions.")
+        raise _Bad(_("shape is {kind}, not an array of dimensions.").format(kind=_kind(value)))
     return tuple(_integer(d, f"shape[{i}]") for i, d in enumerate(value))
 
 
 def _offsets(value: Any, buffer: int) -> tuple[int, int]:
-    problem = "data_offsets must be an array of two integers [begin, end]"
     if not isinstance(value, list):
-        raise _Bad(f"{problem}; it is {_kind(value)}.")
+        raise _Bad(
+            _("data_offsets must be an array of two integers [begin, end]; it is {kind}.").format(
+                kind=_kind(value)
+            )
+        )
     if len(value) != 2:
-        raise _Bad(f"{problem}; it has {len(value)} item{'s' * (len(value) != 1)}.")
+        one = len(value) == 1
+        raise _Bad(
+            (
+                _(
+                    "data_offsets must be an array of two integers [begin, end]; it has {count} item."
+                )
+                if one
+                else _(
+                    "data_offsets must be an array of two integers [begin, end]; it has {count} "
+                    "items."
+                )
+            ).format(count=len(value))
+        )
     begin, end = (_integer(v, f"data_offsets[{i}]") for i, v in enumerate(value))
     if end < begin:
-        raise _Bad(f"data_offsets [{begin}, {end}] end before they begin.")
+        raise _Bad(
+            _("data_offsets [{begin}, {end}] end before they begin.").format(begin=begin, end=end)
+        )
     if end > buffer:
         raise _Bad(
-            f"data_offsets [{begin}, {end}] reach past the end of the data buffer "
-            f"({buffer:,} bytes)."
+            _(
+                "data_offsets [{begin}, {end}] reach past the end of the data buffer "
+                "({size} bytes)."
+            ).format(begin=begin, end=end, size=f"{buffer:,}")
         )
     return begin, end
 
@@ -344,11 +444,17 @@ def _nbytes(dtype: str, shape: tuple[int, ...]) -> int:
             elements *= d
             if elements * bits > 8 * MAX_INT:
                 raise _Bad(
-                    f"{what} needs more than {MAX_INT:,} bytes, more than the format can address."
+                    _(
+                        "{what} needs more than {limit} bytes, more than the format can address."
+                    ).format(what=what, limit=f"{MAX_INT:,}")
                 )
     total = elements * bits
     if total % 8:
-        raise _Bad(f"{what} is {total:,} bits, not a whole number of bytes.")
+        raise _Bad(
+            _("{what} is {bits} bits, not a whole number of bytes.").format(
+                what=what, bits=f"{total:,}"
+            )
+        )
     return total // 8
 
 
@@ -362,21 +468,34 @@ def _entry(path: Path, name: str, info: Any, buffer: int) -> tuple[Entry, _Span]
         nbytes = _nbytes(dtype, shape)
         if nbytes != end - begin:
             raise _Bad(
-                f"data_offsets [{begin}, {end}] hold {end - begin:,} bytes, "
-                f"but {dtype} x {_shape_text(shape)} needs {nbytes:,}."
-            )
+                _("data_offsets [{begin}, {end}] hold {held} bytes, but {what} needs {needed}.")
+                .format(
+                    begin=begin, end=end, held=f"{end - begin:,}",
+                    what=f"{dtype} x {_shape_text(shape)}", needed=f"{nbytes:,}",
+                )
+            )  # fmt: skip
     except _Bad as exc:
-        raise FileError(f"'{path}': tensor {_show(name)}: {exc}") from None
+        raise FileError(
+            _("'{path}': tensor {name}: {problem}").format(path=path, name=_show(name), problem=exc)
+        ) from None
     return Entry(name, dtype, shape, nbytes, path.name), _Span(name, begin, end)
 
 
 def _check_metadata(path: Path, value: Any) -> None:
-    problem = f"'{path}': __metadata__ must be an object mapping strings to strings"
     if not isinstance(value, dict):
-        raise FileError(f"{problem}; it is {_kind(value)}.")
+        raise FileError(
+            _(
+                "'{path}': __metadata__ must be an object mapping strings to strings; it is {kind}."
+            ).format(path=path, kind=_kind(value))
+        )
     for key, item in value.items():
         if not isinstance(item, str):
-            raise FileError(f"{problem}; its value for {_show(key)} is {_kind(item)}.")
+            raise FileError(
+                _(
+                    "'{path}': __metadata__ must be an object mapping strings to strings; its "
+                    "value for {key} is {kind}."
+                ).format(path=path, key=_show(key), kind=_kind(item))
+            )
 
 
 def _check_layout(path: Path, spans: list[_Span], buffer: int) -> None:
@@ -385,20 +504,31 @@ def _check_layout(path: Path, spans: list[_Span], buffer: int) -> None:
     for span in sorted(spans, key=lambda s: (s.begin, s.end)):
         if span.begin > cursor:
             raise FileError(
-                f"'{path}': bytes {cursor:,} to {span.begin:,} of the data buffer belong to no "
-                f"tensor (the next is tensor {_show(span.name)}); the format requires the "
-                "tensors to cover the buffer without holes."
+                _(
+                    "'{path}': bytes {start} to {end} of the data buffer belong to no tensor "
+                    "(the next is tensor {name}); the format requires the tensors to cover the "
+                    "buffer without holes."
+                ).format(
+                    path=path, start=f"{cursor:,}", end=f"{span.begin:,}", name=_show(span.name)
+                )
             )
         if span.begin < cursor and last is not None:
             raise FileError(
-                f"'{path}': tensor {_show(span.name)} (data_offsets [{span.begin}, {span.end}]) "
-                f"overlaps tensor {_show(last.name)} (data_offsets [{last.begin}, {last.end}])."
-            )
+                _(
+                    "'{path}': tensor {name} (data_offsets [{begin}, {end}]) overlaps tensor "
+                    "{other} (data_offsets [{other_begin}, {other_end}])."
+                ).format(
+                    path=path, name=_show(span.name), begin=span.begin, end=span.end,
+                    other=_show(last.name), other_begin=last.begin, other_end=last.end,
+                )
+            )  # fmt: skip
         cursor, last = span.end, span
     if cursor != buffer:
         raise FileError(
-            f"'{path}': the last {buffer - cursor:,} bytes of the {buffer:,}-byte data buffer "
-            "belong to no tensor; the format requires the tensors to cover the buffer to its end."
+            _(
+                "'{path}': the last {count} bytes of the {size}-byte data buffer belong to no "
+                "tensor; the format requires the tensors to cover the buffer to its end."
+            ).format(path=path, count=f"{buffer - cursor:,}", size=f"{buffer:,}")
         )
 
 

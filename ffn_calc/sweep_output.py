@@ -14,6 +14,8 @@ import sys
 from collections.abc import Iterator
 from typing import IO, Any
 
+from ffn_calc import i18n
+from ffn_calc.i18n import N_, _
 from ffn_calc.sweeps import Sweep, text
 from ffn_calc.views import Column, Kind, Table
 
@@ -25,49 +27,83 @@ REASONS_SHOWN = 5
 def title(s: Sweep) -> str:
     fields = " x ".join(f"{a.field} = {a.spec}" for a in s.axes)
     n = s.combinations
-    return f"Sweep of {s.base.name}: {fields} ({n:,} combination{'s' * (n != 1)})"
+    if n == 1:
+        message = _("Sweep of {model}: {fields} ({count} combination)")
+    else:
+        message = _("Sweep of {model}: {fields} ({count} combinations)")
+    return message.format(model=s.base.name, fields=fields, count=f"{n:,}")
 
 
 def conventions(s: Sweep) -> list[str]:
-    """What the metrics count, for the notes under the table."""
+    """What the metrics count, for the notes under the table: in English (the JSON's
+    "convention"); the tables and Markdown show them translated (_ on each)."""
     args = {m.kind.argument for m in s.metrics}
     names = {m.name.partition("@")[0] for m in s.metrics}
     out = []
     if any(n.endswith(("_params", "_share", "_bytes")) for n in names):
-        out.append("Parameters: what the reference implementation instantiates, tied weights once.")
+        out.append(
+            N_("Parameters: what the reference implementation instantiates, tied weights once.")
+        )
     if "S" in args:
         out.append(
-            "FLOPs @S: one sequence of S tokens (batch 1), 2 FLOPs per multiply-add, matmuls "
-            "only, scores over the full S x S square; training = 3 x forward."
+            N_(
+                "FLOPs @S: one sequence of S tokens (batch 1), 2 FLOPs per multiply-add, matmuls "
+                "only, scores over the full S x S square; training = 3 x forward."
+            )
         )
     if names & {"scores_vs_ffn", "scores_vs_projections", "scores_vs_dense"}:
-        out.append("Crossovers: the S where one layer's scores equal the term (no causal mask).")
+        out.append(
+            N_("Crossovers: the S where one layer's scores equal the term (no causal mask).")
+        )
     if "L" in args:
         out.append(
-            "@L: after a prefill of L tokens, batch 1; bytes in bf16 (2 per element); a decode "
-            "step is one new token with L cached."
+            N_(
+                "@L: after a prefill of L tokens, batch 1; bytes in bf16 (2 per element); a "
+                "decode step is one new token with L cached."
+            )
         )
     if "weights_bytes" in names:
-        out.append("weights_bytes: every parameter in bf16 (2 bytes).")
+        out.append(N_("weights_bytes: every parameter in bf16 (2 bytes)."))
     return out
+
+
+def notes(s: Sweep) -> list[str]:
+    """The notes under a table or Markdown: the conventions and the summary, translated."""
+    return [_(c) for c in conventions(s)] + summary(s)
 
 
 def summary(s: Sweep) -> list[str]:
     """How many rows matched, were filtered out, and were skipped (with the reasons)."""
-    out = [f"{s.matched:,} of {s.combinations:,} combinations shown."]
+    out = [
+        _("{matched} of {combinations} combinations shown.").format(
+            matched=f"{s.matched:,}", combinations=f"{s.combinations:,}"
+        )
+    ]
     if s.where:
-        what = " and ".join(f.text for f in s.where)
-        out.append(f"{s.filtered_out:,} filtered out by {what}.")
+        what = _(" and ").join(f.text for f in s.where)
+        out.append(
+            _("{count} filtered out by {condition}.").format(
+                count=f"{s.filtered_out:,}", condition=what
+            )
+        )
     skipped = sum(s.skipped.values())
     if skipped:
-        out.append(f"{skipped:,} skipped, not valid models:")
+        out.append(_("{count} skipped, not valid models:").format(count=f"{skipped:,}"))
         common = s.skipped.most_common()
         for reason, n in common[:REASONS_SHOWN]:
             first = ", ".join(f"{k}={text(v)}" for k, v in s.first_skipped[reason].items())
-            out.append(f"- {n:,} x {reason} (first: {first})")
+            out.append(
+                _("- {count} x {reason} (first: {first})").format(
+                    count=f"{n:,}", reason=reason, first=first
+                )
+            )
         if len(common) > REASONS_SHOWN:
-            rest = sum(n for _, n in common[REASONS_SHOWN:])
-            out.append(f"- {rest:,} x {len(common) - REASONS_SHOWN} other reasons")
+            rest = sum(n for _reason, n in common[REASONS_SHOWN:])
+            out.append(
+                _("- {count} x {reasons} other reasons").format(
+                    count=f"{rest:,}", reasons=len(common) - REASONS_SHOWN
+                )
+            )
     return out
 
 
@@ -86,8 +122,9 @@ def _columns(s: Sweep) -> list[Column]:
 
 
 def _cells(row: dict[str, Any], names: list[str]) -> list[object]:
+    none = _("none")
     return [
-        ("none" if (v := row[n]) is None else str(v).lower() if isinstance(v, bool) else v)
+        (none if (v := row[n]) is None else str(v).lower() if isinstance(v, bool) else v)
         for n in names
     ]
 
@@ -102,7 +139,7 @@ def write_table(s: Sweep, out: IO[str]) -> None:
 
     def flush(last: bool) -> None:
         if last:
-            block.notes = conventions(s) + summary(s)
+            block.notes = notes(s)
         if block.rows or last:
             out.write(draw([block]))
             out.flush()
@@ -113,15 +150,25 @@ def write_table(s: Sweep, out: IO[str]) -> None:
             chart.append(row)
         if len(block.rows) == BLOCK:
             flush(False)
-            block = Table(f"{title(s)}, continued after row {shown:,}", cols)
+            block = Table(
+                _("{title}, continued after row {row}").format(title=title(s), row=f"{shown:,}"),
+                cols,
+            )
     flush(True)
     if chart and len(chart) <= CHART_ROWS:
         out.write(draw([], [sweep_chart(s.axes[0].field, s.metrics[0].name, chart)]))
     elif chart:
-        out.write(f"No chart: more than {CHART_ROWS} rows (narrow the range to draw one).\n")
+        message = _("No chart: more than {rows} rows (narrow the range to draw one).")
+        out.write(message.format(rows=CHART_ROWS) + "\n")
 
 
 def write_csv(s: Sweep, out: IO[str]) -> None:
+    """A data file: English, whatever the language (the summary on stderr too)."""
+    with i18n.use("en"):
+        _write_csv(s, out)
+
+
+def _write_csv(s: Sweep, out: IO[str]) -> None:
     w = csv.writer(out, lineterminator="\n")
     names = s.columns
     w.writerow(names)
@@ -144,11 +191,16 @@ def write_markdown(s: Sweep, out: IO[str]) -> None:
     for row in s:
         cells = [_md(cell_text(v, c)) for v, c in zip(_cells(row, names), cols, strict=True)]
         out.write("| " + " | ".join(cells) + " |\n")
-    out.write("\n" + "".join(f"{_md(n)}  \n" for n in conventions(s) + summary(s)))
+    out.write("\n" + "".join(f"{_md(n)}  \n" for n in notes(s)))
 
 
 def write_json(s: Sweep, out: IO[str]) -> None:
-    """One JSON document; "rows" is written as the rows come."""
+    """One JSON document; "rows" is written as the rows come. English, whatever the language."""
+    with i18n.use("en"):
+        _write_json(s, out)
+
+
+def _write_json(s: Sweep, out: IO[str]) -> None:
     head = {
         "model": s.base.name,
         "vary": {a.field: a.spec for a in s.axes},

@@ -24,6 +24,7 @@ from ffn_calc import totals
 from ffn_calc.config import MAX_SIZE, ModelConfig, fields_model
 from ffn_calc.errors import FfnCalcError, UsageError
 from ffn_calc.flop_counts import Workload
+from ffn_calc.i18n import _, language, use
 
 # The most combinations one sweep may have: at ~10^5 models a second, a few minutes.
 MAX_COMBINATIONS = 10_000_000
@@ -69,10 +70,26 @@ def _check_field(name: str) -> None:
     if name in variable_fields():
         return
     if name in _FIXED:
-        raise UsageError(f"--vary: {name} cannot be varied (a name or a list of layers).")
+        raise UsageError(
+            _("--vary: {field} cannot be varied (a name or a list of layers).").format(field=name)
+        )
     close = difflib.get_close_matches(name, variable_fields(), n=3)
-    hint = f" Did you mean {' or '.join(close)}?" if close else ""
-    raise UsageError(f"--vary: unknown field {name!r}.{hint} Fields are ModelConfig's names.")
+    if close:
+        raise UsageError(
+            _("--vary: unknown field {name}. Did you mean {choices}? Fields are ModelConfig's names.")
+            .format(name=repr(name), choices=_either(close))
+        )  # fmt: skip
+    raise UsageError(
+        _("--vary: unknown field {name}. Fields are ModelConfig's names.").format(name=repr(name))
+    )
+
+
+def _either(names: list[str]) -> str:
+    """Names in a sentence: "d_ff or d_model" (ja/zh: a list with 、)."""
+    out = names[0]
+    for name in names[1:]:
+        out = _("{first} or {second}").format(first=out, second=name)
+    return out
 
 
 _INT = re.compile(r"[+-]?\d[\d_]*")
@@ -81,7 +98,11 @@ _INT = re.compile(r"[+-]?\d[\d_]*")
 def _int(text: str, where: str) -> int:
     t = text.strip().replace("_", "")
     if not _INT.fullmatch(t) or len(t) > 20:
-        raise UsageError(f"--vary {where}: {text.strip()!r} is not an integer.")
+        raise UsageError(
+            _("--vary {spec}: {value} is not an integer.").format(
+                spec=where, value=repr(text.strip())
+            )
+        )
     return int(t)
 
 
@@ -93,11 +114,19 @@ def _parse_value(name: str, text: str, where: str) -> Value:
     if kind == "bool":
         if t.lower() in ("true", "false"):
             return t.lower() == "true"
-        raise UsageError(f"--vary {where}: {name} is true or false, not {t!r}.")
+        raise UsageError(
+            _("--vary {spec}: {field} is true or false, not {value}.").format(
+                spec=where, field=name, value=repr(t)
+            )
+        )
     if kind == "choice":
         if t in choices:
             return t
-        raise UsageError(f"--vary {where}: {name} is one of {', '.join(choices)}, not {t!r}.")
+        raise UsageError(
+            _("--vary {spec}: {field} is one of {choices}, not {value}.").format(
+                spec=where, field=name, choices=", ".join(choices), value=repr(t)
+            )
+        )
     return _int(t, where)
 
 
@@ -105,19 +134,32 @@ def _range(name: str, text: str, where: str) -> Sequence[Value]:
     """start:stop[:step], stop included; a step of *k multiplies (1:64:*2 = 1, 2, 4, ... 64)."""
     parts = text.split(":")
     if len(parts) not in (2, 3) or _field_kind(name)[0] != "int":
+        if _field_kind(name)[0] == "int":
+            raise UsageError(
+                _("--vary {spec}: a range is START:STOP or START:STOP:STEP of integers.").format(
+                    spec=where
+                )
+            )
         raise UsageError(
-            f"--vary {where}: a range is START:STOP or START:STOP:STEP of integers"
-            + ("" if _field_kind(name)[0] == "int" else f"; {name} is not an integer field")
-            + "."
+            _(
+                "--vary {spec}: a range is START:STOP or START:STOP:STEP of integers; {field} is "
+                "not an integer field."
+            ).format(spec=where, field=name)
         )
     start, stop = _int(parts[0], where), _int(parts[1], where)
     step = parts[2].strip() if len(parts) == 3 else "1"
     if start > stop:
-        raise UsageError(f"--vary {where}: the range starts after it stops ({start} > {stop}).")
+        raise UsageError(
+            _("--vary {spec}: the range starts after it stops ({start} > {stop}).").format(
+                spec=where, start=start, stop=stop
+            )
+        )
     if step.startswith("*"):
         factor = _int(step[1:], where)
         if factor < 2 or start < 1:
-            raise UsageError(f"--vary {where}: a *k step needs k >= 2 and a start >= 1.")
+            raise UsageError(
+                _("--vary {spec}: a *k step needs k >= 2 and a start >= 1.").format(spec=where)
+            )
         out, v = [], start
         while v <= stop:
             out.append(v)
@@ -125,7 +167,9 @@ def _range(name: str, text: str, where: str) -> Sequence[Value]:
         return out
     n = _int(step, where)
     if n < 1:
-        raise UsageError(f"--vary {where}: the step must be at least 1, not {n}.")
+        raise UsageError(
+            _("--vary {spec}: the step must be at least 1, not {step}.").format(spec=where, step=n)
+        )
     return range(start, stop + 1, n)
 
 
@@ -135,8 +179,10 @@ def parse_axis(spec: str) -> Axis:
     name = name.strip()
     if not eq or not name or not text.strip():
         raise UsageError(
-            f"--vary {spec!r}: write FIELD=START:STOP[:STEP] or FIELD=V1,V2,... "
-            "(e.g. d_ff=8192:16384:1024, n_kv_heads=1,2,4,8)."
+            _(
+                "--vary {spec}: write FIELD=START:STOP[:STEP] or FIELD=V1,V2,... "
+                "(e.g. d_ff=8192:16384:1024, n_kv_heads=1,2,4,8)."
+            ).format(spec=repr(spec))
         )
     _check_field(name)
     if ":" in text:
@@ -151,9 +197,9 @@ def make_axis(name: str, values: Iterable[Value], spec: str | None = None) -> Ax
     _check_field(name)
     seq: Sequence[Value] = values if isinstance(values, range) else list(values)
     if not seq:
-        raise UsageError(f"--vary {name}: no values.")
+        raise UsageError(_("--vary {field}: no values.").format(field=name))
     if not isinstance(seq, range) and len(set(map(repr, seq))) != len(seq):
-        raise UsageError(f"--vary {name}: a value is listed twice.")
+        raise UsageError(_("--vary {field}: a value is listed twice.").format(field=name))
     # A range's values all lie between its ends, and every integer bound is an interval.
     check = [seq[0], seq[-1]] if isinstance(seq, range) else seq
     model = fields_model(frozenset({name}))
@@ -162,7 +208,11 @@ def make_axis(name: str, values: Iterable[Value], spec: str | None = None) -> Ax
             model.model_validate({name: v})
         except ValidationError as exc:
             msg = exc.errors()[0]["msg"]
-            raise UsageError(f"--vary {name}: {v!r} is not a valid {name}: {msg[0].lower()}{msg[1:]}.") from None  # fmt: skip
+            raise UsageError(
+                _("--vary {field}: {value} is not a valid {field}: {reason}.").format(
+                    field=name, value=repr(v), reason=f"{msg[0].lower()}{msg[1:]}"
+                )
+            ) from None
     if spec is None:
         spec = (
             f"{seq[0]}:{seq[-1]}:{seq.step}" if isinstance(seq, range) else ",".join(map(text, seq))
@@ -300,18 +350,40 @@ def parse_metric(text: str) -> Metric:
     kind = METRICS.get(key)
     if kind is None:
         close = difflib.get_close_matches(key, METRICS, n=3)
-        hint = f" Did you mean {' or '.join(close)}?" if close else ""
-        raise UsageError(f"--metric: unknown metric {key!r}.{hint} Metrics: {', '.join(METRICS)}.")
-    what = {"S": "a sequence length", "L": "a context length"}.get(kind.argument)
-    if what is None:
+        if close:
+            raise UsageError(
+                _("--metric: unknown metric {name}. Did you mean {choices}? Metrics: {metrics}.")
+                .format(name=repr(key), choices=_either(close), metrics=", ".join(METRICS))
+            )  # fmt: skip
+        raise UsageError(
+            _("--metric: unknown metric {name}. Metrics: {metrics}.").format(
+                name=repr(key), metrics=", ".join(METRICS)
+            )
+        )
+    if not kind.argument:
         if at:
-            raise UsageError(f"--metric {text}: {key} takes no @ argument.")
+            raise UsageError(
+                _("--metric {text}: {metric} takes no @ argument.").format(text=text, metric=key)
+            )
         return Metric(key, kind, 0)
+    length = kind.argument == "S"
     if not at:
-        raise UsageError(f"--metric {text}: {key} needs {what}: {key}@2048.")
+        raise UsageError(
+            (
+                _("--metric {text}: {metric} needs a sequence length: {metric}@2048.")
+                if length
+                else _("--metric {text}: {metric} needs a context length: {metric}@2048.")
+            ).format(text=text, metric=key)
+        )
     n = _int(arg, f"--metric {text}") if arg.strip() else 0
     if not 1 <= n <= MAX_SIZE:
-        raise UsageError(f"--metric {text}: {what} from 1 to {MAX_SIZE:,}.")
+        raise UsageError(
+            (
+                _("--metric {text}: a sequence length from 1 to {max}.")
+                if length
+                else _("--metric {text}: a context length from 1 to {max}.")
+            ).format(text=text, max=f"{MAX_SIZE:,}")
+        )
     return Metric(f"{key}@{n}", kind, n)
 
 
@@ -349,7 +421,11 @@ def parse_bound(text: str, where: str) -> Fraction:
             raise ValueError
         return Fraction(t) * scale
     except (ValueError, ZeroDivisionError):
-        raise UsageError(f"--where {where}: {text.strip()!r} is not a number.") from None
+        raise UsageError(
+            _("--where {expr}: {value} is not a number.").format(
+                expr=where, value=repr(text.strip())
+            )
+        ) from None
 
 
 def parse_filter(text: str) -> Filter:
@@ -357,8 +433,10 @@ def parse_filter(text: str) -> Filter:
     m = _WHERE.fullmatch(text)
     if not m:
         raise UsageError(
-            f"--where {text!r}: write METRIC OP NUMBER with OP one of < <= > >= == != "
-            "(e.g. total_params<=7e9)."
+            _(
+                "--where {expr}: write METRIC OP NUMBER with OP one of < <= > >= == != "
+                "(e.g. total_params<=7e9)."
+            ).format(expr=repr(text))
         )
     op = "==" if m.group(2) == "=" else m.group(2)
     return Filter(parse_metric(m.group(1)), op, parse_bound(m.group(3), text), text.strip())
@@ -403,24 +481,30 @@ class Sweep:
         where: Sequence[Filter] = (),
     ) -> None:
         if not axes:
-            raise UsageError("a sweep needs at least one --vary FIELD=VALUES.")
+            raise UsageError(_("a sweep needs at least one --vary FIELD=VALUES."))
         fields = [a.field for a in axes]
         if len(set(fields)) != len(fields):
             twice = next(f for f in fields if fields.count(f) > 1)
-            raise UsageError(f"--vary: {twice} is varied twice; give its values in one --vary.")
+            raise UsageError(
+                _("--vary: {field} is varied twice; give its values in one --vary.").format(
+                    field=twice
+                )
+            )
         self.base, self.axes, self.where = base, list(axes), list(where)
         shown = list(dict.fromkeys(m.name for m in [*metrics, *(f.metric for f in where)]))
         by_name = {m.name: m for m in [*metrics, *(f.metric for f in where)]}
         self.metrics = [by_name[n] for n in shown]
         if not self.metrics:
-            raise UsageError("a sweep needs at least one --metric.")
+            raise UsageError(_("a sweep needs at least one --metric."))
         self.combinations = 1
         for a in axes:
             self.combinations *= len(a.values)
         if self.combinations > MAX_COMBINATIONS:
             raise UsageError(
-                f"the sweep has {self.combinations:,} combinations; at most "
-                f"{MAX_COMBINATIONS:,}: narrow a range or take a larger step."
+                _(
+                    "the sweep has {count} combinations; at most {max}: narrow a range or take a "
+                    "larger step."
+                ).format(count=f"{self.combinations:,}", max=f"{MAX_COMBINATIONS:,}")
             )
         try:  # a metric that cannot apply to the model at all is an error, not a skip
             self._values(base)
@@ -437,6 +521,24 @@ class Sweep:
     def _values(self, cfg: ModelConfig) -> list[Number]:
         cache: Cache = {}
         return [m.kind.compute(cfg, cache, m.argument) for m in self.metrics]
+
+    def _english_reason(
+        self,
+        changes: dict[str, Value],
+        computes: list[tuple[Callable[[ModelConfig, Cache, int], Number], int]],
+        reason: str,
+    ) -> str:
+        """A skipped combination's reason in English (skipped reasons are grouped by their
+        text and go into JSON as they are): the combination again, in English."""
+        with use("en"):
+            try:
+                cfg = self.base.varied(changes, values_checked=True)
+                cache: Cache = {}
+                for compute, arg in computes:
+                    compute(cfg, cache, arg)
+            except (ValidationError, FfnCalcError) as exc:
+                return _reason(exc)
+        return reason
 
     def __iter__(self) -> Iterator[dict[str, Any]]:
         self.matched = self.filtered_out = 0
@@ -456,6 +558,8 @@ class Sweep:
                 values = [compute(cfg, cache, arg) for compute, arg in computes]
             except (ValidationError, FfnCalcError) as exc:
                 reason = _reason(exc)
+                if isinstance(exc, FfnCalcError) and language() != "en":
+                    reason = self._english_reason(changes, computes, reason)
                 self.skipped[reason] += 1
                 self.first_skipped.setdefault(reason, changes)
                 continue

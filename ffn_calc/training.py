@@ -26,17 +26,18 @@ from dataclasses import dataclass
 
 from ffn_calc.config import ModelConfig
 from ffn_calc.errors import UsageError
+from ffn_calc.i18n import N_
 
 # Bytes per parameter of each recipe: (unsharded, sharded over data parallelism).
 RECIPES: dict[str, tuple[str, int, int]] = {
     # Megatron-LM mixed precision with Adam: 16-bit weights 2 + fp32 gradients 4, fp32 master
     # weights 4 and two Adam moments 8 = 18 bytes (Korthikanti et al. sec. 2; Rajbhandari
     # et al. 2020, ZeRO, sec. 3.1 with fp32 gradients).
-    "mixed": ("mixed precision, Adam (Megatron-LM): 2 + 4 + 4 + 8 = 18 bytes per parameter", 18, 0),
+    "mixed": (N_("mixed precision, Adam (Megatron-LM): 2 + 4 + 4 + 8 = 18 bytes per parameter"), 18, 0),
     # The distributed optimizer shards the master weights and moments over DP: 6 + 12 / DP.
-    "distributed": ("mixed precision, distributed optimizer: 6 + 12 / DP bytes per parameter", 6, 12),
+    "distributed": (N_("mixed precision, distributed optimizer: 6 + 12 / DP bytes per parameter"), 6, 12),
     # Plain fp32 training with Adam: weights 4 + gradients 4 + two moments 8 = 16 bytes.
-    "fp32": ("fp32 with Adam: 4 + 4 + 8 = 16 bytes per parameter", 16, 0),
+    "fp32": (N_("fp32 with Adam: 4 + 4 + 8 = 16 bytes per parameter"), 16, 0),
 }  # fmt: skip
 
 RECOMPUTE = ("none", "selective", "full")
@@ -54,19 +55,35 @@ class Parallel:
 
 def check(cfg: ModelConfig, par: Parallel) -> None:
     """TP must divide what it shards (heads, KV heads, the FFN width); SP needs TP."""
+    from ffn_calc.i18n import _
+
     t = par.tp
     if par.recompute not in RECOMPUTE:
-        raise UsageError(f"--recompute {par.recompute}: use one of {', '.join(RECOMPUTE)}.")
+        raise UsageError(
+            _("--recompute {value}: use one of {choices}.").format(
+                value=par.recompute, choices=", ".join(RECOMPUTE)
+            )
+        )
     for what, n in (("n_heads", cfg.n_heads), ("n_kv_heads", cfg.kv_heads), ("d_ff", cfg.d_ff)):
         if n % t:
-            raise UsageError(f"--tp {t} does not divide {what} ({n}), which it shards.")
+            raise UsageError(
+                _("--tp {tp} does not divide {field} ({n}), which it shards.").format(
+                    tp=t, field=what, n=n
+                )
+            )
 
 
 def state_bytes_per_param(recipe: str, dp: int) -> tuple[int, int]:
     """Bytes per parameter as a fraction (numerator, denominator) for this recipe and DP."""
     if recipe not in RECIPES:
-        raise UsageError(f"--recipe {recipe}: use one of {', '.join(RECIPES)}.")
-    _, whole, sharded = RECIPES[recipe]
+        from ffn_calc.i18n import _
+
+        raise UsageError(
+            _("--recipe {value}: use one of {choices}.").format(
+                value=recipe, choices=", ".join(RECIPES)
+            )
+        )
+    _label, whole, sharded = RECIPES[recipe]
     return whole * dp + sharded, dp
 
 
@@ -88,24 +105,24 @@ def layer_terms(cfg: ModelConfig, s: int, b: int) -> list[ActTerm]:
     sb = s * b
     g = "attention_projections"
     out = [
-        ActTerm(g, "Q/K/V input", "2sbh", 2 * sb * h, False),
+        ActTerm(g, N_("Q/K/V input"), "2sbh", 2 * sb * h, False),
         ActTerm(g, "Q", "2sb(a d_head)", 2 * sb * qd, True),
         ActTerm(g, "K", "2sb(kv d_head)", 2 * sb * kvd, True),
         ActTerm(g, "V", "2sb(kv d_head)", 2 * sb * vd, True),
-        ActTerm(g, "O input", "2sb(a d_head)", 2 * sb * od, True),
-        ActTerm(g, "O dropout mask", "sbh", sb * h, False),
-        ActTerm("attention_scores", "softmax output", "2as^2b", 2 * a * s * s * b, True),
-        ActTerm("attention_scores", "softmax dropout mask", "as^2b", a * s * s * b, True),
-        ActTerm("attention_scores", "dropout output", "2as^2b", 2 * a * s * s * b, True),
-        ActTerm("ffn", "FFN input", "2sbh", 2 * sb * h, False),
+        ActTerm(g, N_("O input"), "2sb(a d_head)", 2 * sb * od, True),
+        ActTerm(g, N_("O dropout mask"), "sbh", sb * h, False),
+        ActTerm("attention_scores", N_("softmax output"), "2as^2b", 2 * a * s * s * b, True),
+        ActTerm("attention_scores", N_("softmax dropout mask"), "as^2b", a * s * s * b, True),
+        ActTerm("attention_scores", N_("dropout output"), "2as^2b", 2 * a * s * s * b, True),
+        ActTerm("ffn", N_("FFN input"), "2sbh", 2 * sb * h, False),
     ]
     k = cfg.experts_per_token if cfg.is_moe and cfg.experts_per_token else 1
     per_unit = 8 if cfg.gated else 4  # gate, up, act(gate), product | act input, act output
     label = "gate, up, act, product: 8sbf" if cfg.gated else "activation input and output: 4sbf"
     if k > 1:
         label += f" x {k} experts"
-    out.append(ActTerm("ffn", "hidden", label, per_unit * sb * f * k, True))
-    out.append(ActTerm("ffn", "FFN dropout mask", "sbh", sb * h, False))
+    out.append(ActTerm("ffn", N_("hidden"), label, per_unit * sb * f * k, True))
+    out.append(ActTerm("ffn", N_("FFN dropout mask"), "sbh", sb * h, False))
     norms = cfg.norms_per_layer + (1 if cfg.architecture == "encoder-decoder" else 0)
     out.append(
         ActTerm("norm", f"{norms} norm inputs", f"{norms} x 2sbh", norms * 2 * sb * h, False)

@@ -9,10 +9,11 @@ from pydantic import Field
 from ffn_calc import param_counts as pm
 from ffn_calc import training as tr
 from ffn_calc.config import ModelConfig
+from ffn_calc.i18n import N_
 from ffn_calc.report import Number, exact, num
 from ffn_calc.result import Result
 
-CONVENTION = (
+CONVENTION = N_(
     "Model states are exact: bytes per parameter of the recipe x the parameters on one GPU "
     "(tensor parallelism splits them: total / TP, rounded up). Activations are a published "
     "approximation: Korthikanti et al. 2022 (arXiv:2205.05198), sec. 4 and Table 2, 16-bit, "

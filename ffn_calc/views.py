@@ -7,12 +7,14 @@ run without importing it.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Literal
 
-from ffn_calc.report import CROSSOVER_LABELS
+from ffn_calc.i18n import N_, _, language
+from ffn_calc.report import CAUSAL_PAIRS, CROSSOVER_CONVENTION, CROSSOVER_LABELS, FLOPS_PIECES
 
 if TYPE_CHECKING:  # the report types only annotate: importing them would load every command
     from ffn_calc.activations import ActivationsReport
@@ -80,10 +82,21 @@ class Table:
 HUMAN_UNITS = ((10**3, "k"), (10**6, "M"), (10**9, "G"), (10**12, "T"), (10**15, "P"))
 
 
+# Japanese and Chinese count in myriads: 10^4, 10^8, 10^12, 10^16.
+CJK_UNITS = {
+    "ja": ((10**4, "万"), (10**8, "億"), (10**12, "兆"), (10**16, "京")),
+    "zh": ((10**4, "万"), (10**8, "亿"), (10**12, "万亿"), (10**16, "亿亿")),
+}
+
+
 def human(n: float, unit: str = "") -> str:
-    """124.4M, 1.2T: one decimal, in exact arithmetic, so any int works (10**400 too)."""
+    """124.4M, 1.2T: one decimal, in exact arithmetic, so any int works (10**400 too).
+    Japanese and Chinese: 1.24億 / 1.24亿 (three significant figures, see _human_cjk)."""
     if isinstance(n, float) and not math.isfinite(n):
         return f"{n:g} {unit}".rstrip()
+    units = CJK_UNITS.get(language())
+    if units is not None:
+        return _human_cjk(n, unit, units)
     x = abs(Fraction(n))
     fits = [i for i, (size, _) in enumerate(HUMAN_UNITS) if x >= size]
     if not fits:
@@ -97,72 +110,254 @@ def human(n: float, unit: str = "") -> str:
     return f"{sign}{tenths // 10}.{tenths % 10}{HUMAN_UNITS[i][1]}{unit}"
 
 
-PARAM_LABELS = {"attention": "attention", "ffn": "FFN", "norm": "norm"}
+def _human_cjk(n: float, unit: str, units: tuple[tuple[int, str], ...]) -> str:
+    """Three significant figures in myriads: 8,388,608 -> 839万, 134,217,728 -> 1.34億,
+    6,738,415,616 -> 67.4億, 660,606,025,728 -> 6,610億; below 10^4 the number itself
+    (9,999). Exact (Fraction), rounded half up; past the largest unit the figure grows
+    (12,300京)."""
+    x = abs(Fraction(n))
+    sign = "-" if n < 0 else ""
+    fits = [i for i, (size, _) in enumerate(units) if x >= size]
+    if not fits:
+        plain = f"{abs(n):,}" if isinstance(n, int) else f"{abs(n):,g}"
+        return f"{sign}{plain}{unit}"
+    i = fits[-1]
+    while True:
+        v = x / units[i][0]  # at least 1
+        digits = len(str(math.floor(v)))
+        places = 3 - digits  # decimals kept; negative: rounded to tens, hundreds...
+        scaled = math.floor(v * Fraction(10) ** places + Fraction(1, 2))  # round half up
+        if len(str(scaled)) > 3:  # 9.995 is 10.0, 99.95 is 100
+            places -= 1
+            scaled = math.floor(v * Fraction(10) ** places + Fraction(1, 2))
+        if scaled * Fraction(10) ** -places >= 10_000 and i + 1 < len(units):
+            i += 1  # 9,999.5万 is 1.00億, not 10,000万
+            continue
+        break
+    if places > 0:
+        whole, part = divmod(scaled, 10**places)
+        figure = f"{whole:,}.{part:0{places}d}"
+    else:
+        figure = f"{scaled * 10**-places:,}"
+    return f"{sign}{figure}{units[i][1]}{unit}"
+
+
+# --- labels people read (the reports keep the English keys: JSON) ------------------------------
+
+# Components of the counts: the reports' keys, shown in the current language.
+COMPONENT_LABELS = {
+    "embedding": N_("embedding"),
+    "attention": N_("attention"),
+    "attention_projections": N_("attention_projections"),
+    "attention_scores": N_("attention_scores"),
+    "ffn": N_("ffn"),
+    "norm": N_("norm"),
+    "lm_head": N_("lm_head"),
+    "pooler": N_("pooler"),
+    "total": N_("total"),
+    "embedding / logits": N_("embedding / logits"),
+    "layer inputs (full recomputation)": N_("layer inputs (full recomputation)"),
+}
+# Terms named in words (the others are tensor-like names: Q, W1, b_Q, q_proj, norm_attn).
+TERM_LABELS = {
+    name: name
+    for name in (
+        N_("token embedding"),
+        N_("position embedding"),
+        N_("token-type embedding"),
+        N_("embedding norm"),
+        N_("encoder position embedding"),
+        N_("decoder position embedding"),
+        N_("encoder embedding norm"),
+        N_("decoder embedding norm"),
+        N_("encoder relative attention bias"),
+        N_("decoder relative attention bias"),
+        N_("final encoder norm"),
+        N_("final decoder norm"),
+        N_("router"),
+        N_("experts"),
+        N_("shared expert"),
+        N_("shared expert gate"),
+        N_("expert biases"),
+        N_("sinks"),
+        N_("head dense"),
+        N_("head dense bias"),
+        N_("head norm"),
+        N_("lm_head bias"),
+        N_("lm_head (tied to the token embedding)"),
+        N_("norm (shared by attention and FFN)"),
+        N_("projection in"),
+        N_("projection in bias"),
+        N_("pooler W"),
+        N_("pooler b"),
+        N_("kv_b_proj over the cache"),
+    )
+}
+STACK_LABELS = {"decoder": N_("decoder"), "encoder": N_("encoder")}
+KIND_LABELS = {
+    "MoE": N_("MoE"),
+    "dense FFN": N_("dense FFN"),
+    "full attention": N_("full attention"),
+    "cross-attention": N_("cross-attention"),
+}
+_LOCAL = re.compile(r"(sliding-window|chunked) attention over ([\d,]+) tokens")
+_LAYER = re.compile(r"(\w+) \((.+)\)")
+
+
+def _cjk() -> bool:
+    return language() in CJK_UNITS
+
+
+def _listed(items: list[str]) -> str:
+    """Items in a row: "a, b" in English, "a、b" in Japanese and Chinese."""
+    return ("、" if _cjk() else ", ").join(items)
+
+
+def _sentences(*texts: str) -> str:
+    """Sentences one after another: a space between them in English, none in CJK text."""
+    return ("" if _cjk() else " ").join(t for t in texts if t)
+
+
+def _translated(text: str, pieces: tuple[str, ...]) -> str:
+    """A report's English text made of known sentences (`pieces`, marked N_ where they are
+    defined), in the current language; English: the text itself."""
+    if not _cjk():
+        return text
+    for piece in pieces:
+        text = text.replace(piece, _(piece))
+    return re.sub(r"(?<=[。）]) (?=\S)", "", text)  # noqa: RUF001 (no space between CJK sentences)
+
+
+def _component(key: str) -> str:
+    return _(COMPONENT_LABELS[key]) if key in COMPONENT_LABELS else key
+
+
+def _term(name: str) -> str:
+    return _(TERM_LABELS[name]) if name in TERM_LABELS else name
+
+
+def _stack(stack: str) -> str:
+    return _(STACK_LABELS[stack]) if stack in STACK_LABELS else stack
+
+
+def _kind(kind: str) -> str:
+    """A layer kind ("MoE", "dense FFN, sliding-window attention over 4,096 tokens")."""
+    out = []
+    for part in kind.split(", "):
+        m = _LOCAL.fullmatch(part)
+        if m is None:
+            out.append(_(KIND_LABELS[part]) if part in KIND_LABELS else part)
+        elif m.group(1) == "sliding-window":
+            out.append(_("sliding-window attention over {tokens} tokens").format(tokens=m[2]))
+        else:
+            out.append(_("chunked attention over {tokens} tokens").format(tokens=m[2]))
+    return _listed(out)
+
+
+def _layer_label(label: str) -> str:
+    """ "decoder", or "decoder (MoE)", in the current language."""
+    m = _LAYER.fullmatch(label)
+    if m is None:
+        return _stack(label)
+    return _("{stack} ({kind})").format(stack=_stack(m[1]), kind=_kind(m[2]))
+
+
+def _one_layer(model: str, stack: str, kind: str, count: int) -> str:
+    """ "gpt2-small: one decoder layer (x12)", with the kind when a stack has several."""
+    if kind:
+        return _("{model}: one {stack} layer, {kind} (x{count})").format(
+            model=model, stack=_stack(stack), kind=_kind(kind), count=count
+        )
+    return _("{model}: one {stack} layer (x{count})").format(
+        model=model, stack=_stack(stack), count=count
+    )
+
+
+PARAM_LABELS = {"attention": N_("attention"), "ffn": N_("FFN"), "norm": N_("norm")}
 
 
 def params_tables(r: ParamsReport, explain: bool = False) -> list[Table]:
     tables: list[Table] = []
     for layer in r.layers:
         t = Table(
-            f"{r.model}: one {layer.stack} layer{f', {layer.kind}' if layer.kind else ''} (x{layer.count})",
-            [Column("term", "text"), Column("group", "text"), Column("params"), Column("share of layer", "pct")],
+            _one_layer(r.model, layer.stack, layer.kind, layer.count),
+            [Column(_("term"), "text"), Column(_("group"), "text"), Column(_("params")), Column(_("share of layer"), "pct")],
         )  # fmt: skip
         for term in layer.terms:
-            t.add(term.name, PARAM_LABELS[term.group], term.value, term.value / layer.total)
+            t.add(
+                _term(term.name), _(PARAM_LABELS[term.group]), term.value, term.value / layer.total
+            )
         for group in ("attention", "ffn", "norm"):
             value = getattr(layer, group)
-            t.add(f"{PARAM_LABELS[group]} total", "", value, value / layer.total, style="total")
-        t.add("layer total", "", layer.total, 1.0, style="total")
+            label = _("{group} total").format(group=_(PARAM_LABELS[group]))
+            t.add(label, "", value, value / layer.total, style="total")
+        t.add(_("layer total"), "", layer.total, 1.0, style="total")
         if explain:
             t.notes += [_explain(x.name, x.formula, x.numbers, x.value) for x in layer.terms]
         tables.append(t)
     t = Table(
-        f"{r.model}: whole model",
-        [Column("component", "text"), Column("params"), Column("share", "pct")],
+        _("{model}: whole model").format(model=r.model),
+        [Column(_("component"), "text"), Column(_("params")), Column(_("share"), "pct")],
     )
     for key, value in r.components.items():
-        t.add(key, value, r.shares[key])
-    t.add("total", r.total_params, 1.0, style="total")
+        t.add(_component(key), value, r.shares[key])
+    t.add(_("total"), r.total_params, 1.0, style="total")
     if r.active_params != r.total_params:
         t.add(
-            "active (per token)", r.active_params, r.active_params / r.total_params, style="total"
-        )
+            _("active (per token)"), r.active_params, r.active_params / r.total_params,
+            style="total",
+        )  # fmt: skip
         t.add(
-            "active without the input embedding", r.active_params_without_embedding,
+            _("active without the input embedding"), r.active_params_without_embedding,
             r.active_params_without_embedding / r.total_params,
         )  # fmt: skip
         t.notes.append(
-            "Active: the total less, in every MoE layer, (n_experts - experts_per_token) x the "
-            "parameters of one routed expert; routers, shared experts, dense layers, attention, "
-            "norms, embeddings and the head all count. Some vendors leave the input embedding "
-            "out (the row below it)."
+            _(
+                "Active: the total less, in every MoE layer, (n_experts - experts_per_token) x "
+                "the parameters of one routed expert; routers, shared experts, dense layers, "
+                "attention, norms, embeddings and the head all count. Some vendors leave the "
+                "input embedding out (the row below it)."
+            )
         )
     if r.checkpoint_elements != r.total_params:
         t.notes.append(
-            f"A released checkpoint stores {r.checkpoint_elements:,} elements: the parameters "
-            f"and {r.checkpoint_elements - r.total_params:,} buffer elements (a routing-score "
-            "bias that transformers keeps as a buffer)."
+            _(
+                "A released checkpoint stores {elements} elements: the parameters and "
+                "{buffers} buffer elements (a routing-score bias that transformers keeps as a "
+                "buffer)."
+            ).format(
+                elements=f"{r.checkpoint_elements:,}",
+                buffers=f"{r.checkpoint_elements - r.total_params:,}",
+            )
         )
     t.notes.append(
-        f"Total {human(r.total_params)} parameters; FFN : attention = {r.ffn_to_attention:.3f}; "
-        f"non-embedding {r.non_embedding_params:,}."
+        _(
+            "Total {total} parameters; FFN : attention = {ratio}; non-embedding {non_embedding}."
+        ).format(
+            total=human(r.total_params),
+            ratio=f"{r.ffn_to_attention:.3f}",
+            non_embedding=f"{r.non_embedding_params:,}",
+        )
     )
     if explain:
         t.notes += [_explain(x.name, x.formula, x.numbers, x.value) for x in r.other_terms]
         t.notes += r.active_terms
     if r.source:
-        t.notes.append(f"Source: {r.source}")
+        t.notes.append(_("Source: {source}").format(source=r.source))
     if r.note:
-        t.notes.append(f"Note: {r.note}")
+        t.notes.append(_("Note: {note}").format(note=r.note))
     t.notes.append(
-        "Tied weights count once; buffers (masks, rotary inv_freq) are not parameters; "
-        "LayerNorm = weight + bias, RMSNorm = weight."
+        _(
+            "Tied weights count once; buffers (masks, rotary inv_freq) are not parameters; "
+            "LayerNorm = weight + bias, RMSNorm = weight."
+        )
     )
     tables.append(t)
     return tables
 
 
 def _explain(name: str, formula: str, numbers: str, value: int) -> str:
+    name = _term(name)
     if numbers == f"{value:,}":
         return f"{name}: {formula} = {value:,}"
     return f"{name}: {formula} = {numbers} = {value:,}"
@@ -171,46 +366,64 @@ def _explain(name: str, formula: str, numbers: str, value: int) -> str:
 def flops_tables(r: FlopsReport, explain: bool = False) -> list[Table]:
     unit = "MACs" if r.unit == "macs" else "FLOPs"
     tables: list[Table] = []
+    convention = _translated(r.convention, FLOPS_PIECES)
     for layer in r.layers:
+        title = _("{heading}, forward {unit}").format(
+            heading=_one_layer(r.model, layer.stack, layer.kind, layer.count), unit=unit
+        )
         t = Table(
-            f"{r.model}: one {layer.stack} layer{f', {layer.kind}' if layer.kind else ''} (x{layer.count}), forward {unit}",
-            [Column("term", "text"), Column("component", "text"), Column(unit), Column("share of layer", "pct")],
+            title,
+            [Column(_("term"), "text"), Column(_("component"), "text"), Column(unit), Column(_("share of layer"), "pct")],
         )  # fmt: skip
         for term in layer.terms:
-            t.add(term.name, term.group, term.value, term.value / layer.total)
+            t.add(_term(term.name), _component(term.group), term.value, term.value / layer.total)
         for key in ("attention_projections", "attention_scores", "ffn"):
             value = getattr(layer, key)
-            t.add(f"{key} total", "", value, value / layer.total, style="total")
-        t.add("layer total", "", layer.total, 1.0, style="total")
+            label = _("{component} total").format(component=_component(key))
+            t.add(label, "", value, value / layer.total, style="total")
+        t.add(_("layer total"), "", layer.total, 1.0, style="total")
         if explain:
             t.notes += [_explain(x.name, x.formula, x.numbers, x.value) for x in layer.terms]
-        t.notes.append(r.convention)
+        t.notes.append(convention)
         tables.append(t)
     shape = f"B={r.batch}, S={r.seq_len}" + (
         f", T={r.target_len}" if r.target_len is not None else ""
     )
     t = Table(
-        f"{r.model}: whole model, {shape}",
-        [Column("component", "text"), Column(f"forward {unit}"), Column("share", "pct")],
-    )
+        _("{model}: whole model, {shape}").format(model=r.model, shape=shape),
+        [Column(_("component"), "text"), Column(_("forward {unit}").format(unit=unit)), Column(_("share"), "pct")],
+    )  # fmt: skip
     for key, value in r.components.items():
-        t.add(key, value, r.shares[key])
-    t.add("forward", r.forward_flops, 1.0, style="total")
-    t.add("training (3 x forward)", r.training_flops, None, style="total")
+        t.add(_component(key), value, r.shares[key])
+    t.add(_("forward"), r.forward_flops, 1.0, style="total")
+    t.add(_("training (3 x forward)"), r.training_flops, None, style="total")
     t.notes.append(
-        f"Forward {human(r.forward_flops)} {unit}, {_per_token(r.flops_per_token)} {unit} per token "
-        f"({r.tokens:,} tokens); training {human(r.training_flops)} {unit}."
+        _(
+            "Forward {forward} {unit}, {per_token} {unit} per token ({tokens} tokens); "
+            "training {training} {unit}."
+        ).format(
+            forward=human(r.forward_flops),
+            unit=unit,
+            per_token=_per_token(r.flops_per_token),
+            tokens=f"{r.tokens:,}",
+            training=human(r.training_flops),
+        )
     )
-    t.notes.append(r.convention)
+    t.notes.append(convention)
     tables.append(t)
     a = Table(
-        "Rules of thumb against the exact figure",
-        [Column("approximation", "text"), Column(unit), Column("exact"), Column("off by", "pct")],
-    )  # fmt: skip
+        _("Rules of thumb against the exact figure"),
+        [
+            Column(_("approximation"), "text"),
+            Column(unit),
+            Column(_("exact")),
+            Column(_("off by"), "pct"),
+        ],
+    )
     for x in r.approximations:
-        a.add(x.name, x.value, x.exact, x.error)
-        a.notes.append(f"{x.name}: {x.formula}")
-    a.notes.append("N: active parameters for MoE. Negative: the approximation undercounts.")
+        a.add(_(x.name), x.value, x.exact, x.error)
+        a.notes.append(f"{_(x.name)}: {_(x.formula)}")
+    a.notes.append(_("N: active parameters for MoE. Negative: the approximation undercounts."))
     tables.append(a)
     return tables
 
@@ -219,7 +432,7 @@ def _per_token(x: float) -> str:
     return f"{x:,}" if isinstance(x, int) else f"{x:,.2f}"
 
 
-SHORT = {"attention_projections": "proj", "attention_scores": "scores", "ffn": "FFN"}
+SHORT = {"attention_projections": N_("proj"), "attention_scores": N_("scores"), "ffn": N_("FFN")}
 SHORT_MARKS = {
     v: k.removeprefix("scores_vs_").replace("projections", "proj")
     for k, v in CROSSOVER_LABELS.items()
@@ -227,36 +440,46 @@ SHORT_MARKS = {
 
 
 def _short(dominant: str) -> str:
-    return " = ".join(SHORT[k] for k in dominant.split(" = "))
+    return " = ".join(_(SHORT[k]) for k in dominant.split(" = "))
 
 
 def crossover_tables(r: CrossoverReport) -> list[Table]:
     t = Table(
-        f"{r.model}: where the scores overtake ({r.layer} layer)",
-        [Column("crossover", "text"), Column("S", "num"), Column("exact", "text")],
+        _("{model}: where the scores overtake ({layer} layer)").format(
+            model=r.model, layer=_layer_label(r.layer)
+        ),
+        [Column(_("crossover"), "text"), Column("S", "num"), Column(_("exact"), "text")],
     )
     for key, value in r.crossover.items():
-        t.add(f"{CROSSOVER_LABELS[key]} ({key})", value, r.exact[key])
-    rows = sweep_table(f"{r.model}: one {r.layer} layer over S (batch 1)", "S", r.rows)
-    rows.notes.append(r.convention + " 'at': the crossover that row's S is (vs ffn, proj, dense).")
+        t.add(_("{label} ({key})").format(label=_(CROSSOVER_LABELS[key]), key=key), value, r.exact[key])  # fmt: skip
+    rows = sweep_table(
+        _("{model}: one {layer} layer over S (batch 1)").format(
+            model=r.model, layer=_layer_label(r.layer)
+        ),
+        "S", r.rows,
+    )  # fmt: skip
+    rows.notes.append(
+        _sentences(
+            _translated(r.convention, (CROSSOVER_CONVENTION, CAUSAL_PAIRS)),
+            _("'at': the crossover that row's S is (vs ffn, proj, dense)."),
+        )
+    )
     tables = [t, rows]
     if r.grid is not None:
         g = r.grid
         grid = Table(
-            "scores : FFN per layer (rows S, columns d_model; >1: the scores dominate)",
+            _("scores : FFN per layer (rows S, columns d_model; >1: the scores dominate)"),
             [Column("S", "int")] + [Column(f"d={d}", "ratio") for d in g.d_models],
         )
         for s, ratios in zip(g.seq_lens, g.ratios, strict=True):
             grid.add(s, *ratios, style="grid")
+        at = ", ".join(f"{x:,}" if isinstance(x, int) else f"{x:,.1f}" for x in g.scores_vs_ffn)
+        grid.notes.append(_("scores = FFN at S = {lengths} (per column).").format(lengths=at))
+        widths = ", ".join(f"{d}->{f}" for d, f in zip(g.d_models, g.d_ff, strict=True))
         grid.notes.append(
-            "scores = FFN at S = "
-            + ", ".join(f"{x:,}" if isinstance(x, int) else f"{x:,.1f}" for x in g.scores_vs_ffn)
-            + " (per column)."
-        )
-        grid.notes.append(
-            "d_ff per column: "
-            + ", ".join(f"{d}->{f}" for d, f in zip(g.d_models, g.d_ff, strict=True))
-            + ". Same d_ff / d_model ratio and head_dim as the model."
+            _(
+                "d_ff per column: {widths}. Same d_ff / d_model ratio and head_dim as the model."
+            ).format(widths=widths)
         )
         tables.append(grid)
     return tables
@@ -267,9 +490,10 @@ def sweep_table(title: str, symbol: str, sweep: list[CrossoverRow]) -> Table:
     rows = Table(
         title,
         [
-            Column(symbol, "num"), Column("projections", "human"), Column("scores", "human"),
-            Column("FFN", "human"), Column("proj share", "pct"), Column("scores share", "pct"),
-            Column("FFN share", "pct"), Column("dominant", "text"), Column("at", "text"),
+            Column(symbol, "num"), Column(_("projections"), "human"),
+            Column(_("scores"), "human"), Column("FFN", "human"),
+            Column(_("proj share"), "pct"), Column(_("scores share"), "pct"),
+            Column(_("FFN share"), "pct"), Column(_("dominant"), "text"), Column(_("at"), "text"),
         ],
     )  # fmt: skip
     for row in sweep:
@@ -284,126 +508,147 @@ def sweep_table(title: str, symbol: str, sweep: list[CrossoverRow]) -> Table:
 
 def tensors_tables(r: TensorsReport) -> list[Table]:
     t = Table(
-        f"{r.model}: parameter tensors",
+        _("{model}: parameter tensors").format(model=r.model),
         [
-            Column("name", "text"),
-            Column("shape", "text"),
-            Column("count"),
-            Column("params"),
-            Column("total params"),
-            Column("component", "text"),
+            Column(_("name"), "text"),
+            Column(_("shape"), "text"),
+            Column(_("count")),
+            Column(_("params")),
+            Column(_("total params")),
+            Column(_("component"), "text"),
         ],
     )
     for x in r.tensors:
         shape = "[" + ", ".join(str(n) for n in x.shape) + "]"
-        t.add(
-            x.name,
-            shape,
-            x.count,
-            x.params,
-            x.total_params,
-            x.component + (f" (tied to {x.tied_to})" if x.tied_to else ""),
-        )
-    t.add("total", "", sum(x.count for x in r.tensors), None, r.total_params, "", style="total")
+        component = _component(x.component)
+        if x.tied_to:
+            component = _("{component} (tied to {tensor})").format(
+                component=component, tensor=x.tied_to
+            )
+        t.add(x.name, shape, x.count, x.params, x.total_params, component)
+    t.add(_("total"), "", sum(x.count for x in r.tensors), None, r.total_params, "", style="total")
     t.notes.append(
-        "{a..b} in a name: one tensor for each index from a to b (layers, experts), as a shell "
-        "expands it; count: the tensors a row stands for; params: one tensor's; total = count x "
-        "params, 0 for a tied tensor (it counts once)."
+        _(
+            "{a..b} in a name: one tensor for each index from a to b (layers, experts), as a "
+            "shell expands it; count: the tensors a row stands for; params: one tensor's; total "
+            "= count x params, 0 for a tied tensor (it counts once)."
+        )
     )
-    t.notes.append("Shapes as stored (GPT-2's Conv1D: [in, out]; nn.Linear: [out, in]).")
+    t.notes.append(_("Shapes as stored (GPT-2's Conv1D: [in, out]; nn.Linear: [out, in])."))
     tables = [t]
     if r.matmuls is not None:
         m = Table(
-            f"{r.model}: matmuls of one forward pass (batch 1, S={r.seq_len})",
-            [Column("name", "text"), Column("component", "text"), Column("[m, k] x [k, n]", "text"), Column("times"), Column("FLOPs")],
+            _("{model}: matmuls of one forward pass (batch 1, S={seq_len})").format(
+                model=r.model, seq_len=r.seq_len
+            ),
+            [Column(_("name"), "text"), Column(_("component"), "text"), Column("[m, k] x [k, n]", "text"), Column(_("times")), Column("FLOPs")],
         )  # fmt: skip
         for mm in r.matmuls:
-            m.add(mm.name, mm.component, f"[{mm.m}, {mm.k}] x [{mm.k}, {mm.n}]", mm.count, mm.flops)
-        m.add("total", "", "", None, sum(mm.flops for mm in r.matmuls), style="total")
-        m.notes.append("times: over every layer in the name's range, batch element and head.")
+            m.add(mm.name, _component(mm.component), f"[{mm.m}, {mm.k}] x [{mm.k}, {mm.n}]",
+                  mm.count, mm.flops)  # fmt: skip
+        m.add(_("total"), "", "", None, sum(mm.flops for mm in r.matmuls), style="total")
+        m.notes.append(_("times: over every layer in the name's range, batch element and head."))
         tables.append(m)
     return tables
+
+
+CHECK_KINDS = {"params": N_("params"), "flops": N_("flops")}
+
+
+def _verdict(ok: bool) -> str:
+    return _("ok") if ok else _("MISMATCH")
 
 
 def verify_tables(r: VerifyReport) -> list[Table]:
     tables: list[Table] = []
     for model in dict.fromkeys(c.model for c in r.checks):
         t = Table(
-            f"{model}: closed form vs instantiation (FLOPs at batch {r.batch}, S={r.seq_len})",
-            [Column("kind", "text"), Column("component", "text"), Column("closed form"), Column("instantiated"), Column("", "text")],
+            _("{model}: closed form vs instantiation (FLOPs at batch {batch}, S={seq_len})").format(
+                model=model, batch=r.batch, seq_len=r.seq_len
+            ),
+            [Column(_("kind"), "text"), Column(_("component"), "text"), Column(_("closed form")), Column(_("instantiated")), Column("", "text")],
         )  # fmt: skip
         for c in r.checks:
             if c.model == model:
-                t.add(c.kind, c.component, c.closed_form, c.inventory, "ok" if c.ok else "MISMATCH",
+                t.add(_(CHECK_KINDS[c.kind]) if c.kind in CHECK_KINDS else c.kind,
+                      _component(c.component), c.closed_form, c.inventory, _verdict(c.ok),
                       style="total" if c.component == "total" else "")  # fmt: skip
         tables.append(t)
     if r.checkpoint is not None:
         k = r.checkpoint
-        t = Table(f"checkpoint {k.path}", [Column("check", "text"), Column("result", "text")])
-        # Counts go in as numbers: grouped for people, plain in CSV.
-        t.add("tensors in the file", k.tensors)
-        t.add("parameters in the file", k.checkpoint_params)
-        t.add("parameters of the model", k.expected_params)
-        t.add("missing tensors", k.missing_count)
-        if k.missing:
-            t.add("missing names", ", ".join(k.missing))
-        t.add("unexpected tensors", ", ".join(k.unexpected) or "none")
-        t.add(
-            "shape mismatches",
-            "; ".join(
-                f"{m.name}: expected {m.expected}, found {m.found}" for m in k.shape_mismatches
-            )
-            or "none",
+        none = _("none")
+        t = Table(
+            _("checkpoint {path}").format(path=k.path),
+            [Column(_("check"), "text"), Column(_("result"), "text")],
         )
-        t.add("buffers (not counted)", ", ".join(k.buffers) or "none")
-        t.add("tied copies (not counted)", ", ".join(k.tied_copies) or "none")
+        # Counts go in as numbers: grouped for people, plain in CSV.
+        t.add(_("tensors in the file"), k.tensors)
+        t.add(_("parameters in the file"), k.checkpoint_params)
+        t.add(_("parameters of the model"), k.expected_params)
+        t.add(_("missing tensors"), k.missing_count)
+        if k.missing:
+            t.add(_("missing names"), ", ".join(k.missing))
+        t.add(_("unexpected tensors"), ", ".join(k.unexpected) or none)
+        mismatches = [
+            _("{name}: expected {expected}, found {found}").format(
+                name=m.name, expected=m.expected, found=m.found
+            )
+            for m in k.shape_mismatches
+        ]
+        t.add(_("shape mismatches"), "; ".join(mismatches) or none)
+        t.add(_("buffers (not counted)"), ", ".join(k.buffers) or none)
+        t.add(_("tied copies (not counted)"), ", ".join(k.tied_copies) or none)
         for dtype, n in k.bytes_by_dtype.items():
-            t.add(f"bytes of {dtype} tensors", n)
-        t.add("result", "ok" if k.ok else "MISMATCH", style="total")
+            t.add(_("bytes of {dtype} tensors").format(dtype=dtype), n)
+        t.add(_("result"), _verdict(k.ok), style="total")
         if any("{" in m for m in k.missing):
-            t.notes.append("{a..b} in a name: each index from a to b.")
+            t.notes.append(_("{a..b} in a name: each index from a to b."))
         tables.append(t)
-    tables[-1].notes.append("All checks match." if r.ok else "Mismatch found: exit code 1.")
+    tables[-1].notes.append(_("All checks match.") if r.ok else _("Mismatch found: exit code 1."))
     return tables
 
 
 COMPARE_FIELDS: list[tuple[str, str, Kind]] = [
     # (label, field of ComparedModel, kind); "heads": n_heads / n_kv_heads / head_dim
-    ("family", "family", "text"),
+    # (labels: N_, translated where the table is built)
+    (N_("family"), "family", "text"),
     ("d_model", "d_model", "int"),
     ("d_ff", "d_ff", "int"),
     ("d_ff / d_model", "d_ff_ratio", "ratio"),
-    ("FFN kind", "ffn_kind", "text"),
-    ("heads / kv heads / head_dim", "heads", "num"),
-    ("layers", "layers", "int"),
-    ("attention params per layer", "attention_params_per_layer", "int"),
-    ("FFN params per layer", "ffn_params_per_layer", "int"),
-    ("FFN share of a layer", "ffn_share_of_layer", "pct"),
-    ("FFN share of the model", "ffn_share_of_model", "pct"),
-    ("total params", "total_params", "int"),
-    ("active params", "active_params", "int"),
-    ("forward FLOPs", "forward_flops", "int"),
-    ("FLOPs per token", "flops_per_token", "num"),
-    ("FFN share of FLOPs", "ffn_share_of_flops", "pct"),
-    ("S: scores = FFN", "scores_vs_ffn", "num"),
-    ("S: scores = projections", "scores_vs_projections", "num"),
-    ("S: scores = projections + FFN", "scores_vs_dense", "num"),
+    (N_("FFN kind"), "ffn_kind", "text"),
+    (N_("heads / kv heads / head_dim"), "heads", "num"),
+    (N_("layers"), "layers", "int"),
+    (N_("attention params per layer"), "attention_params_per_layer", "int"),
+    (N_("FFN params per layer"), "ffn_params_per_layer", "int"),
+    (N_("FFN share of a layer"), "ffn_share_of_layer", "pct"),
+    (N_("FFN share of the model"), "ffn_share_of_model", "pct"),
+    (N_("total params"), "total_params", "int"),
+    (N_("active params"), "active_params", "int"),
+    (N_("forward FLOPs"), "forward_flops", "int"),
+    (N_("FLOPs per token"), "flops_per_token", "num"),
+    (N_("FFN share of FLOPs"), "ffn_share_of_flops", "pct"),
+    (N_("S: scores = FFN"), "scores_vs_ffn", "num"),
+    (N_("S: scores = projections"), "scores_vs_projections", "num"),
+    (N_("S: scores = projections + FFN"), "scores_vs_dense", "num"),
 ]
 
 
 def compare_tables(r: CompareReport) -> list[Table]:
     """One row per model (CSV); people read it turned, a column per model."""
-    columns = [Column("model", "text")]
+    columns = [Column(_("model"), "text")]
     for label, key, kind in COMPARE_FIELDS:
         if key == "heads":
-            columns.append(Column(label, kind, only="people"))
+            columns.append(Column(_(label), kind, only="people"))
             columns += [Column(n, only="csv") for n in ("heads", "kv heads", "head_dim")]
         else:
-            columns.append(Column(label, kind))
-    t = Table(f"Compared at S = {r.seq_len:,} (batch 1)", columns, side_by_side=True)
+            columns.append(Column(_(label), kind))
+    t = Table(
+        _("Compared at S = {seq_len} (batch 1)").format(seq_len=f"{r.seq_len:,}"), columns,
+        side_by_side=True,
+    )  # fmt: skip
     for m in r.models:
         cells: list[object] = [m.model]
-        for _, key, _ in COMPARE_FIELDS:
+        for _label, key, _kind_of in COMPARE_FIELDS:
             if key == "heads":
                 cells += [f"{m.n_heads} / {m.n_kv_heads} / {m.head_dim}",
                           m.n_heads, m.n_kv_heads, m.head_dim]  # fmt: skip
@@ -413,7 +658,11 @@ def compare_tables(r: CompareReport) -> list[Table]:
                 cells.append(getattr(m, key))
         t.add(*cells)
     t.notes.append(
-        "The largest of each figure in bold green, the smallest in blue. Per layer: the first layer kind. FLOPs: forward, default convention; encoder-decoder models at T = S."
+        _(
+            "The largest of each figure in bold green, the smallest in blue. Per layer: the "
+            "first layer kind. FLOPs: forward, default convention; encoder-decoder models at "
+            "T = S."
+        )
     )
     return [t]
 
@@ -421,36 +670,38 @@ def compare_tables(r: CompareReport) -> list[Table]:
 def activation_tables(r: ActivationsReport) -> list[Table]:
     tables = []
     for title, cols in (
-        ("FFN activations", ["relu", "gelu", "gelu_tanh", "silu"]),
-        ("Their derivatives", ["d_relu", "d_gelu", "d_gelu_tanh", "d_silu"]),
+        (N_("FFN activations"), ["relu", "gelu", "gelu_tanh", "silu"]),
+        (N_("Their derivatives"), ["d_relu", "d_gelu", "d_gelu_tanh", "d_silu"]),
     ):
         t = Table(
-            title, [Column("x", "num", fmt="g")] + [Column(c, "num", fmt=".7f") for c in cols]
+            _(title), [Column("x", "num", fmt="g")] + [Column(c, "num", fmt=".7f") for c in cols]
         )
         for row in r.rows:
             t.add(row.x, *(getattr(row, c) for c in cols))
         tables.append(t)
     tables[-1].notes.append(
-        "GELU(x) = x Phi(x) (exact, erf); gelu_tanh = 0.5 x (1 + tanh(sqrt(2/pi)(x + 0.044715 x^3))); "
-        "SiLU = x sigmoid(x); ReLU'(0) = 0."
+        _(
+            "GELU(x) = x Phi(x) (exact, erf); gelu_tanh = 0.5 x (1 + tanh(sqrt(2/pi)(x + "
+            "0.044715 x^3))); SiLU = x sigmoid(x); ReLU'(0) = 0."
+        )
     )
     return tables
 
 
 def swiglu_tables(r: SwigluReport) -> list[Table]:
     t = Table(
-        f"SwiGLU sizing at d_model = {r.d_model:,}",
+        _("SwiGLU sizing at d_model = {d_model}").format(d_model=f"{r.d_model:,}"),
         [
             Column("FFN", "text"),
             Column("d_ff", "num"),
-            Column("exact d_ff", "text"),
-            Column("params (no biases)"),
-            Column("vs plain 4x", "ratio"),
+            Column(_("exact d_ff"), "text"),
+            Column(_("params (no biases)")),
+            Column(_("vs plain 4x"), "ratio"),
         ],
     )
-    t.add("plain, 4 x d_model (2 matrices)", r.plain_d_ff, "", r.plain_params, 1.0)
+    t.add(_("plain, 4 x d_model (2 matrices)"), r.plain_d_ff, "", r.plain_params, 1.0)
     t.add(
-        "gated at parity, 8/3 d_model (3 matrices)",
+        _("gated at parity, 8/3 d_model (3 matrices)"),
         r.parity_d_ff,
         r.parity_d_ff_exact if "/" in r.parity_d_ff_exact else "",
         r.plain_params,
@@ -458,7 +709,9 @@ def swiglu_tables(r: SwigluReport) -> list[Table]:
     )
     mult = f" x {r.ffn_dim_multiplier:g}" if r.ffn_dim_multiplier is not None else ""
     t.add(
-        f"gated, Llama's rule{mult}, multiple of {r.multiple_of:,}",
+        _("gated, Llama's rule{multiplier}, multiple of {multiple}").format(
+            multiplier=mult, multiple=f"{r.multiple_of:,}"
+        ),
         r.llama_d_ff,
         "",
         r.llama_params,
@@ -466,185 +719,270 @@ def swiglu_tables(r: SwigluReport) -> list[Table]:
         style="total",
     )
     t.notes.append(
-        "Llama's rule: int(2 x 4 d_model / 3), times --ffn-dim-multiplier if given, rounded up to a multiple of --multiple-of."
+        _(
+            "Llama's rule: int(2 x 4 d_model / 3), times --ffn-dim-multiplier if given, "
+            "rounded up to a multiple of --multiple-of."
+        )
     )
     return [t]
 
 
 def exercise_tables(r: ExercisesReport) -> list[Table]:
     t = Table(
-        "Exercises", [Column("id", "text"), Column("question", "text"), Column("answer", "num")]
+        _("Exercises"),
+        [Column("id", "text"), Column(_("question"), "text"), Column(_("answer"), "num")],
     )
     for e in r.exercises:
-        t.add(e.id, e.question, Spelled(e.answer, e.answer_text))
+        t.add(e.id, e.shown_question(), Spelled(e.answer, e.answer_text))
     t.notes.append(
-        "`ffn-calc exercise check ID ANSWER` checks an answer; `ffn-calc exercise solve ID` shows the work."
+        _(
+            "`ffn-calc exercise check ID ANSWER` checks an answer; `ffn-calc exercise solve ID` "
+            "shows the work."
+        )
     )
     return [t]
 
 
 def exercise_result_tables(r: ExerciseResult) -> list[Table]:
-    t = Table(f"Exercise {r.id}", [Column("field", "text"), Column("value", "text")])
-    t.add("question", r.question)
-    for i, step in enumerate(r.steps, start=1):
-        t.add(f"step {i}", step)
-    t.add("answer", Spelled(r.answer, r.answer_text))
+    t = Table(
+        _("Exercise {id}").format(id=r.id),
+        [Column(_("field"), "text"), Column(_("value"), "text")],
+    )
+    t.add(_("question"), r.shown_question())
+    for i, step in enumerate(r.shown_steps(), start=1):
+        t.add(_("step {number}").format(number=i), step)
+    t.add(_("answer"), Spelled(r.answer, r.answer_text))
     if r.given is not None:
-        t.add("given", r.given)
-        t.add("correct", "yes" if r.correct else "no")
-        if r.reason:
-            t.add("why", r.reason)
+        t.add(_("given"), r.given)
+        t.add(_("correct"), _("yes") if r.correct else _("no"))
+        reason = r.shown_reason()
+        if reason:
+            t.add(_("why"), reason)
     return [t]
 
 
 def kv_tables(r: KvReport) -> list[Table]:
     t = Table(
-        f"{r.model}: KV cache, batch {r.batch}, {r.context:,} tokens cached ({r.dtype})",
-        [Column("layers", "text"), Column("count"), Column("cached tokens"),
-         Column("elements per layer"), Column("bytes per layer"), Column("elements")],
+        _("{model}: KV cache, batch {batch}, {context} tokens cached ({dtype})").format(
+            model=r.model, batch=r.batch, context=f"{r.context:,}", dtype=r.dtype
+        ),
+        [Column(_("layers"), "text"), Column(_("count")), Column(_("cached tokens")),
+         Column(_("elements per layer")), Column(_("bytes per layer")), Column(_("elements"))],
     )  # fmt: skip
     for k in r.layers:
-        label = f"{k.stack}" + (f", {k.kind}" if k.kind else "")
+        label = _listed([_stack(k.stack), *([_kind(k.kind)] if k.kind else [])])
         t.add(label, k.count, k.cached_tokens, k.elements, k.bytes, k.count * k.elements)
-    t.add("total", None, None, None, None, r.kv_elements, style="total")
+    t.add(_("total"), None, None, None, None, r.kv_elements, style="total")
     t.notes.append(
-        f"{r.kv_elements:,} elements = {r.kv_bytes:,} bytes ({human(r.kv_bytes, 'B')}) in "
-        f"{r.dtype}; {r.kv_elements_per_token_exact} elements per cached token."
+        _(
+            "{elements} elements = {bytes} bytes ({human}) in {dtype}; {per_token} elements "
+            "per cached token."
+        ).format(
+            elements=f"{r.kv_elements:,}",
+            bytes=f"{r.kv_bytes:,}",
+            human=human(r.kv_bytes, "B"),
+            dtype=r.dtype,
+            per_token=r.kv_elements_per_token_exact,
+        )
     )
-    t.notes.append(r.convention)
+    t.notes.append(_(r.convention))  # KV_CONVENTION, marked where it is defined
     return [t]
 
 
 def decode_tables(r: DecodeReport) -> list[Table]:
     tables: list[Table] = []
     for layer in r.layers:
+        if layer.kind:
+            title = _(
+                "{model}: one decode step, one {stack} layer, {kind} (x{count}), {context} cached"
+            ).format(
+                model=r.model, stack=_stack(layer.stack), kind=_kind(layer.kind),
+                count=layer.count, context=f"{r.context:,}",
+            )  # fmt: skip
+        else:
+            title = _(
+                "{model}: one decode step, one {stack} layer (x{count}), {context} cached"
+            ).format(
+                model=r.model, stack=_stack(layer.stack), count=layer.count,
+                context=f"{r.context:,}",
+            )  # fmt: skip
         t = Table(
-            f"{r.model}: one decode step, one {layer.stack} layer"
-            f"{f', {layer.kind}' if layer.kind else ''} (x{layer.count}), {r.context:,} cached",
-            [Column("term", "text"), Column("component", "text"), Column("FLOPs"), Column("share of layer", "pct")],
+            title,
+            [Column(_("term"), "text"), Column(_("component"), "text"), Column("FLOPs"), Column(_("share of layer"), "pct")],
         )  # fmt: skip
         for term in layer.terms:
-            t.add(
-                term.name, term.group, term.value, term.value / layer.total if layer.total else 0.0
-            )
-        t.add("layer total", "", layer.total, 1.0, style="total")
+            share = term.value / layer.total if layer.total else 0.0
+            t.add(_term(term.name), _component(term.group), term.value, share)
+        t.add(_("layer total"), "", layer.total, 1.0, style="total")
         tables.append(t)
     t = Table(
-        f"{r.model}: one decode step, batch {r.batch}, {r.context:,} tokens cached",
-        [Column("component", "text"), Column("FLOPs"), Column("share", "pct")],
+        _("{model}: one decode step, batch {batch}, {context} tokens cached").format(
+            model=r.model, batch=r.batch, context=f"{r.context:,}"
+        ),
+        [Column(_("component"), "text"), Column("FLOPs"), Column(_("share"), "pct")],
     )
     for key, value in r.components.items():
-        t.add(key, value, r.shares[key])
-    t.add("decode step", r.decode_flops, 1.0, style="total")
-    t.notes.append(r.convention)
+        t.add(_component(key), value, r.shares[key])
+    t.add(_("decode step"), r.decode_flops, 1.0, style="total")
+    t.notes.append(_(r.convention))  # DECODE_CONVENTION, marked where it is defined
     tables.append(t)
     return tables
 
 
 def decode_crossover_tables(r: DecodeCrossoverReport) -> list[Table]:
     t = Table(
-        f"{r.model}: where attention overtakes at decode time ({r.layer} layer, batch {r.batch})",
-        [Column("crossover", "text"), Column("context L", "num"), Column("exact", "text")],
-    )
+        _(
+            "{model}: where attention overtakes at decode time ({layer} layer, batch {batch})"
+        ).format(model=r.model, layer=_layer_label(r.layer), batch=r.batch),
+        [Column(_("crossover"), "text"), Column(_("context L"), "num"), Column(_("exact"), "text")],
+    )  # fmt: skip
     for key, value in r.flops.items():
-        label = CROSSOVER_LABELS[key] + " (FLOPs of one step)"
-        t.add(label, value if value is not None else "never", r.flops_exact[key] or "")
+        label = _("{label} (FLOPs of one step)").format(label=_(CROSSOVER_LABELS[key]))
+        t.add(label, value if value is not None else _("never"), r.flops_exact[key] or "")
     t.add(
-        "cache read = FFN weights read (bytes of one step)", r.bytes_context, r.bytes_context_exact
-    )
+        _("cache read = FFN weights read (bytes of one step)"), r.bytes_context,
+        r.bytes_context_exact,
+    )  # fmt: skip
     t.notes.append(
-        f"Per layer: {r.kv_elements_per_token:,} cached elements per token and sequence; "
-        f"{r.ffn_weights_per_step:,} FFN weights read per step. Batch x context at the bytes "
-        f"crossover: {r.batch} x {r.bytes_context_exact}."
+        _(
+            "Per layer: {per_token} cached elements per token and sequence; {weights} FFN "
+            "weights read per step. Batch x context at the bytes crossover: {batch} x {context}."
+        ).format(
+            per_token=f"{r.kv_elements_per_token:,}",
+            weights=f"{r.ffn_weights_per_step:,}",
+            batch=r.batch,
+            context=r.bytes_context_exact,
+        )
     )
-    t.notes.append(r.convention)
+    t.notes.append(_(r.convention))  # DECODE_CROSSOVER_CONVENTION, marked where it is defined
     rows = sweep_table(
-        f"{r.model}: one decode step of one {r.layer} layer over the context L (batch 1)",
+        _("{model}: one decode step of one {layer} layer over the context L (batch 1)").format(
+            model=r.model, layer=_layer_label(r.layer)
+        ),
         "L", r.rows,
     )  # fmt: skip
-    rows.notes.append("'at': the crossover that row's L is (vs ffn, proj, dense).")
+    rows.notes.append(_("'at': the crossover that row's L is (vs ffn, proj, dense)."))
     return [t, rows]
 
 
 def generation_tables(r: GenerationReport) -> list[Table]:
+    from ffn_calc.inference_report import DECODE_CONVENTION, GENERATION_NOTE
+
     t = Table(
-        f"{r.model}: generating {r.new_tokens:,} tokens after a {r.prompt:,}-token prompt "
-        f"(batch {r.batch})",
-        [Column("part", "text"), Column("FLOPs"), Column("share", "pct")],
+        _("{model}: generating {new} tokens after a {prompt}-token prompt (batch {batch})").format(
+            model=r.model, new=f"{r.new_tokens:,}", prompt=f"{r.prompt:,}", batch=r.batch
+        ),
+        [Column(_("part"), "text"), Column("FLOPs"), Column(_("share"), "pct")],
     )
     total = r.generation_flops
-    t.add("prefill", r.prefill_flops, r.prefill_flops / total)
-    t.add(f"{r.decode_steps:,} decode steps", r.decode_flops, r.decode_flops / total)
-    t.add("generation", total, 1.0, style="total")
-    t.notes.append(r.convention)
+    t.add(_("prefill"), r.prefill_flops, r.prefill_flops / total)
+    t.add(_("{steps} decode steps").format(steps=f"{r.decode_steps:,}"), r.decode_flops,
+          r.decode_flops / total)  # fmt: skip
+    t.add(_("generation"), total, 1.0, style="total")
+    t.notes.append(_translated(r.convention, (GENERATION_NOTE, DECODE_CONVENTION)))
     return [t]
 
 
 def memory_tables(r: MemoryReport) -> list[Table]:
     t = Table(
-        f"{r.model}: weights in {r.dtype}",
-        [Column("component", "text"), Column("params"), Column("bytes")],
+        _("{model}: weights in {dtype}").format(model=r.model, dtype=r.dtype),
+        [Column(_("component"), "text"), Column(_("params")), Column(_("bytes"))],
     )
     for key, value in r.components.items():
-        t.add(key, value, r.component_bytes[key])
-    t.add("weights", r.total_params, r.weights_bytes, style="total")
+        t.add(_component(key), value, r.component_bytes[key])
+    t.add(_("weights"), r.total_params, r.weights_bytes, style="total")
     tables = [t]
     if r.gpu_memory_bytes is not None:
         f = Table(
-            f"{r.model}: what fits in {r.gpu_memory_bytes:,} bytes ({r.dtype})",
-            [Column("question", "text"), Column("answer", "text")],
+            _("{model}: what fits in {bytes} bytes ({dtype})").format(
+                model=r.model, bytes=f"{r.gpu_memory_bytes:,}", dtype=r.dtype
+            ),
+            [Column(_("question"), "text"), Column(_("answer"), "text")],
         )
-        f.add("left for the KV cache", r.free_bytes if r.free_bytes is not None else "none")
+        free = r.free_bytes if r.free_bytes is not None else _("none")
+        f.add(_("left for the KV cache"), free)
         if r.max_context is not None:
-            f.add(f"longest context at batch {r.batch}", r.max_context)
+            f.add(_("longest context at batch {batch}").format(batch=r.batch), r.max_context)
         if r.max_batch is not None:
-            f.add(f"largest batch at context {r.context}", r.max_batch)
-        f.notes.append(r.convention)
+            f.add(_("largest batch at context {context}").format(context=r.context), r.max_batch)
+        f.notes.append(_(r.convention))  # MEMORY_CONVENTION, marked where it is defined
         tables.append(f)
     return tables
 
 
 def training_tables(r: TrainingReport, explain: bool = False) -> list[Table]:
-    par = f"DP {r.dp}, TP {r.tp}" + (", sequence parallel" if r.sequence_parallel else "")
-    t = Table(
-        f"{r.model}: training memory per GPU ({par}; recompute {r.recompute}; "
-        f"s = {r.seq_len:,}, micro-batch {r.micro_batch})",
-        [Column("part", "text"), Column("bytes"), Column("share", "pct")],
+    par = _listed(
+        [f"DP {r.dp}", f"TP {r.tp}", *([_("sequence parallel")] if r.sequence_parallel else [])]
     )
-    t.add(f"model states ({r.bytes_per_param_exact} bytes x {r.params_per_gpu:,} params)",
-          r.model_states_bytes, r.model_states_bytes / r.total_bytes)  # fmt: skip
+    t = Table(
+        _(
+            "{model}: training memory per GPU ({parallel}; recompute {recompute}; s = {seq_len}, "
+            "micro-batch {micro_batch})"
+        ).format(
+            model=r.model,
+            parallel=par,
+            recompute=r.recompute,
+            seq_len=f"{r.seq_len:,}",
+            micro_batch=r.micro_batch,
+        ),
+        [Column(_("part"), "text"), Column(_("bytes")), Column(_("share"), "pct")],
+    )
+    states = _("model states ({bytes} bytes x {params} params)").format(
+        bytes=r.bytes_per_param_exact, params=f"{r.params_per_gpu:,}"
+    )
+    t.add(states, r.model_states_bytes, r.model_states_bytes / r.total_bytes)
     for key, value in r.activation_components.items():
-        t.add(f"activations: {key}", value, value / r.total_bytes)
-    t.add("total", r.total_bytes, 1.0, style="total")
-    t.notes.append(f"Recipe: {r.recipe_text}.")
+        label = _("activations: {component}").format(component=_component(key))
+        t.add(label, value, value / r.total_bytes)
+    t.add(_("total"), r.total_bytes, 1.0, style="total")
+    t.notes.append(_("Recipe: {recipe}.").format(recipe=_(r.recipe_text)))
     t.notes.append(
-        f"One layer stores {r.activations_per_layer_bytes:,} bytes of activations ({r.layers} "
-        f"layers). The scores' activations (5as^2b) overtake the FFN's at s = "
-        f"{r.score_crossover_exact} (any micro-batch)."
+        _(
+            "One layer stores {bytes} bytes of activations ({layers} layers). The scores' "
+            "activations (5as^2b) overtake the FFN's at s = {length} (any micro-batch)."
+        ).format(
+            bytes=f"{r.activations_per_layer_bytes:,}",
+            layers=r.layers,
+            length=r.score_crossover_exact,
+        )
     )
     if r.max_micro_batch is not None and r.gpu_memory_bytes is not None:
         t.notes.append(
-            f"Fits in {r.gpu_memory_bytes:,} bytes: micro-batch up to {r.max_micro_batch:,} at "
-            f"s = {r.seq_len:,}."
+            _("Fits in {bytes} bytes: micro-batch up to {micro_batch} at s = {seq_len}.").format(
+                bytes=f"{r.gpu_memory_bytes:,}",
+                micro_batch=f"{r.max_micro_batch:,}",
+                seq_len=f"{r.seq_len:,}",
+            )
         )
     if explain:
-        t.notes += [f"{x.name}: {x.formula} = {x.bytes:,} bytes ({x.component})"
-                    for x in r.activation_terms]  # fmt: skip
-    t.notes.append(r.convention)
+        t.notes += [
+            _("{name}: {formula} = {bytes} bytes ({component})").format(
+                name=_(x.name),
+                formula=x.formula,
+                bytes=f"{x.bytes:,}",
+                component=_component(x.component),
+            )
+            for x in r.activation_terms
+        ]
+    t.notes.append(_(r.convention))  # training_report.CONVENTION, marked where it is defined
     sweep = Table(
-        f"{r.model}: one layer's activations over s (micro-batch 1, this GPU)",
-        [Column("s"), Column("attention projections"), Column("attention scores"),
-         Column("FFN"), Column("norms"), Column("scores : FFN", "ratio")],
+        _("{model}: one layer's activations over s (micro-batch 1, this GPU)").format(
+            model=r.model
+        ),
+        [Column("s"), Column(_("attention projections")), Column(_("attention scores")),
+         Column("FFN"), Column(_("norms")), Column(_("scores : FFN"), "ratio")],
     )  # fmt: skip
     for row in r.rows:
         ffn = row.get("ffn", 0)
         scores = row.get("attention_scores", 0)
         sweep.add(row["seq_len"], row.get("attention_projections", 0), scores, ffn,
                   row.get("norm", 0), scores / ffn if ffn else None)  # fmt: skip
-    sweep.notes.append(
-        f"The scores' activations reach the FFN's at s = {r.score_crossover_exact}"
-        + (" (not stored: recomputed)." if r.recompute != "none" else ".")
-    )
+    if r.recompute != "none":
+        reach = _("The scores' activations reach the FFN's at s = {length} (not stored: "
+                  "recomputed).")  # fmt: skip
+    else:
+        reach = _("The scores' activations reach the FFN's at s = {length}.")
+    sweep.notes.append(reach.format(length=r.score_crossover_exact))
     return [t, sweep]
 
 

@@ -423,3 +423,14 @@ def test_architectures_naming_another_class_is_said(cli: Any, tmp_path: Path) ->
     f.write_text(json.dumps({**case["hf_config"], "architectures": ["RobertaModel"]}))
     data = cli("params", "--hf-config", str(f), "-f", "json").json()
     assert "RobertaModel" in data["note"] and "RobertaForMaskedLM" in data["note"]
+
+
+def test_a_path_the_system_refuses_is_a_clear_error() -> None:
+    """A name longer than the system allows (ENAMETOOLONG from stat) exits 2, no traceback."""
+    from conftest import run
+
+    long = "a" * 5000
+    for args in (["params", "--hf-config", long], ["params", "--config", long],
+                 ["verify", "--preset", "gpt2-small", "--checkpoint", long]):  # fmt: skip
+        r = run(*args)
+        assert r.exit_code == 2 and r.stdout == "" and "too long" in r.stderr, (args, r.stderr)

@@ -19,8 +19,15 @@ from ffn_calc.cli.app import (
 )
 from ffn_calc.cli.options import Unit, model_command
 from ffn_calc.errors import UsageError
+from ffn_calc.i18n import _
 
 MAX_SIZE = 2**40  # ffn_calc.config.MAX_SIZE (not imported: it would load Pydantic at start)
+
+# `--plot FILE`: a figure for slides (ffn_calc.plot; matplotlib is imported only when given).
+PlotOpt = Annotated[
+    Path | None,
+    typer.Option("--plot", metavar="FILE", help="Also draw a figure to FILE: .png or .svg (needs matplotlib: pip install 'ffn-calc\\[plot]')."),
+]  # fmt: skip
 
 if TYPE_CHECKING:
     from ffn_calc.config import ModelConfig
@@ -60,16 +67,16 @@ def flops_cmd(
 
     if decode:
         if context is None:
-            raise UsageError("--decode needs --context L (the tokens already cached).")
+            raise UsageError(_("--decode needs --context L (the tokens already cached)."))
         from ffn_calc.inference_report import decode_report
 
         dr = decode_report(model, batch, context, source_len)
         emit(dr, lambda: views().decode_tables(dr), format)
         return
     if context is not None or source_len is not None:
-        raise UsageError("--context and --source-len go with --decode.")
+        raise UsageError(_("--context and --source-len go with --decode."))
     if seq_len is None:
-        raise UsageError("flops needs --seq-len S (or --decode --context L).")
+        raise UsageError(_("flops needs --seq-len S (or --decode --context L)."))
     if generate is not None:
         from ffn_calc.inference_report import generation_report
 
@@ -91,6 +98,7 @@ def crossover_cmd(
     grid: Annotated[bool, typer.Option("--grid", help="Add the S x d_model grid of scores : FFN.")] = False,
     decode: Annotated[bool, typer.Option("--decode", help="At decode time: the context where one step's scores, and its cache reads, overtake the FFN.")] = False,
     batch: Annotated[int, typer.Option("--batch", "-b", min=1, max=MAX_SIZE, help="--decode: sequences decoded together (the FFN weights are read once for all).")] = 1,
+    plot: PlotOpt = None,
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
     """The sequence length S where attention's S^2 scores overtake the FFN and the projections;
@@ -99,10 +107,14 @@ def crossover_cmd(
 
     if decode:
         if grid or causal:
-            raise UsageError("--grid and --causal apply to the prefill crossover, not --decode.")
+            raise UsageError(_("--grid and --causal apply to the prefill crossover, not --decode."))
         from ffn_calc.inference_report import decode_crossover_report
 
         dr = decode_crossover_report(model, batch)
+        if plot is not None:
+            from ffn_calc import plot as figures
+
+            figures.decode_crossover(dr, model, plot)
 
         def decode_bars() -> list[Any]:
             from ffn_calc.render import share_bars
@@ -114,6 +126,10 @@ def crossover_cmd(
 
     g = grid_report(model, GRID_D_MODELS, GRID_SEQ_LENS) if grid else None
     report = crossover_report(model, causal=causal, grid=g)
+    if plot is not None:
+        from ffn_calc import plot as figures
+
+        figures.crossover(report, model, plot)
 
     def bars() -> list[Any]:
         from ffn_calc.render import share_bars
@@ -184,7 +200,7 @@ def memory_cmd(
     from ffn_calc.inference_report import memory_report
 
     if gpu_memory is None and context is not None:
-        raise UsageError("--context goes with --gpu-memory (the largest batch that fits).")
+        raise UsageError(_("--context goes with --gpu-memory (the largest batch that fits)."))
     gpu = parse_bytes(gpu_memory) if gpu_memory is not None else None
     if training:
         from ffn_calc.training import Parallel
@@ -237,10 +253,14 @@ def verify_cmd(
             models.append(resolve_model(config=config, hf_config=hf_config))
         if not models:
             raise UsageError(
-                "nothing to verify: give --preset NAME, --all, --config FILE or --hf-config PATH."
+                _(
+                    "nothing to verify: give --preset NAME, --all, --config FILE or --hf-config PATH."
+                )
             )
         if checkpoint is not None and len(models) != 1:
-            raise UsageError(f"--checkpoint compares one model; {len(models)} were given.")
+            raise UsageError(
+                _("--checkpoint compares one model; {count} were given.").format(count=len(models))
+            )
         report = verify(models, batch, seq_len, checkpoint)
     emit(report, lambda: views().verify_tables(report), format)
     if not report.ok:
@@ -253,6 +273,7 @@ def compare_cmd(
     config: Annotated[list[Path] | None, typer.Option("--config", "-c", help="A TOML or JSON file in ffn-calc's schema; repeat for several.")] = None,
     hf_config: Annotated[list[Path] | None, typer.Option("--hf-config", help="A Hugging Face config.json or its directory; repeat for several.")] = None,
     seq_len: Annotated[int, typer.Option("--seq-len", "-s", min=1, max=MAX_SIZE, help="Sequence length for the FLOP rows.")] = 1024,
+    plot: PlotOpt = None,
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
     """Compare models side by side: shapes, parameters, FLOPs and crossovers, a column each."""
@@ -265,16 +286,21 @@ def compare_cmd(
         models += [resolve_model(hf_config=p) for p in hf_config or []]
         if not models:
             raise UsageError(
-                "nothing to compare: name presets, or give --config / --hf-config files."
+                _("nothing to compare: name presets, or give --config / --hf-config files.")
             )
         report = compare_report(models, seq_len)
+        if plot is not None:
+            from ffn_calc import plot as figures
+
+            figures.compare(models, plot)
     emit(report, lambda: views().compare_tables(report), format)
 
 
 @command("activations")
 def activations_cmd(
     x: Annotated[list[float] | None, typer.Option("--x", help="Points to evaluate at; repeat for several (default -3 ... 3).")] = None,
-    plot: Annotated[bool, typer.Option("--plot/--no-plot", help="Draw the curves in the terminal (table format).")] = True,
+    no_plot: Annotated[bool, typer.Option("--no-plot", help="Leave out the curves drawn in the terminal (table format).")] = False,
+    plot: PlotOpt = None,
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
     """ReLU, GELU (exact), GELU tanh approximation and SiLU, with their derivatives."""
@@ -282,11 +308,15 @@ def activations_cmd(
 
     with user_errors():
         report = activations_report(list(x) if x else list(DEFAULT_X))
+        if plot is not None:
+            from ffn_calc import plot as figures
+
+            figures.activations(plot)
 
     def curves() -> list[Any]:
         from ffn_calc.render import activation_plot
 
-        return [activation_plot()] if plot else []
+        return [] if no_plot else [activation_plot()]
 
     emit(report, lambda: views().activation_tables(report), format, curves)
 

@@ -25,8 +25,18 @@ CHECK_HELP = (
     "Units must fit the question: % only on a share, x only on a ratio, k, M, G, B, T only on "
     "a count or another plain number. A share written plain is a fraction up to 1 and a "
     "percentage above 1 (0.455 or 45.5).\n\n"
+    "Japanese and Chinese answers are read the same way, whatever --lang is. Full-width "
+    "characters count as their ASCII forms (\uff11\uff0e\uff13\uff14億 is 1.34億). 約, 约, "
+    "大約, 大约 or およそ (about) in front changes nothing. 倍 is a ratio like x (28.4倍); \uff05, パーセント and the "
+    "prefix 百分之 (百分之45.5) are percentages like %. 万 (10^4), 億 or 亿 (10^8) and 兆 "
+    "(10^12) are multipliers like k, M, G, T: alone (1.34億, 13421.7728万) or largest first, "
+    "each after a number (約1億3400万, 1億3421万7728), decimals only in the last number. In "
+    "these forms zeros ending the number are not significant: 約1億3400万 has 3 significant "
+    "figures and stands for 133,500,000 to 134,500,000 (right for 134,217,728); 1億 has 1 and "
+    "is too imprecise; digits after a decimal point count (1.30億 has 3).\n\n"
     "An answer too imprecise to judge, or with a unit that does not fit, is wrong (exit 1) and "
-    "the verdict says why; an answer that cannot be read as a number exits 2."
+    "the verdict says why; an answer that cannot be read as a number (1億億, 万3400, 1.2.3億) "
+    "exits 2."
 )
 
 IdArg = Annotated[str, typer.Argument(metavar="ID", help="An exercise id.")]
@@ -70,7 +80,7 @@ def exercise_app() -> typer.Typer:
     ) -> None:
         """Print an exercise's question."""
         result = _result(exercises, exercise_id)
-        _emit(result, [f"{result.id}: {result.question}"], format)
+        _emit(result, [f"{result.id}: {result.shown_question()}"], format)
 
     # A negative answer (-5) is an answer, not an option: unknown options pass through as
     # arguments, and an option misspelt (--formt) is then an extra argument, still exit 2.
@@ -87,13 +97,22 @@ def exercise_app() -> typer.Typer:
         format: FormatOpt = Format.table,
     ) -> None:
         """Check an answer within the precision it is written in; exit 1 when it is wrong."""
+        from ffn_calc.i18n import _
+
         r = _result(exercises, exercise_id, answer)
         if r.correct:
-            _emit(r, [f"Right: {answer} (exact: {r.answer_text})."], format)
+            right = _("Right: {given} (exact: {answer}).")
+            _emit(r, [right.format(given=answer, answer=r.answer_text)], format)
             return
-        why = f" {r.reason}." if r.reason else ""
-        hint = f"See `ffn-calc exercise solve {exercise_id}`."
-        _emit(r, [f"Wrong: {answer}; expected {r.answer_text}.{why} {hint}"], format)
+        reason = r.shown_reason()
+        if reason:
+            wrong = _(
+                "Wrong: {given}; expected {answer}. {reason}. See `ffn-calc exercise solve {id}`."
+            )
+        else:
+            wrong = _("Wrong: {given}; expected {answer}. See `ffn-calc exercise solve {id}`.")
+        line = wrong.format(given=answer, answer=r.answer_text, reason=reason, id=exercise_id)
+        _emit(r, [line], format)
         raise typer.Exit(1)
 
     @sub.command("solve")
@@ -101,8 +120,10 @@ def exercise_app() -> typer.Typer:
         exercise_id: IdArg, exercises: CatalogOpt = None, format: FormatOpt = Format.table
     ) -> None:
         """Print the worked solution: each formula with the numbers put in."""
+        from ffn_calc.i18n import _
+
         r = _result(exercises, exercise_id)
-        lines = [f"{r.id}: {r.question}", "", *(f"  {step}" for step in r.steps), ""]
-        _emit(r, [*lines, f"Answer: {r.answer_text}"], format)
+        lines = [f"{r.id}: {r.shown_question()}", "", *(f"  {s}" for s in r.shown_steps()), ""]
+        _emit(r, [*lines, _("Answer: {answer}").format(answer=r.answer_text)], format)
 
     return sub

@@ -1,6 +1,7 @@
 """`ffn-calc sweep`: one model with fields varied, each combination counted, rows streamed."""
 
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -26,6 +27,7 @@ def sweep_cmd(
     vary: Annotated[list[str], typer.Option("--vary", "-V", metavar="FIELD=VALUES", help="A field and its values: d_ff=8192:16384:1024 (a range, the end included), n_layers=1:64:*2 (doubling), n_kv_heads=1,2,4,8 (a list), activation=gelu,swiglu; repeat for several (every combination).")],
     metric: Annotated[list[str] | None, typer.Option("--metric", "-m", metavar="NAME", help=METRIC_HELP)] = None,
     where: Annotated[list[str] | None, typer.Option("--where", "-w", metavar="EXPR", help="Keep rows where METRIC OP NUMBER holds: total_params<=7e9, ffn_share>=60%, forward_flops@4096<2T; repeat: all must hold.")] = None,
+    plot: Annotated[Path | None, typer.Option("--plot", metavar="FILE", help="Also draw each metric over the varied field (a line per value of a second field) to FILE: .png or .svg (needs matplotlib: pip install 'ffn-calc\\[plot]').")] = None,
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
     """Vary fields of a model over ranges and lists: every combination's parameters, FLOPs,
@@ -49,5 +51,9 @@ def sweep_cmd(
         Format.markdown: out.write_markdown,
         Format.json: out.write_json,
     }[format]
+    if plot is not None:
+        from ffn_calc import plot as figures
+
+        figures.sweep(s, plot)
     with output_errors():
         write(s, sys.stdout)

@@ -26,6 +26,7 @@ from typing import Any
 from ffn_calc.config import ModelConfig
 from ffn_calc.errors import ConfigError
 from ffn_calc.families.base import PLAIN_ACT, Reader
+from ffn_calc.i18n import _
 from ffn_calc.naming import Naming
 
 ARCHITECTURE = "AlbertForMaskedLM"
@@ -44,8 +45,10 @@ def fields(r: Reader) -> dict[str, Any]:
     assert groups is not None and inner is not None
     if groups > layers:
         raise ConfigError(
-            f"{r.where('num_hidden_groups')}: num_hidden_groups = {groups} exceeds "
-            f"num_hidden_layers = {layers}: groups past it never run; not supported."
+            _(
+                "{where}: num_hidden_groups = {groups} exceeds num_hidden_layers = {layers}: "
+                "groups past it never run; not supported."
+            ).format(where=r.where("num_hidden_groups"), groups=groups, layers=layers)
         )
     tied = r.boolean("tie_word_embeddings", True)
     return {

@@ -23,6 +23,7 @@ from typing import Any
 from ffn_calc.config import ModelConfig
 from ffn_calc.errors import ConfigError
 from ffn_calc.families.base import PLAIN_ACT, Reader
+from ffn_calc.i18n import _
 from ffn_calc.naming import Naming
 
 ARCHITECTURE = "BartForConditionalGeneration"
@@ -32,12 +33,18 @@ def fields(r: Reader) -> dict[str, Any]:
     d, ffn = r.req("d_model"), r.req("encoder_ffn_dim")
     if (dec_ffn := r.req("decoder_ffn_dim")) != ffn:
         raise ConfigError(
-            f"{r.where('decoder_ffn_dim')}: decoder_ffn_dim = {dec_ffn} differs from "
-            f"encoder_ffn_dim = {ffn}; ffn-calc describes one FFN width for both stacks."
+            _(
+                "{where}: decoder_ffn_dim = {decoder_ffn_dim} differs from encoder_ffn_dim = "
+                "{encoder_ffn_dim}; ffn-calc describes one FFN width for both stacks."
+            ).format(where=r.where("decoder_ffn_dim"), decoder_ffn_dim=dec_ffn, encoder_ffn_dim=ffn)
         )
     for key in ("encoder_attention_heads", "decoder_attention_heads"):
         if d % (heads := r.req(key)):  # BartAttention: head_dim = d_model / heads
-            raise ConfigError(f"{r.where(key)}: {key} = {heads} must divide d_model = {d}.")
+            raise ConfigError(
+                _("{where}: {field} = {heads} must divide d_model = {d_model}.").format(
+                    where=r.where(key), field=key, heads=heads, d_model=d
+                )
+            )
     tied = r.boolean("tie_word_embeddings", True)
     return {
         "family": "bart", "architecture": "encoder-decoder", "n_layers": r.req("encoder_layers"),

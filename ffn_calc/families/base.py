@@ -8,6 +8,7 @@ from typing import Any
 from ffn_calc.config import MAX_LISTED_LAYERS, MAX_SIZE
 from ffn_calc.errors import ConfigError
 from ffn_calc.files import line_of, shown
+from ffn_calc.i18n import _
 from ffn_calc.naming import Naming
 
 
@@ -26,26 +27,43 @@ class Reader:
 
     def where(self, key: str) -> str:
         line = line_of(self.text, key)
-        return f"{self.origin}, line {line}" if line else self.origin
+        return (
+            _("{origin}, line {line}").format(origin=self.origin, line=line)
+            if line
+            else self.origin
+        )
 
     def integer(self, key: str, default: int | None = None, *, required: bool = True) -> int | None:
         """A positive integer; absent or null gives `default` (an error when required)."""
         value = self.data.get(key)
         if value is None:
             if default is None and required:
-                raise ConfigError(f"{self.origin}: required field '{key}' is missing.")
+                raise ConfigError(
+                    _("{where}: required field '{field}' is missing.").format(
+                        where=self.origin, field=key
+                    )
+                )
             return self._default(key, default)  # type: ignore[no-any-return]
         if isinstance(value, bool) or not isinstance(value, int):
             raise ConfigError(
-                f"{self.where(key)}: {key} = {shown(value)}: expected an integer, "
-                f"found {type(value).__name__}."
+                _("{where}: {field} = {value}: expected an integer, found {type}.").format(
+                    where=self.where(key), field=key, value=shown(value), type=type(value).__name__
+                )
             )
         if value <= 0:
-            raise ConfigError(f"{self.where(key)}: {key} = {shown(value)}: must be greater than 0.")
+            raise ConfigError(
+                _("{where}: {field} = {value}: must be greater than 0.").format(
+                    where=self.where(key), field=key, value=shown(value)
+                )
+            )
         if value > MAX_SIZE:
             raise ConfigError(
-                f"{self.where(key)}: {key} = {shown(value)}: larger than ffn-calc's bound on "
-                f"sizes, 2^40 = {MAX_SIZE:,}."
+                _(
+                    "{where}: {field} = {value}: larger than ffn-calc's bound on sizes, "
+                    "2^40 = {bound}."
+                ).format(
+                    where=self.where(key), field=key, value=shown(value), bound=f"{MAX_SIZE:,}"
+                )
             )
         return value
 
@@ -57,13 +75,21 @@ class Reader:
             return self._default(key, default)  # type: ignore[no-any-return]
         if isinstance(value, bool) or not isinstance(value, int):
             raise ConfigError(
-                f"{self.where(key)}: {key} = {shown(value)}: expected an integer, "
-                f"found {type(value).__name__}."
+                _("{where}: {field} = {value}: expected an integer, found {type}.").format(
+                    where=self.where(key), field=key, value=shown(value), type=type(value).__name__
+                )
             )
         if not minimum <= value <= MAX_SIZE:
             raise ConfigError(
-                f"{self.where(key)}: {key} = {shown(value)}: must be between {minimum} and "
-                f"2^40 = {MAX_SIZE:,}."
+                _(
+                    "{where}: {field} = {value}: must be between {minimum} and 2^40 = {bound}."
+                ).format(
+                    where=self.where(key),
+                    field=key,
+                    value=shown(value),
+                    minimum=minimum,
+                    bound=f"{MAX_SIZE:,}",
+                )
             )
         return value
 
@@ -89,7 +115,11 @@ class Reader:
             or not isinstance(value, int | float)
             or not math.isfinite(value)
         ):
-            raise ConfigError(f"{self.where(key)}: {key} = {shown(value)}: expected a number.")
+            raise ConfigError(
+                _("{where}: {field} = {value}: expected a number.").format(
+                    where=self.where(key), field=key, value=shown(value)
+                )
+            )
         return float(value)
 
     def boolean(self, key: str, default: bool) -> bool:
@@ -98,8 +128,9 @@ class Reader:
             return self._default(key, default)  # type: ignore[no-any-return]
         if not isinstance(value, bool):
             raise ConfigError(
-                f"{self.where(key)}: {key} = {shown(value)}: expected true or false, "
-                f"found {type(value).__name__}."
+                _("{where}: {field} = {value}: expected true or false, found {type}.").format(
+                    where=self.where(key), field=key, value=shown(value), type=type(value).__name__
+                )
             )
         return value
 
@@ -108,7 +139,11 @@ class Reader:
         if value is None:
             return self._default(key, default)  # type: ignore[no-any-return]
         if not isinstance(value, str):
-            raise ConfigError(f"{self.where(key)}: {key} = {shown(value)}: expected a string.")
+            raise ConfigError(
+                _("{where}: {field} = {value}: expected a string.").format(
+                    where=self.where(key), field=key, value=shown(value)
+                )
+            )
         return value
 
     def choice(self, key: str, table: dict[str, str], default: str) -> str:
@@ -116,8 +151,12 @@ class Reader:
         name = self.string(key, default)
         if name not in table:
             raise ConfigError(
-                f"{self.where(key)}: {key} = {shown(name)} is not supported; "
-                f"use one of {', '.join(sorted(table))}."
+                _("{where}: {field} = {value} is not supported; use one of {choices}.").format(
+                    where=self.where(key),
+                    field=key,
+                    value=shown(name),
+                    choices=", ".join(sorted(table)),
+                )
             )
         return table[name]
 
@@ -127,9 +166,12 @@ def check_listed(r: Reader, key: str, count: int) -> int:
     MAX_LISTED_LAYERS, so no config makes ffn-calc walk 2^40 layers."""
     if count > MAX_LISTED_LAYERS:
         raise ConfigError(
-            f"{r.where(key)}: {key} = {count:,}: layers that differ one by one (dense and MoE, "
-            f"local and global attention) are listed layer by layer, up to "
-            f"{MAX_LISTED_LAYERS:,} layers."
+            _(
+                "{where}: {field} = {value}: layers that differ one by one (dense and MoE, "
+                "local and global attention) are listed layer by layer, up to {limit} layers."
+            ).format(
+                where=r.where(key), field=key, value=f"{count:,}", limit=f"{MAX_LISTED_LAYERS:,}"
+            )
         )
     return count
 
@@ -150,8 +192,13 @@ def layer_types(r: Reader, layers: int, default: list[str]) -> list[str]:
         or not all(isinstance(x, str) and x in ATTENTION_TYPES for x in value)
     ):
         raise ConfigError(
-            f"{r.where('layer_types')}: layer_types = {shown(value)}: expected one of "
-            f"{', '.join(ATTENTION_TYPES)} per layer ({layers})."
+            _("{where}: {field} = {value}: expected one of {choices} per layer ({layers}).").format(
+                where=r.where("layer_types"),
+                field="layer_types",
+                value=shown(value),
+                choices=", ".join(ATTENTION_TYPES),
+                layers=layers,
+            )
         )
     return value
 

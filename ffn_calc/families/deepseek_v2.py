@@ -32,6 +32,7 @@ from ffn_calc.errors import ConfigError
 from ffn_calc.families.base import Reader, decoder
 from ffn_calc.families.deepseek_v3 import NAMING, mla_moe, q_lora_rank
 from ffn_calc.files import shown
+from ffn_calc.i18n import _
 from ffn_calc.naming import Naming
 
 ARCHITECTURE = "DeepseekV2ForCausalLM"
@@ -43,8 +44,14 @@ def fields(r: Reader) -> dict[str, Any]:
                   attention_bias=r.boolean("attention_bias", False))  # fmt: skip
     if out["d_model"] % out["n_heads"]:  # DeepseekV2Config.validate_architecture
         raise ConfigError(
-            f"{r.where('num_attention_heads')}: num_attention_heads = {out['n_heads']} must "
-            f"divide hidden_size = {out['d_model']} (DeepseekV2Config requires it)."
+            _(
+                "{where}: num_attention_heads = {heads} must divide hidden_size = "
+                "{hidden_size} (DeepseekV2Config requires it)."
+            ).format(
+                where=r.where("num_attention_heads"),
+                heads=out["n_heads"],
+                hidden_size=out["d_model"],
+            )
         )
     freq = r.data.get("moe_layer_freq")
     note = None

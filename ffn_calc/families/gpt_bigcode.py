@@ -16,6 +16,7 @@ from typing import Any
 from ffn_calc.config import ModelConfig
 from ffn_calc.errors import ConfigError
 from ffn_calc.families.base import PLAIN_ACT, Reader
+from ffn_calc.i18n import _
 from ffn_calc.naming import Naming
 
 ARCHITECTURE = "GPTBigCodeForCausalLM"
@@ -24,8 +25,10 @@ ARCHITECTURE = "GPTBigCodeForCausalLM"
 def fields(r: Reader) -> dict[str, Any]:
     if r.boolean("add_cross_attention", False):
         raise ConfigError(
-            f"{r.where('add_cross_attention')}: add_cross_attention = true is not supported "
-            "(cross-attention into an encoder's states); ffn-calc counts decoder-only GPT-BigCode."
+            _(
+                "{where}: add_cross_attention = true is not supported (cross-attention into an "
+                "encoder's states); ffn-calc counts decoder-only GPT-BigCode."
+            ).format(where=r.where("add_cross_attention"))
         )
     d, heads = r.req("n_embd"), r.req("n_head")
     return {

@@ -48,6 +48,7 @@ from ffn_calc.families.base import (
     window_fields,
 )
 from ffn_calc.files import shown
+from ffn_calc.i18n import _
 from ffn_calc.naming import Naming
 
 ARCHITECTURE = "Llama4ForCausalLM"
@@ -72,8 +73,9 @@ def _moe_layers(r: Reader, layers: int) -> set[int]:
         isinstance(i, bool) or not isinstance(i, int) for i in given
     ):
         raise ConfigError(
-            f"{r.where('moe_layers')}: moe_layers = {shown(given)}: expected a list of layer "
-            "indices (integers)."
+            _("{where}: moe_layers = {value}: expected a list of layer indices (integers).").format(
+                where=r.where("moe_layers"), value=shown(given)
+            )
         )
     return {i for i in given if 0 <= i < layers}  # transformers tests `layer_idx in moe_layers`
 
@@ -87,8 +89,9 @@ def _chunked(r: Reader, layers: int) -> list[str]:
     rope = r.data.get("no_rope_layers") or [int((i + 1) % interval != 0) for i in range(layers)]
     if not isinstance(rope, list) or len(rope) != layers or not all(x in (0, 1) for x in rope):
         raise ConfigError(
-            f"{r.where('no_rope_layers')}: no_rope_layers = {shown(rope)}: expected 0 or 1 for "
-            f"each of the {layers} layers."
+            _(
+                "{where}: no_rope_layers = {value}: expected 0 or 1 for each of the {layers} layers."
+            ).format(where=r.where("no_rope_layers"), value=shown(rope), layers=layers)
         )
     chunked = "attention_chunk_size" not in r.data or r.data["attention_chunk_size"] is not None
     return ["chunked_attention" if x and chunked else "full_attention" for x in rope]

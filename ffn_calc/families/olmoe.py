@@ -28,6 +28,7 @@ from ffn_calc.config import ModelConfig
 from ffn_calc.errors import ConfigError
 from ffn_calc.families import qwen2_moe
 from ffn_calc.families.base import Reader, decoder
+from ffn_calc.i18n import _
 from ffn_calc.naming import Naming
 
 ARCHITECTURE = "OlmoeForCausalLM"
@@ -40,8 +41,11 @@ def fields(r: Reader) -> dict[str, Any]:
     if (head_dim or d // heads) * heads != d:  # q_norm [hidden_size] after q_proj [heads x hd]
         where = r.where("head_dim" if head_dim else "hidden_size")
         raise ConfigError(
-            f"{where}: OlmoeForCausalLM normalises the queries over hidden_size ({d}), so "
-            f"num_attention_heads ({heads}) x head_dim ({head_dim or d // heads}) must equal it."
+            _(
+                "{where}: OlmoeForCausalLM normalises the queries over hidden_size "
+                "({hidden_size}), so num_attention_heads ({heads}) x head_dim ({head_dim}) "
+                "must equal it."
+            ).format(where=where, hidden_size=d, heads=heads, head_dim=head_dim or d // heads)
         )
     return decoder(
         r, "olmoe", d_model=d, n_heads=heads, head_dim=head_dim, n_experts=r.req(key),

@@ -33,6 +33,7 @@ from ffn_calc.config import ModelConfig
 from ffn_calc.errors import ConfigError
 from ffn_calc.families.base import LLAMA_NAMING, Reader, check_listed, decoder
 from ffn_calc.files import shown
+from ffn_calc.i18n import _
 from ffn_calc.naming import Naming
 
 ARCHITECTURE = "Qwen2MoeForCausalLM"
@@ -55,7 +56,9 @@ def dense_layers(r: Reader, layers: int) -> list[int]:
         isinstance(i, bool) or not isinstance(i, int) for i in only
     ):
         raise ConfigError(
-            f"{r.where(key)}: {key} = {shown(only)}: expected a list of layer indices."
+            _("{where}: {field} = {value}: expected a list of layer indices.").format(
+                where=r.where(key), field=key, value=shown(only)
+            )
         )
     step = r.integer("decoder_sparse_step", 1)
     assert step is not None

@@ -22,6 +22,7 @@ from typing import Any
 from ffn_calc.config import ModelConfig
 from ffn_calc.errors import ConfigError
 from ffn_calc.families.base import PLAIN_ACT, Reader
+from ffn_calc.i18n import _
 from ffn_calc.naming import Naming
 
 ARCHITECTURE = "RobertaForMaskedLM"
@@ -30,9 +31,10 @@ ARCHITECTURE = "RobertaForMaskedLM"
 def fields(r: Reader) -> dict[str, Any]:
     if "add_cross_attention" in r.data and r.boolean("add_cross_attention", False):
         raise ConfigError(
-            f"{r.where('add_cross_attention')}: add_cross_attention = true adds "
-            "cross-attention to every layer (a decoder); ffn-calc counts RobertaForMaskedLM "
-            "without it."
+            _(
+                "{where}: add_cross_attention = true adds cross-attention to every layer "
+                "(a decoder); ffn-calc counts RobertaForMaskedLM without it."
+            ).format(where=r.where("add_cross_attention"))
         )
     tied = r.boolean("tie_word_embeddings", True)
     return {

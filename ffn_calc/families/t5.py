@@ -27,6 +27,7 @@ from ffn_calc.config import ModelConfig
 from ffn_calc.errors import ConfigError
 from ffn_calc.families.base import GATED_ACT, PLAIN_ACT, Reader
 from ffn_calc.files import shown
+from ffn_calc.i18n import _
 from ffn_calc.naming import Naming
 
 ARCHITECTURE = "T5ForConditionalGeneration"
@@ -35,13 +36,17 @@ ARCHITECTURE = "T5ForConditionalGeneration"
 def _activation(r: Reader) -> str:
     """`feed_forward_proj`: `ACT` (plain) or `gated-ACT` (gated), as T5Config splits it."""
     proj = r.string("feed_forward_proj", "relu")
-    kind, _, act = proj.rpartition("-")
+    kind, _sep, act = proj.rpartition("-")
     table = GATED_ACT if kind == "gated" else PLAIN_ACT if not kind else {}
     if act not in table:
         supported = [*sorted(PLAIN_ACT), *(f"gated-{a}" for a in sorted(GATED_ACT))]
         raise ConfigError(
-            f"{r.where('feed_forward_proj')}: feed_forward_proj = {shown(proj)} is not "
-            f"supported; use one of {', '.join(supported)}."
+            _("{where}: {field} = {value} is not supported; use one of {choices}.").format(
+                where=r.where("feed_forward_proj"),
+                field="feed_forward_proj",
+                value=shown(proj),
+                choices=", ".join(supported),
+            )
         )
     return table[act]
 

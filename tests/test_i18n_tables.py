@@ -1,0 +1,233 @@
+"""Tables in Japanese and Chinese: every command at 80 columns, numbers whole, myriad units.
+
+Each command runs in English, Japanese and Chinese (`--lang`) at COLUMNS=80: it exits 0, no
+line is wider than 80 terminal cells (a CJK character takes two), and every exact figure of the
+English output (124,439,808) is in the other two unbroken. CSV and JSON are the same bytes in
+every language. The checks that a table *is* translated run only once the compiled catalogs
+hold translations (until then Japanese and Chinese fall back to English).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterator
+
+import pytest
+from rich.cells import cell_len
+from typer.testing import CliRunner
+
+from ffn_calc import i18n
+from ffn_calc.cli import app
+from ffn_calc.views import human
+
+WIDTH = 80
+ENV = {"COLUMNS": str(WIDTH), "NO_COLOR": "1", "TERM": "dumb"}
+LANGS = ("en", "ja", "zh")
+COMMANDS = [
+    "params -p gpt2-small",
+    "flops -p gpt2-small --seq-len 2048",
+    "flops -p gpt2-small --decode --context 100",
+    "crossover -p gpt2-small",
+    "crossover -p gpt2-small --decode",
+    "kv -p gpt2-small --context 4096",
+    "memory -p gpt2-small",
+    "memory -p gpt2-small --training",
+    "compare gpt2-small llama-2-7b",
+    "tensors -p gpt2-small",
+    "verify -p gpt2-small",
+    "presets",
+    "show gpt2-small",
+    "activations",
+    "swiglu-size --d-model 4096",
+    "sweep -p gpt2-small --vary d_ff=1000:3000:1000",
+    "exercise list",
+    "exercise show ffn-4096",
+    "exercise solve ffn-4096",
+]
+# Printed as plain lines by ffn_calc/cli/exercise.py (the question on one line, not wrapped):
+# the width check does not apply to them.
+PLAIN_LINES = {"exercise show ffn-4096", "exercise solve ffn-4096"}
+# Tables whose title is a name (the same in every language): their header line is compared.
+TITLE_IS_A_NAME = {"show gpt2-small": 2}
+# Grouped digits as the tables write exact figures: 124,439,808.
+EXACT = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?![\d,])")
+
+
+@pytest.fixture(autouse=True)
+def _english_after() -> Iterator[None]:
+    """The CLI sets the language for the process: leave English for the tests that follow."""
+    yield
+    i18n.set_language("en")
+
+
+@functools.cache
+def run(command: str, lang: str, fmt: str | None = None) -> tuple[int, str, str]:
+    args = [*command.split(), "--lang", lang, *(["--format", fmt] if fmt else [])]
+    r = CliRunner().invoke(app, args, env=ENV)
+    if r.exception and not isinstance(r.exception, SystemExit):
+        raise r.exception
+    i18n.set_language("en")
+    return r.exit_code, r.stdout, r.stderr
+
+
+def translated(lang: str) -> bool:
+    """Whether the compiled catalog holds the tables' translations (else they show English;
+    tests/test_i18n.py fails on every message left untranslated)."""
+    marker = "{model}: whole model"
+    return bool(i18n._catalog(lang).gettext(marker) != marker)
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_fits_80_columns(command: str, lang: str) -> None:
+    code, out, err = run(command, lang)
+    assert code == 0, err
+    assert out.strip()
+    if command in PLAIN_LINES:
+        return
+    wide = [line for line in out.splitlines() if cell_len(line) > WIDTH]
+    assert not wide, "\n".join(wide)
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+@pytest.mark.parametrize("command", COMMANDS)
+def test_exact_figures_stay_whole(command: str, lang: str) -> None:
+    english = run(command, "en")[1]
+    other = run(command, lang)[1]
+    figures = set(EXACT.findall(english))
+    assert figures or command in {"activations", "exercise show ffn-4096"}
+    missing = sorted(f for f in figures if f not in other)
+    assert not missing, missing
+
+
+def test_the_exact_count_of_gpt2_small_is_written_in_every_language() -> None:
+    for lang in LANGS:
+        assert "124,439,808" in run("params -p gpt2-small", lang)[1]
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+@pytest.mark.parametrize("command", [c for c in COMMANDS if c not in PLAIN_LINES])
+def test_the_title_is_translated(command: str, lang: str) -> None:
+    if not translated(lang):
+        pytest.skip(f"the {lang} catalog holds no translations yet")
+    line = TITLE_IS_A_NAME.get(command, 0)
+    english = run(command, "en")[1].splitlines()[line]
+    other = run(command, lang)[1].splitlines()[line]
+    assert other != english
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+def test_translated_tables_use_myriads(lang: str) -> None:
+    if not translated(lang):
+        pytest.skip(f"the {lang} catalog holds no translations yet")
+    out = run("params -p gpt2-small", lang)[1]
+    assert ("1.24億" if lang == "ja" else "1.24亿") in out
+    assert "124.4M" not in out
+
+
+# --- CSV and JSON: English whatever the language -------------------------------------------
+
+
+@pytest.mark.parametrize("fmt", ["csv", "json"])
+@pytest.mark.parametrize(
+    "command", ["params -p gpt2-small", "sweep -p gpt2-small --vary d_ff=1000:3000:1000"]
+)
+def test_csv_and_json_are_the_same_bytes_in_every_language(command: str, fmt: str) -> None:
+    outs = {lang: run(command, lang, fmt) for lang in LANGS}
+    assert all(code == 0 for code, _, _ in outs.values())
+    assert outs["en"][1] == outs["ja"][1] == outs["zh"][1]
+    assert outs["en"][2] == outs["ja"][2] == outs["zh"][2]  # the sweep's CSV summary: stderr
+
+
+def test_sweep_json_keeps_english_conventions() -> None:
+    import json
+
+    data = json.loads(run("sweep -p gpt2-small --vary n_heads=5,12", "ja", "json")[1])
+    assert data["convention"].startswith("Parameters: what the reference implementation")
+    assert data["skipped_reasons"] and data["skipped_reasons"][0]["reason"].isascii()
+
+
+# --- human(): 124.4M in English, myriads in Japanese and Chinese ------------------------------
+
+
+@pytest.fixture
+def lang(request: pytest.FixtureRequest) -> Iterator[str]:
+    i18n.set_language(request.param)
+    yield request.param
+    i18n.set_language("en")
+
+
+@pytest.mark.parametrize(
+    ("lang", "n", "expected"),
+    [
+        ("ja", 134_217_728, "1.34億"),
+        ("zh", 134_217_728, "1.34亿"),
+        ("ja", 124_439_808, "1.24億"),
+        ("zh", 124_439_808, "1.24亿"),
+        ("ja", 6_738_415_616, "67.4億"),
+        ("zh", 6_738_415_616, "67.4亿"),
+        ("ja", 46_702_792_704, "467億"),
+        ("zh", 46_702_792_704, "467亿"),
+        ("ja", 8_388_608, "839万"),
+        ("zh", 8_388_608, "839万"),
+        ("ja", 660_606_025_728, "6,610億"),  # three significant figures
+        ("ja", 1_981_818_077_184, "1.98兆"),
+        ("zh", 1_981_818_077_184, "1.98万亿"),
+        ("ja", 3 * 10**16, "3.00京"),
+        ("zh", 3 * 10**16, "3.00亿亿"),
+        ("ja", 12_345 * 10**16, "12,300京"),  # past the largest unit the figure grows
+        ("ja", 9_999, "9,999"),  # below 10^4: the number itself
+        ("zh", 768, "768"),
+        ("ja", 10_000, "1.00万"),
+        ("ja", 99_950, "10.0万"),  # 9.995万 rounds up to three figures
+        ("ja", 999_950, "100万"),
+        ("ja", 99_995_000, "1.00億"),  # 9,999.5万 is 1.00億, not 10,000万
+        ("zh", 999_950_000_000, "1.00万亿"),
+        ("ja", -134_217_728, "-1.34億"),
+        ("zh", -8_388_608, "-839万"),
+        ("ja", 1.5e6, "150万"),
+        ("ja", 1234.5, "1,234.5"),
+    ],
+    indirect=["lang"],
+)
+def test_human_in_myriads(lang: str, n: float, expected: str) -> None:
+    assert human(n) == expected
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"], indirect=True)
+def test_human_in_myriads_takes_any_int(lang: str) -> None:
+    unit = "京" if lang == "ja" else "亿亿"
+    big = human(10**400)  # exact: no float overflow
+    assert big == f"{10**384:,}{unit}"
+    assert human(-(10**400)) == "-" + big
+    assert human(134_217_728, "B") == ("1.34億B" if lang == "ja" else "1.34亿B")
+
+
+def test_human_in_english_is_unchanged() -> None:
+    i18n.set_language("en")
+    assert human(124_439_808) == "124.4M"
+    assert human(134_217_728) == "134.2M"
+    assert human(291_648_307_200, "FLOPs") == "291.6GFLOPs"
+    assert human(999_950) == "1.0M"
+    assert human(768) == "768"
+
+
+# --- wrapping CJK text ---------------------------------------------------------------------
+
+
+def test_cjk_text_wraps_between_characters_never_inside_a_number() -> None:
+    from ffn_calc.render import wrap
+
+    text = "合計 1.24億 パラメータ；FFN : アテンション = 1.999；埋め込み以外 85,056,000。"  # noqa: RUF001
+    for width in range(12, 60):
+        lines = wrap(text, width)
+        assert all(cell_len(line) <= width for line in lines), (width, lines)
+        joined = "".join(lines)
+        assert "1.24億" in joined and "85,056,000" in joined and "アテンション" in joined
+        closing = ("。", "；", "、", "）")  # noqa: RUF001
+        assert not any(line.startswith(closing) for line in lines), lines
+    # No spaces: the lines break between characters, never inside the identifier d_model.
+    lines = wrap("各値の最大は太字の緑、最小は青。d_model ごとの値は最初の層の種類である。", 20)
+    assert all(cell_len(line) <= 20 for line in lines)
+    assert any("d_model" in line for line in lines)
