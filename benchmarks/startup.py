@@ -86,6 +86,8 @@ app()
 COMMANDS: dict[str, tuple[list[str], str]] = {
     "params --preset gpt2-small": (["params", "--preset", "gpt2-small"], "table"),
     "params --preset gpt2-small --format json": (["params", "--preset", "gpt2-small", "--format", "json"], "json"),
+    "params --preset gpt2-small --lang en": (["params", "--preset", "gpt2-small", "--lang", "en"], "table"),
+    "params --preset gpt2-small --lang ja": (["params", "--preset", "gpt2-small", "--lang", "ja"], "table"),
     "flops --preset llama-2-7b --seq-len 4096": (["flops", "--preset", "llama-2-7b", "--seq-len", "4096"], "table"),
     "crossover --preset gpt2-small": (["crossover", "--preset", "gpt2-small"], "table"),
     "kv --preset llama-3-8b --context 8192": (["kv", "--preset", "llama-3-8b", "--context", "8192"], "table"),

@@ -84,7 +84,7 @@ def config_listing(cfg: ModelConfig) -> list[Table]:
             value = "-"
         elif not isinstance(value, int):
             value = str(value)
-        # The description in the current language when config.py marks it N_ (else English).
+        # The description in the current language from the catalogs (else English).
         meaning = _(info.description) if info.description else ""
         t.add(name, value, meaning)  # an int: 4,096 for people, 4096 in CSV
     t.notes.append(

@@ -6,7 +6,8 @@
     python -m ffn_calc.catalogs merge F.json ...  # take translations {msgid: {"ja": .., "zh": ..}}
 
 Standard library only: the messages are found with `ast` (calls of `_`, `N_` and `ngettext`
-whose arguments are string literals), plus the texts of the exercise catalog; the .mo files
+whose arguments are string literals), the `description=` literals of ffn_calc/config.py (each
+field's meaning in `ffn-calc show NAME`), plus the texts of the exercise catalog; the .mo files
 are written in GNU gettext's format, which `gettext.GNUTranslations` reads.
 """
 
@@ -27,6 +28,8 @@ MARKERS = {"_", "N_"}
 PLURAL = "ngettext"
 # The exercise catalog's texts that people read (translated where they are shown).
 EXERCISE_KEYS = ("question",)  # the only text an [[exercise]] has (Exercise forbids others)
+# The file whose Field(description=...) texts people read (`ffn-calc show NAME`'s meanings).
+DESCRIBED = "ffn_calc/config.py"
 
 
 @dataclass
@@ -50,6 +53,11 @@ def extract() -> dict[str, Message]:
         rel = path.relative_to(PACKAGE.parent).as_posix()
         tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
         for node in ast.walk(tree):
+            if rel == DESCRIBED and isinstance(node, ast.Call):
+                for kw in node.keywords:  # Field(..., description="..."): `show`'s meanings
+                    text = kw.value.value if isinstance(kw.value, ast.Constant) else None
+                    if kw.arg == "description" and isinstance(text, str):
+                        add(text, f"{rel}:{kw.value.lineno}")
             if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
                 continue
             args = [a.value if isinstance(a, ast.Constant) and isinstance(a.value, str) else None
