@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from typing import IO, Any
 
 from ffn_calc import i18n
-from ffn_calc.i18n import N_, _
+from ffn_calc.i18n import N_, _, language
 from ffn_calc.sweeps import Sweep, text
 from ffn_calc.views import Column, Kind, Table
 
@@ -92,9 +92,10 @@ def summary(s: Sweep) -> list[str]:
         common = s.skipped.most_common()
         for reason, n in common[:REASONS_SHOWN]:
             first = ", ".join(f"{k}={text(v)}" for k, v in s.first_skipped[reason].items())
+            shown = reason if language() == "en" else s.first_message.get(reason, reason)
             out.append(
                 _("- {count} x {reason} (first: {first})").format(
-                    count=f"{n:,}", reason=reason, first=first
+                    count=f"{n:,}", reason=shown, first=first
                 )
             )
         if len(common) > REASONS_SHOWN:

@@ -458,6 +458,21 @@ def _reason(exc: ValidationError | FfnCalcError) -> str:
     return _VALUES.sub("", text)
 
 
+def _shown(exc: ValidationError | FfnCalcError) -> str:
+    """What a person reads about a skipped combination: the message in the current language,
+    with the combination's numbers ("n_kv_heads (3) must divide n_heads (32)")."""
+    from ffn_calc.config import InvariantError
+
+    if isinstance(exc, FfnCalcError):
+        return str(exc).rstrip(".")
+    shown = []
+    for e in exc.errors():
+        error = (e.get("ctx") or {}).get("error")
+        text = error.translated() if isinstance(error, InvariantError) else e["msg"]
+        shown.append(str(text).removeprefix("Value error, "))
+    return "; ".join(shown)
+
+
 def _combinations(axes: list[Sequence[Value]]) -> Iterator[tuple[Value, ...]]:
     """The cartesian product, the last axis fastest, without listing any axis (a range of a
     million values stays a range; itertools.product would make a tuple of each)."""
@@ -509,10 +524,12 @@ class Sweep:
         try:  # a metric that cannot apply to the model at all is an error, not a skip
             self._values(base)
         except FfnCalcError as exc:
-            raise UsageError(f"{base.name}: {exc}") from None
+            raise UsageError(str(exc)) from None
         self.matched = self.filtered_out = 0
         self.skipped: Counter[str] = Counter()
         self.first_skipped: dict[str, dict[str, Value]] = {}
+        # The first skipped combination's message, in the reader's language, with its numbers.
+        self.first_message: dict[str, str] = {}
 
     @property
     def columns(self) -> list[str]:
@@ -544,6 +561,7 @@ class Sweep:
         self.matched = self.filtered_out = 0
         self.skipped = Counter()
         self.first_skipped = {}
+        self.first_message = {}
         names = [a.field for a in self.axes]
         metric_names = [m.name for m in self.metrics]
         checks = [(metric_names.index(f.metric.name), f) for f in self.where]
@@ -561,7 +579,9 @@ class Sweep:
                 if isinstance(exc, FfnCalcError) and language() != "en":
                     reason = self._english_reason(changes, computes, reason)
                 self.skipped[reason] += 1
-                self.first_skipped.setdefault(reason, changes)
+                if reason not in self.first_skipped:
+                    self.first_skipped[reason] = changes
+                    self.first_message[reason] = _shown(exc)
                 continue
             if checks and not all(f.keeps(values[i]) for i, f in checks):
                 self.filtered_out += 1

@@ -116,3 +116,16 @@ def test_catalogs_are_in_the_package() -> None:
     for lang in catalogs.TRANSLATED:
         assert catalogs.mo_path(lang).is_file()
         assert str(catalogs.mo_path(lang)).startswith(str(ROOT / "ffn_calc"))
+
+
+def test_sweep_skip_reasons_read_in_the_language_and_stay_english_in_json() -> None:
+    args = ["sweep", "-p", "gpt2-small", "--vary", "n_heads=10:12"]
+    ja = run(*args, "--lang", "ja")
+    assert ja.exit_code == 0
+    assert "n_heads\uff0810\uff09" in ja.stdout  # full-width brackets around 10
+    assert "must divide" not in ja.stdout
+    doc = run(*args, "--lang", "ja", "--format", "json").json()
+    reasons = [r["reason"] for r in doc["skipped_reasons"]]
+    assert reasons == [
+        "n_heads must divide d_model; set head_dim to use heads that do not divide it"
+    ]

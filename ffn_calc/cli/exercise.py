@@ -53,9 +53,14 @@ def _result(catalog: Path | None, exercise_id: str, given: str | None = None) ->
 def _emit(result: "ExerciseResult", lines: list[str], fmt: Format) -> None:
     """Plain lines for people; JSON, CSV and Markdown from the result."""
     if fmt is Format.table:
+        from ffn_calc.render import console, wrap
+
+        width = console().width
         with output_errors():
             for line in lines:
-                typer.echo(line)
+                indent = line[: len(line) - len(line.lstrip(" "))]
+                for part in wrap(line.strip(), max(20, width - len(indent))) or [""]:
+                    typer.echo(indent + part)
         return
     emit(result, lambda: views().exercise_result_tables(result), fmt)
 
