@@ -35,21 +35,7 @@ if TYPE_CHECKING:
     from ffn_calc.sweeps import Sweep, Value
     from ffn_calc.training_report import TrainingReport
 
-__all__ = [
-    "compare",
-    "crossover",
-    "decode",
-    "decode_crossover",
-    "flops",
-    "generate",
-    "kv",
-    "load",
-    "memory",
-    "params",
-    "preset_names",
-    "sweep",
-    "training_memory",
-]
+# The public names are listed once, in ffn_calc/__init__.py, which loads them from here.
 
 
 def _size(name: str, value: object) -> int:

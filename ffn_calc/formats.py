@@ -95,7 +95,8 @@ def to_csv(tables: list[Table]) -> str:
     return buf.getvalue()
 
 
-def _md_escape(text: str) -> str:
+def md_escape(text: str) -> str:
+    """A Markdown table cell or line: pipes escaped."""
     return text.replace("|", "\\|")
 
 
@@ -103,18 +104,18 @@ def to_markdown(tables: list[Table]) -> str:
     out: list[str] = []
     for t in tables:
         t = turned(t) if t.side_by_side else for_audience(t, "people")
-        out += [f"### {_md_escape(t.title)}", ""]
-        out.append("| " + " | ".join(_md_escape(c.name) for c in t.columns) + " |")
+        out += [f"### {md_escape(t.title)}", ""]
+        out.append("| " + " | ".join(md_escape(c.name) for c in t.columns) + " |")
         out.append(
             "| " + " | ".join("---" if c.kind == "text" else "---:" for c in t.columns) + " |"
         )
         for row, style in zip(t.rows, t.styles, strict=True):
-            cells = [_md_escape(cell_text(v, c)) for v, c in zip(row, t.columns, strict=True)]
+            cells = [md_escape(cell_text(v, c)) for v, c in zip(row, t.columns, strict=True)]
             if style == "total":
                 cells = [f"**{c}**" if c else c for c in cells]
             out.append("| " + " | ".join(cells) + " |")
         out.append("")
-        out += [f"{_md_escape(n)}  " for n in t.notes]
+        out += [f"{md_escape(n)}  " for n in t.notes]
         if t.notes:
             out.append("")
     return "\n".join(out).rstrip() + "\n"

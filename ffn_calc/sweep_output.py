@@ -122,8 +122,8 @@ def _columns(s: Sweep) -> list[Column]:
     return cols
 
 
-def _cells(row: dict[str, Any], names: list[str]) -> list[object]:
-    none = _("none")
+def _cells(row: dict[str, Any], names: list[str], none: str) -> list[object]:
+    """A row's cells: `none` for an unset field, true / false for a switch."""
     return [
         (none if (v := row[n]) is None else str(v).lower() if isinstance(v, bool) else v)
         for n in names
@@ -134,7 +134,7 @@ def write_table(s: Sweep, out: IO[str]) -> None:
     """Rich tables of BLOCK rows (the header repeated), the notes, a chart for one field."""
     from ffn_calc.render import draw, sweep_chart
 
-    cols, names = _columns(s), s.columns
+    cols, names, none = _columns(s), s.columns, _("none")
     chart: list[dict[str, Any]] | None = [] if len(s.axes) == 1 else None
     block = Table(title(s), cols)
 
@@ -146,7 +146,7 @@ def write_table(s: Sweep, out: IO[str]) -> None:
             out.flush()
 
     for shown, row in enumerate(s, start=1):
-        block.add(*_cells(row, names))
+        block.add(*_cells(row, names, none))
         if chart is not None and len(chart) <= CHART_ROWS:
             chart.append(row)
         if len(block.rows) == BLOCK:
@@ -174,25 +174,23 @@ def _write_csv(s: Sweep, out: IO[str]) -> None:
     names = s.columns
     w.writerow(names)
     for row in s:
-        w.writerow(["" if (v := row[n]) is None else str(v).lower() if isinstance(v, bool) else v for n in names])  # fmt: skip
+        w.writerow(_cells(row, names, none=""))
     sys.stderr.write("".join(line + "\n" for line in summary(s)))
 
 
-def _md(text: str) -> str:
-    return text.replace("|", "\\|")
-
-
 def write_markdown(s: Sweep, out: IO[str]) -> None:
-    from ffn_calc.formats import cell_text
+    from ffn_calc.formats import cell_text, md_escape
 
-    cols, names = _columns(s), s.columns
-    out.write(f"### {_md(title(s))}\n\n")
-    out.write("| " + " | ".join(_md(c.name) for c in cols) + " |\n")
+    cols, names, none = _columns(s), s.columns, _("none")
+    out.write(f"### {md_escape(title(s))}\n\n")
+    out.write("| " + " | ".join(md_escape(c.name) for c in cols) + " |\n")
     out.write("| " + " | ".join("---" if c.kind == "text" else "---:" for c in cols) + " |\n")
     for row in s:
-        cells = [_md(cell_text(v, c)) for v, c in zip(_cells(row, names), cols, strict=True)]
+        cells = [
+            md_escape(cell_text(v, c)) for v, c in zip(_cells(row, names, none), cols, strict=True)
+        ]
         out.write("| " + " | ".join(cells) + " |\n")
-    out.write("\n" + "".join(f"{_md(n)}  \n" for n in notes(s)))
+    out.write("\n" + "".join(f"{md_escape(n)}  \n" for n in notes(s)))
 
 
 def write_json(s: Sweep, out: IO[str]) -> None:

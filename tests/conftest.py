@@ -26,6 +26,23 @@ CASES: list[dict[str, Any]] = json.loads((DATA / "reference_cases.json").read_te
 CASES_BY_NAME = {c["name"]: c for c in CASES}
 
 
+README = (Path(__file__).parent.parent / "README.md").read_text()
+
+
+def readme_block(marker: str) -> str:
+    """The ```text block that follows `marker` in the README."""
+    start = README.index("```text\n", README.index(marker)) + len("```text\n")
+    return README[start : README.index("\n```", start)]
+
+
+def shown(args: list[str], columns: int) -> str:
+    """A command's table output as the README shows it: no colour, no trailing spaces."""
+    r = CliRunner().invoke(
+        app, args, env={"COLUMNS": str(columns), "NO_COLOR": "1", "TERM": "dumb"}
+    )
+    return "\n".join(line.rstrip() for line in r.stdout.splitlines()).strip("\n")
+
+
 class Result:
     def __init__(self, exit_code: int, stdout: str, stderr: str) -> None:
         self.exit_code, self.stdout, self.stderr = exit_code, stdout, stderr

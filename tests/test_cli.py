@@ -7,11 +7,9 @@ import io
 from pathlib import Path
 
 import pytest
-from conftest import CASES_BY_NAME, run
+from conftest import CASES_BY_NAME, README, readme_block, run, shown
 
 from ffn_calc.presets import preset_names
-
-README = (Path(__file__).parent.parent / "README.md").read_text()
 
 
 def test_params_json_contract() -> None:
@@ -264,18 +262,9 @@ def test_every_command_has_help_and_is_in_the_readme() -> None:
 
 
 def test_readme_example_output_is_current() -> None:
-    from typer.testing import CliRunner
-
-    from ffn_calc.cli import app
-
     for args, marker in (
         (["params", "--preset", "gpt2-small"], "`ffn-calc params --preset gpt2-small`:"),
         (["crossover", "--preset", "gpt2-small"], "`ffn-calc crossover --preset gpt2-small`:"),
         (["presets"], "`ffn-calc presets`:"),
     ):
-        r = CliRunner().invoke(app, args, env={"COLUMNS": "120", "NO_COLOR": "1", "TERM": "dumb"})
-        shown = "\n".join(line.rstrip() for line in r.stdout.splitlines()).strip("\n")
-        start = README.index("```text\n", README.index(marker)) + len("```text\n")
-        assert README[start : README.index("\n```", start)] == shown, (
-            f"README block after {marker} is stale"
-        )
+        assert readme_block(marker) == shown(args, 120), f"README block after {marker} is stale"

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DATA, run
+from conftest import DATA, README, readme_block, run, shown
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
@@ -20,13 +20,13 @@ from strategies import model_configs
 import ffn_calc
 from ffn_calc import sweep_output
 from ffn_calc.config import ModelConfig
+from ffn_calc.sweep_metrics import parse_metric
 from ffn_calc.sweeps import (
     MAX_COMBINATIONS,
     Sweep,
     parse_axis,
     parse_bound,
     parse_filter,
-    parse_metric,
 )
 
 LLAMA = ffn_calc.load(preset="llama-2-7b")
@@ -355,11 +355,6 @@ def test_json_rows_stream_before_the_counts() -> None:
 
 
 def test_readme_sweep_examples_are_current() -> None:
-    from typer.testing import CliRunner
-
-    from ffn_calc.cli import app
-
-    readme = (Path(__file__).parent.parent / "README.md").read_text()
     for args, marker in (
         (["sweep", "--preset", "llama-2-7b", "--vary", "d_ff=8192:16384:2048", "--vary",
           "n_kv_heads=1,3,8,32", "--metric", "total_params", "--metric", "forward_flops@4096",
@@ -367,21 +362,16 @@ def test_readme_sweep_examples_are_current() -> None:
         (["sweep", "--preset", "gpt2-small", "--vary", "n_layers=6:48:6", "--metric",
           "total_params", "--metric", "ffn_share"], "`ffn-calc sweep --preset gpt2-small"),
     ):  # fmt: skip
-        r = CliRunner().invoke(app, args, env={"COLUMNS": "100", "NO_COLOR": "1", "TERM": "dumb"})
-        shown = "\n".join(line.rstrip() for line in r.stdout.splitlines()).strip("\n")
-        start = readme.index("```text\n", readme.index(marker)) + len("```text\n")
-        assert readme[start : readme.index("\n```", start)] == shown, f"{marker} is stale"
+        assert readme_block(marker) == shown(args, 100), f"{marker} is stale"
 
 
 def test_readme_python_example_output_is_current() -> None:
     import subprocess
     import sys
 
-    readme = (Path(__file__).parent.parent / "README.md").read_text()
     example = (Path(__file__).parent / "api_usage.py").read_text()
     code = example.split("from __future__ import annotations\n\n", 1)[1]
-    assert f"```python\n{code}```" in readme
+    assert f"```python\n{code}```" in README
     out = subprocess.run([sys.executable, str(Path(__file__).parent / "api_usage.py")],
                          capture_output=True, text=True, check=True).stdout  # fmt: skip
-    start = readme.index("```text\n", readme.index("prints\n")) + len("```text\n")
-    assert readme[start : readme.index("\n```", start)] == out.strip("\n")
+    assert readme_block("prints\n") == out.strip("\n")

@@ -36,7 +36,8 @@ def sweep_cmd(
     Combinations that are not valid models (heads that do not divide d_model) are skipped and
     counted with the reason."""
     from ffn_calc import sweep_output as out
-    from ffn_calc.sweeps import Sweep, parse_axis, parse_filter, parse_metric
+    from ffn_calc.sweep_metrics import parse_metric
+    from ffn_calc.sweeps import Sweep, parse_axis, parse_filter
 
     names = metric or (["total_params", "active_params"] if model.is_moe else ["total_params"])
     s = Sweep(

@@ -1,0 +1,206 @@
+"""The metrics a sweep counts for each combination (`total_params`, `forward_flops@2048`, ...).
+
+Each comes from the closed-form totals (ffn_calc.totals) or a pure counting function; the
+parameter totals of one combination are computed once and shared by the metrics that use them.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ffn_calc import totals
+from ffn_calc.config import MAX_SIZE, ModelConfig
+from ffn_calc.errors import UsageError
+from ffn_calc.flop_counts import Workload
+from ffn_calc.i18n import _
+
+Number = int | float
+
+
+def either(names: list[str]) -> str:
+    """Names in a sentence: "d_ff or d_model" (ja/zh: a list with 、)."""
+    out = names[0]
+    for name in names[1:]:
+        out = _("{first} or {second}").format(first=out, second=name)
+    return out
+
+
+_INT = re.compile(r"[+-]?\d[\d_]*")
+
+
+def parse_int(text: str, where: str) -> int:
+    t = text.strip().replace("_", "")
+    if not _INT.fullmatch(t) or len(t) > 20:
+        raise UsageError(
+            _("--vary {spec}: {value} is not an integer.").format(
+                spec=where, value=repr(text.strip())
+            )
+        )
+    return int(t)
+
+
+# --- metrics --------------------------------------------------------------------------------
+
+Cache = dict[str, Any]
+
+
+def _params(cfg: ModelConfig, c: Cache) -> dict[str, int]:
+    p = c.get("params")
+    if p is None:
+        p = c["params"] = totals.param_components(cfg)
+    return p
+
+
+def _total(cfg: ModelConfig, c: Cache, _: int) -> int:
+    return sum(_params(cfg, c).values())
+
+
+def _active(cfg: ModelConfig, c: Cache, _: int) -> int:
+    from ffn_calc.param_counts import idle_params
+
+    return sum(_params(cfg, c).values()) - idle_params(cfg)
+
+
+def _non_embedding(cfg: ModelConfig, c: Cache, _: int) -> int:
+    p = _params(cfg, c)
+    return sum(p.values()) - p["embedding"] - p["lm_head"]
+
+
+def _component(key: str) -> Callable[[ModelConfig, Cache, int], int]:
+    return lambda cfg, c, _: _params(cfg, c).get(key, 0)
+
+
+def _ffn_share(cfg: ModelConfig, c: Cache, _: int) -> float:
+    p = _params(cfg, c)
+    return p["ffn"] / sum(p.values())
+
+
+_WORKLOADS: dict[int, Workload] = {}
+
+
+def _forward(cfg: ModelConfig, c: Cache, s: int) -> int:
+    w = _WORKLOADS.get(s)
+    if w is None:
+        w = _WORKLOADS[s] = Workload(batch=1, seq_len=s)
+    return sum(totals.flop_components(cfg, w).values())
+
+
+def _training(cfg: ModelConfig, c: Cache, s: int) -> int:
+    return 3 * _forward(cfg, c, s)
+
+
+def _crossover(key: str) -> Callable[[ModelConfig, Cache, int], Number]:
+    def value(cfg: ModelConfig, c: Cache, _: int) -> Number:
+        from ffn_calc.flop_counts import crossovers
+
+        x = crossovers(cfg)[key]
+        return int(x) if x.denominator == 1 else float(x)
+
+    return value
+
+
+def _kv_elements(cfg: ModelConfig, c: Cache, context: int) -> int:
+    from ffn_calc.inference import kv_elements
+
+    return kv_elements(cfg, 1, context)
+
+
+def _kv_bytes(cfg: ModelConfig, c: Cache, context: int) -> int:
+    return 2 * _kv_elements(cfg, c, context)  # bf16
+
+
+def _decode(cfg: ModelConfig, c: Cache, context: int) -> int:
+    from ffn_calc.inference import decode_flops
+
+    return decode_flops(cfg, 1, context)
+
+
+def _weights_bytes(cfg: ModelConfig, c: Cache, _: int) -> int:
+    return 2 * _total(cfg, c, 0)  # bf16
+
+
+@dataclass(frozen=True)
+class MetricKind:
+    compute: Callable[[ModelConfig, Cache, int], Number]
+    argument: str  # "" | "S" | "L"
+    help: str
+
+
+METRICS: dict[str, MetricKind] = {
+    "total_params": MetricKind(_total, "", "all parameters (tied weights once)"),
+    "active_params": MetricKind(_active, "", "parameters one token uses (MoE: k experts)"),
+    "non_embedding_params": MetricKind(_non_embedding, "", "all but the embeddings and head"),
+    "embedding_params": MetricKind(_component("embedding"), "", "the embedding component"),
+    "attention_params": MetricKind(_component("attention"), "", "the attention component"),
+    "ffn_params": MetricKind(_component("ffn"), "", "the FFN component (MoE: every expert)"),
+    "norm_params": MetricKind(_component("norm"), "", "the norm component"),
+    "lm_head_params": MetricKind(_component("lm_head"), "", "the untied output head"),
+    "ffn_share": MetricKind(_ffn_share, "", "FFN parameters / all parameters"),
+    "weights_bytes": MetricKind(_weights_bytes, "", "the weights in bf16"),
+    "forward_flops": MetricKind(_forward, "S", "forward FLOPs of one sequence of S tokens"),
+    "training_flops": MetricKind(_training, "S", "3 x forward_flops@S"),
+    "scores_vs_ffn": MetricKind(_crossover("scores_vs_ffn"), "", "S where scores = FFN"),
+    "scores_vs_projections": MetricKind(
+        _crossover("scores_vs_projections"), "", "S where scores = projections"
+    ),
+    "scores_vs_dense": MetricKind(
+        _crossover("scores_vs_dense"), "", "S where scores = projections + FFN"
+    ),
+    "kv_elements": MetricKind(_kv_elements, "L", "KV-cache elements after L tokens, batch 1"),
+    "kv_bytes": MetricKind(_kv_bytes, "L", "the KV cache in bf16 after L tokens, batch 1"),
+    "decode_flops": MetricKind(_decode, "L", "FLOPs of one decode step after L tokens"),
+}
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str  # as written: "forward_flops@2048"
+    kind: MetricKind
+    argument: int
+
+
+def parse_metric(text: str) -> Metric:
+    """`total_params`, or `forward_flops@2048` for a metric that takes a length."""
+    key, at, arg = text.strip().partition("@")
+    kind = METRICS.get(key)
+    if kind is None:
+        close = difflib.get_close_matches(key, METRICS, n=3)
+        if close:
+            raise UsageError(
+                _("--metric: unknown metric {name}. Did you mean {choices}? Metrics: {metrics}.")
+                .format(name=repr(key), choices=either(close), metrics=", ".join(METRICS))
+            )  # fmt: skip
+        raise UsageError(
+            _("--metric: unknown metric {name}. Metrics: {metrics}.").format(
+                name=repr(key), metrics=", ".join(METRICS)
+            )
+        )
+    if not kind.argument:
+        if at:
+            raise UsageError(
+                _("--metric {text}: {metric} takes no @ argument.").format(text=text, metric=key)
+            )
+        return Metric(key, kind, 0)
+    length = kind.argument == "S"
+    if not at:
+        raise UsageError(
+            (
+                _("--metric {text}: {metric} needs a sequence length: {metric}@2048.")
+                if length
+                else _("--metric {text}: {metric} needs a context length: {metric}@2048.")
+            ).format(text=text, metric=key)
+        )
+    n = parse_int(arg, f"--metric {text}") if arg.strip() else 0
+    if not 1 <= n <= MAX_SIZE:
+        raise UsageError(
+            (
+                _("--metric {text}: a sequence length from 1 to {max}.")
+                if length
+                else _("--metric {text}: a context length from 1 to {max}.")
+            ).format(text=text, max=f"{MAX_SIZE:,}")
+        )
+    return Metric(f"{key}@{n}", kind, n)
