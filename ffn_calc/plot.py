@@ -264,11 +264,9 @@ def _part_labels() -> dict[str, str]:
 
 
 def _crossover_labels() -> dict[str, str]:
-    return {
-        "scores_vs_ffn": _("scores = FFN"),
-        "scores_vs_projections": _("scores = projections"),
-        "scores_vs_dense": _("scores = projections + FFN"),
-    }
+    from ffn_calc.report import CROSSOVER_LABELS
+
+    return {key: _(label) for key, label in CROSSOVER_LABELS.items()}
 
 
 def _shares_axes(
@@ -435,11 +433,9 @@ def compare(models: Sequence[ModelConfig], path: Path) -> None:
 
 
 def _value_text(v: object) -> str:
-    if v is None:
-        return "none"
-    if isinstance(v, bool):
-        return str(v).lower()
-    return f"{v:,}" if isinstance(v, int) else str(v)
+    from ffn_calc.sweeps import text
+
+    return f"{v:,}" if type(v) is int else text(v)  # type: ignore[arg-type]
 
 
 def sweep(s: Sweep, path: Path) -> None:
