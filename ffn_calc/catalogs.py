@@ -5,7 +5,7 @@
     python -m ffn_calc.catalogs check     # every message translated, placeholders kept, .mo fresh
     python -m ffn_calc.catalogs merge F.json ...  # take translations {msgid: {"ja": .., "zh": ..}}
 
-Standard library only: the messages are found with `ast` (calls of `_`, `N_` and `ngettext`
+Standard library only: the messages are found with `ast` (calls of `_` and `N_`
 whose arguments are string literals), the `description=` literals of ffn_calc/config.py (each
 field's meaning in `ffn-calc show NAME`), plus the texts of the exercise catalog; the .mo files
 are written in GNU gettext's format, which `gettext.GNUTranslations` reads.
@@ -25,7 +25,6 @@ PACKAGE = Path(__file__).parent
 LOCALE = PACKAGE / "locale"
 TRANSLATED = ("ja", "zh")
 MARKERS = {"_", "N_"}
-PLURAL = "ngettext"
 # The exercise catalog's texts that people read (translated where they are shown).
 EXERCISE_KEYS = ("question",)  # the only text an [[exercise]] has (Exercise forbids others)
 # The file whose Field(description=...) texts people read (`ffn-calc show NAME`'s meanings).
@@ -35,7 +34,6 @@ DESCRIBED = "ffn_calc/config.py"
 @dataclass
 class Message:
     msgid: str
-    plural: str | None = None
     where: list[str] = field(default_factory=list)
 
 
@@ -43,10 +41,10 @@ def extract() -> dict[str, Message]:
     """Every message in the package, in order of first appearance."""
     found: dict[str, Message] = {}
 
-    def add(msgid: str, where: str, plural: str | None = None) -> None:
+    def add(msgid: str, where: str) -> None:
         if not msgid:
             return
-        m = found.setdefault(msgid, Message(msgid, plural))
+        m = found.setdefault(msgid, Message(msgid))
         m.where.append(where)
 
     for path in sorted(PACKAGE.rglob("*.py")):
@@ -64,8 +62,6 @@ def extract() -> dict[str, Message]:
                     for a in node.args]  # fmt: skip
             if node.func.id in MARKERS and args and args[0] is not None:
                 add(args[0], f"{rel}:{node.lineno}")
-            elif node.func.id == PLURAL and len(args) >= 2 and args[0] and args[1]:
-                add(args[0], f"{rel}:{node.lineno}", args[1])
     exercises = PACKAGE / "exercises.toml"
     if exercises.exists():
         data = tomllib.loads(exercises.read_text(encoding="utf-8"))
@@ -103,8 +99,6 @@ def _unquote(text: str) -> str:
 class Entry:
     msgid: str
     msgstr: str = ""
-    plural: str | None = None
-    msgstr_plural: list[str] = field(default_factory=list)
     where: list[str] = field(default_factory=list)
 
 
@@ -123,9 +117,7 @@ def read_po(path: Path) -> tuple[str, dict[str, Entry]]:
         if msgid == "":
             header = current.get("msgstr", "")
         else:
-            plural = current.get("msgid_plural")
-            forms = [current[k] for k in sorted(current) if k.startswith("msgstr[")]
-            entries[msgid] = Entry(msgid, current.get("msgstr", ""), plural, forms)
+            entries[msgid] = Entry(msgid, current.get("msgstr", ""))
         current.clear()
 
     for line in path.read_text(encoding="utf-8").splitlines():
@@ -134,7 +126,7 @@ def read_po(path: Path) -> tuple[str, dict[str, Entry]]:
             if not line:
                 flush()
             continue
-        m = re.match(r"(msgid_plural|msgid|msgstr\[\d+\]|msgstr)\s+(\".*\")$", line)
+        m = re.match(r"(msgid|msgstr)\s+(\".*\")$", line)
         if m:
             if m.group(1) == "msgid" and "msgid" in current:
                 flush()
@@ -161,12 +153,7 @@ def write_po(path: Path, lang: str, entries: list[Entry]) -> None:
     for e in entries:
         lines += [f"#: {w}" for w in e.where[:3]]
         lines.append(f"msgid {_quote(e.msgid)}")
-        if e.plural is not None:
-            lines.append(f"msgid_plural {_quote(e.plural)}")
-            forms = e.msgstr_plural or [""]
-            lines += [f"msgstr[{i}] {_quote(s)}" for i, s in enumerate(forms)]
-        else:
-            lines.append(f"msgstr {_quote(e.msgstr)}")
+        lines.append(f"msgstr {_quote(e.msgstr)}")
         lines.append("")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines), encoding="utf-8")
@@ -184,8 +171,8 @@ def update() -> None:
         old = read_po(path)[1] if path.exists() else {}
         entries = []
         for m in messages.values():
-            e = old.get(m.msgid, Entry(m.msgid, plural=m.plural))
-            e.plural, e.where = m.plural, m.where
+            e = old.get(m.msgid, Entry(m.msgid))
+            e.where = m.where
             entries.append(e)
         write_po(path, lang, entries)
 
@@ -197,12 +184,7 @@ def mo_bytes(header: str, entries: dict[str, Entry]) -> bytes:
     """GNU gettext's .mo format: the translated entries, sorted by msgid."""
     pairs: list[tuple[bytes, bytes]] = [(b"", header.encode())]
     for e in entries.values():
-        if e.plural is not None:
-            if not any(e.msgstr_plural):
-                continue
-            key = (e.msgid + "\0" + e.plural).encode()
-            pairs.append((key, "\0".join(e.msgstr_plural).encode()))
-        elif e.msgstr:
+        if e.msgstr:
             pairs.append((e.msgid.encode(), e.msgstr.encode()))
     pairs.sort()
     n = len(pairs)
@@ -250,14 +232,10 @@ def problems() -> list[str]:
             if e is None:
                 out.append(f"{lang}: not in the catalog (run extract): {m.msgid!r} ({m.where[0]})")
                 continue
-            texts = e.msgstr_plural if m.plural is not None else [e.msgstr]
-            if not all(texts):
+            if not e.msgstr:
                 out.append(f"{lang}: untranslated: {m.msgid!r} ({m.where[0]})")
-                continue
-            want = sorted(_FIELD.findall(m.msgid))
-            for text in texts:
-                if sorted(_FIELD.findall(text)) != want:
-                    out.append(f"{lang}: placeholders differ: {m.msgid!r} -> {text!r}")
+            elif sorted(_FIELD.findall(e.msgstr)) != sorted(_FIELD.findall(m.msgid)):
+                out.append(f"{lang}: placeholders differ: {m.msgid!r} -> {e.msgstr!r}")
         for msgid in entries:
             if msgid not in messages:
                 out.append(f"{lang}: obsolete (run extract): {msgid!r}")
@@ -281,11 +259,8 @@ def merge(paths: list[Path]) -> int:
         _header, entries = read_po(path)
         for msgid, e in entries.items():
             text = given.get(msgid, {}).get(lang)
-            if text and e.plural is None and e.msgstr != text:
+            if text and e.msgstr != text:
                 e.msgstr = text
-                filled += 1
-            elif text and e.plural is not None:
-                e.msgstr_plural = [text]
                 filled += 1
         write_po(path, lang, list(entries.values()))
     return filled

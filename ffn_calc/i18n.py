@@ -42,12 +42,6 @@ def _(message: str) -> str:
     return str(_catalog(_language).gettext(message))
 
 
-def ngettext(singular: str, plural: str, n: int) -> str:
-    if _language == "en":
-        return singular if n == 1 else plural
-    return str(_catalog(_language).ngettext(singular, plural, n))
-
-
 def language() -> str:
     return _language
 
