@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from fractions import Fraction
 
+from pydantic import Field
+
 from ffn_calc import flop_counts as fl
 from ffn_calc import param_counts as pm
 from ffn_calc.config import ModelConfig
@@ -35,7 +37,9 @@ class ComparedModel(Result):
     flops_per_token: Number
     flops_per_token_exact: str
     ffn_share_of_flops: float
-    crossover: dict[str, Number]
+    crossover: dict[str, Number | None] = Field(
+        description="as `crossover` gives it: null past the model's learned position table"
+    )
 
 
 class CompareReport(Result):
@@ -62,7 +66,9 @@ def compared(cfg: ModelConfig, seq_len: int) -> ComparedModel:
         ffn_share_of_model=share(comps["ffn"], total), total_params=total,
         active_params=pm.active_params(cfg), seq_len=seq_len, forward_flops=fwd,
         flops_per_token=num(Fraction(fwd, tokens)), flops_per_token_exact=exact(Fraction(fwd, tokens)), ffn_share_of_flops=share(fc["ffn"], fwd),
-        crossover={k: num(v) for k, v in fl.crossovers(cfg).items()},
+        crossover={
+            k: None if v is None else num(v) for k, v in fl.reached_crossovers(cfg)[0].items()
+        },
     )  # fmt: skip
 
 

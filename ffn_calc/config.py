@@ -105,6 +105,11 @@ class ModelConfig(BaseModel):
     max_positions: PositiveInt | None = Field(
         None, description="Rows of the learned position table (required when learned)."
     )
+    position_offset: int = Field(
+        0, ge=0, le=MAX_SIZE, description="Learned positions: rows of the table before the "
+        "first position (BART and OPT offset position ids by 2; RoBERTa's start after its "
+        "padding index): the longest sequence is max_positions - position_offset.",
+    )  # fmt: skip
     vocab_size: PositiveInt | None = Field(
         None, description="Token vocabulary; none means a bare stack with no embedding or head."
     )
@@ -355,6 +360,10 @@ class ModelConfig(BaseModel):
             )
         if self.positions == "learned" and self.max_positions is None:
             raise InvariantError(N_("positions = 'learned' needs max_positions (the table's rows)"))
+        if self.position_offset and (
+            self.max_positions is None or self.position_offset >= self.max_positions
+        ):
+            raise InvariantError(N_("position_offset needs max_positions above it"))
         if self.n_decoder_layers is not None and self.architecture != "encoder-decoder":
             raise InvariantError(N_("n_decoder_layers applies only to an encoder-decoder model"))
         if self.vocab_size is None and (self.type_vocab_size or self.tie_embeddings):
@@ -588,6 +597,14 @@ class ModelConfig(BaseModel):
             key = (ffn, local if i in is_local else "full attention")
             counts[key] = counts.get(key, 0) + 1
         return [(f, a, n) for (f, a), n in counts.items()]
+
+    @property
+    def position_limit(self) -> int | None:
+        """The longest sequence a learned position table gives positions to (None: the
+        positions have no table, so no limit from them)."""
+        if self.positions != "learned" or self.max_positions is None:
+            return None
+        return self.max_positions - self.position_offset
 
     @property
     def local_label(self) -> str:

@@ -306,6 +306,16 @@ def crossovers(cfg: ModelConfig, causal: bool = False) -> dict[str, Fraction]:
     }
 
 
+def reached_crossovers(
+    cfg: ModelConfig, causal: bool = False
+) -> tuple[dict[str, Fraction | None], dict[str, Fraction]]:
+    """The crossovers a sequence the model can run reaches (None: past its learned position
+    table, S <= cfg.position_limit), and those past it, where the formula puts them."""
+    points, limit = crossovers(cfg, causal), cfg.position_limit
+    past = {k: v for k, v in points.items() if limit is not None and v > limit}
+    return {k: None if k in past else v for k, v in points.items()}, past
+
+
 def sweep_lengths(points: list[Fraction]) -> list[int]:
     """Powers of two from an eighth of the first crossover to twice past the last."""
     lo = max(1, int(min(points) / 8))

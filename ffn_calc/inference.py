@@ -214,36 +214,142 @@ def _bends(cfg: ModelConfig) -> set[int]:
     return {window - 1} if window > 1 else set()
 
 
+# Why a crossover is never reached (JSON: `never`): the scores (or the cache read) stop
+# growing at a local layer's window below the other side; the other side grows at least as
+# fast as the scores; or the crossover lies past the model's learned position table.
+NEVER_WINDOW, NEVER_SLOWER, NEVER_POSITIONS = "window", "slower", "positions"
+PARTS = ("attention_projections", "attention_scores", "ffn")
+Line = tuple[Fraction, Fraction]  # a0 + a1 x L
+
+
+def crossover_kind(cfg: ModelConfig) -> tuple[int, bool]:
+    """The decoder layer kind a decode crossover describes (its index in decode_layers):
+    the most numerous full-attention kind, else the most numerous kind; and whether that
+    kind attends locally (a sliding window or chunks)."""
+    kinds = cfg.layer_kinds(cfg.decoder_layers if cfg.has_decoder else 0)
+    full = [i for i, (_f, attn, _n) in enumerate(kinds) if attn in ("", "full attention")]
+    pick = max(full or range(len(kinds)), key=lambda i: kinds[i][2])
+    return pick, kinds[pick][1] not in ("", "full attention")
+
+
+def decode_parts(cfg: ModelConfig, batch: int, context: int, pick: int) -> dict[str, int]:
+    """One decode step of one layer of kind `pick`: its projections, scores and FFN FLOPs,
+    exactly as decode_layers counts them."""
+    layer = decode_layers(cfg, batch, context)[pick]
+    return {g: sum(t.value for t in layer.terms if t.group == g) for g in PARTS}
+
+
 @dataclass(frozen=True)
-class DecodeLine:
-    """One decode step of one layer as a + b x L (batch 1, FLOPs), per part."""
+class Piece:
+    """Where one decode step is linear in the context: lo <= L <= hi (None: unbounded)."""
 
-    projections: tuple[int, int]
-    scores: tuple[int, int]
-    ffn: tuple[int, int]
+    lo: int | None
+    hi: int | None
+    lines: dict[str, Line]  # per part
 
-
-def decode_line(cfg: ModelConfig) -> tuple[str, DecodeLine]:
-    """The crossover layer kind's decode step, batch 1, as linear functions of the context
-    (its full-attention layers; a local layer's scores stop growing at the window)."""
-    at1, at2 = decode_layers(cfg, 1, 1), decode_layers(cfg, 1, 2)
-    full = [i for i, x in enumerate(at1) if "attention over" not in x.kind]  # not local
-    pick = max(full or range(len(at1)), key=lambda i: at1[i].count)
-
-    def line(group: str) -> tuple[int, int]:
-        a1, a2 = (sum(t.value for t in x[pick].terms if t.group == group) for x in (at1, at2))
-        return a1 - (a2 - a1), a2 - a1
-
-    return at1[pick].kind, DecodeLine(
-        line("attention_projections"), line("attention_scores"), line("ffn")
-    )
+    def at(self, context: Fraction) -> dict[str, Fraction]:
+        return {g: a0 + a1 * context for g, (a0, a1) in self.lines.items()}
 
 
-def meet(a: tuple[int, int], b: tuple[int, int]) -> Fraction | None:
-    """The context L where line a (a0 + a1 L) reaches line b, if it ever overtakes it."""
-    if a[1] <= b[1]:
-        return None
-    return Fraction(b[0] - a[0], a[1] - b[1])
+@dataclass(frozen=True)
+class DecodeSteps:
+    """One decode step of one layer of the crossover kind, as a function of the context L:
+    linear between the bends where a local layer's attended tokens stop growing."""
+
+    cfg: ModelConfig
+    batch: int
+    pick: int
+    kind: str
+    local: bool
+    pieces: list[Piece]
+    stops_at: int | None  # the context from which the scores stop growing (local layers)
+    max_context: int | None  # the longest context the learned position table allows
+
+    def parts(self, context: Fraction) -> dict[str, Fraction]:
+        """The step's parts at a context L: counted by decode_layers at a whole L; between
+        two whole contexts, on the line through them."""
+        if context.denominator == 1 and context >= 1:
+            return {k: Fraction(v) for k, v in decode_parts(self.cfg, self.batch, int(context), self.pick).items()}  # fmt: skip
+        piece = next(p for p in self.pieces if p.hi is None or context <= p.hi)
+        return piece.at(context)
+
+
+def decode_steps(cfg: ModelConfig, batch: int) -> DecodeSteps:
+    pick, local = crossover_kind(cfg)
+    bends = sorted(b for b in _bends(cfg) if b > 1) if local else []
+    edges: list[int | None] = [None, *bends, None]
+    pieces = []
+    for lo, hi in itertools.pairwise(edges):
+        p = lo if lo is not None else (hi - 1 if hi is not None else 1)
+        v0, v1 = decode_parts(cfg, batch, p, pick), decode_parts(cfg, batch, p + 1, pick)
+        lines = {g: (Fraction(v0[g] - (v1[g] - v0[g]) * p), Fraction(v1[g] - v0[g])) for g in PARTS}
+        pieces.append(Piece(lo, hi, lines))
+    window = cfg.attention_window or 0
+    limit = cfg.position_limit
+    kinds = decode_layers(cfg, batch, 1)
+    return DecodeSteps(
+        cfg=cfg, batch=batch, pick=pick, kind=kinds[pick].kind, local=local, pieces=pieces,
+        stops_at=window - 1 if local and window > 1 else None,
+        max_context=None if limit is None else limit - 1,
+    )  # fmt: skip
+
+
+def first_meet(
+    pieces: list[tuple[int | None, int | None, Line]], max_context: int | None, local: bool
+) -> tuple[Fraction | None, str | None, Fraction | None]:
+    """Where a piecewise-linear difference (rising side - other side) first reaches 0:
+    (the context, None, None) if the model reaches it; (None, why, the context without the
+    position table or None) if it does not."""
+    for lo, hi, (d0, d1) in pieces:
+        if d1 <= 0:
+            continue
+        at = Fraction(-d0, d1)
+        if (hi is None or at <= hi) and (lo is None or at >= lo):
+            if max_context is not None and at > max_context:
+                return None, NEVER_POSITIONS, at
+            return at, None, None
+    rising = bool(pieces) and pieces[0][2][1] > 0
+    return None, NEVER_WINDOW if local and rising else NEVER_SLOWER, None
+
+
+@dataclass(frozen=True)
+class Reach:
+    """A crossover: where the model reaches it, or why never (and where without the table)."""
+
+    at: Fraction | None
+    never: str | None
+    unbounded: Fraction | None
+
+
+def decode_crossovers(steps: DecodeSteps) -> dict[str, Reach]:
+    """scores = FFN, scores = projections, scores = projections + FFN (one step's FLOPs)."""
+    sides = {
+        "scores_vs_ffn": ("ffn",),
+        "scores_vs_projections": ("attention_projections",),
+        "scores_vs_dense": ("attention_projections", "ffn"),
+    }
+    out = {}
+    for key, other in sides.items():
+        diff = []
+        for p in steps.pieces:
+            s0, s1 = p.lines["attention_scores"]
+            o0, o1 = sum(p.lines[g][0] for g in other), sum(p.lines[g][1] for g in other)
+            diff.append((p.lo, p.hi, (s0 - o0, s1 - o1)))
+        out[key] = Reach(*first_meet(diff, steps.max_context, steps.local))
+    return out
+
+
+def bytes_crossover(steps: DecodeSteps, per_token: int, weights: int) -> Reach:
+    """The context where the cache one step reads in one layer (batch x the tokens the layer
+    keeps x per token) reaches the FFN weights it reads: it stops growing at the window."""
+    b = steps.batch * per_token
+    diff: list[tuple[int | None, int | None, Line]]
+    if steps.stops_at is None:
+        diff = [(None, None, (Fraction(-weights), Fraction(b)))]
+    else:
+        k = steps.stops_at
+        diff = [(None, k, (Fraction(-weights), Fraction(b))), (k, None, (Fraction(b * k - weights), Fraction(0)))]  # fmt: skip
+    return Reach(*first_meet(diff, steps.max_context, steps.local))
 
 
 def ffn_weights_read(cfg: ModelConfig, batch: int, moe: bool) -> int:

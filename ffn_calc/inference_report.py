@@ -32,10 +32,13 @@ GENERATION_NOTE = N_(
 )
 DECODE_CROSSOVER_CONVENTION = N_(
     "One decode step of one layer: the scores grow with the context L (2 x n_heads x (L + 1) x "
-    "(qk + v head) FLOPs per sequence), the projections and the FFN do not. Bytes: the step "
-    "reads every FFN weight once for the whole batch (a MoE layer: the router, a shared expert "
-    "and at most min(n_experts, batch x experts_per_token) experts) but each sequence's cache "
-    "once: batch x L x the cache per token."
+    "(qk + v head) FLOPs per sequence), the projections and the FFN do not. A sliding-window "
+    "or chunked layer keeps at most window - 1 cached tokens, so from L = window - 1 on its "
+    "scores and cache read stop growing. Bytes: the step reads every FFN weight once for the "
+    "whole batch (a MoE layer: the router, a shared expert and at most min(n_experts, batch x "
+    "experts_per_token) experts) but each sequence's cache once: batch x the cached tokens x "
+    "the cache per token. A crossover the model never reaches (past the window, or past a "
+    "learned position table: L + 1 at most its positions) is null."
 )
 
 
@@ -153,39 +156,63 @@ class DecodeCrossoverReport(Result):
     batch: int
     flops: dict[str, Number | None] = Field(
         description="the context L where one decode step's scores reach the FFN, the "
-        "projections and both (null: never)"
+        "projections and both (null: never reached, `never` says why)"
     )
     flops_exact: dict[str, str | None]
     kv_elements_per_token: int = Field(description="one layer's cache per token and sequence")
     ffn_weights_per_step: int = Field(description="FFN weight elements one step reads, one layer")
-    bytes_context: Number = Field(
-        description="the context L where the KV cache one step reads (batch x L x per token) "
-        "reaches the FFN weights it reads, in one layer (the same dtype for both)"
+    bytes_context: Number | None = Field(
+        description="the context L where the KV cache one step reads (batch x the tokens the "
+        "layer keeps x per token) reaches the FFN weights it reads, in one layer (the same "
+        "dtype for both); null: never reached"
     )
-    bytes_context_exact: str
-    rows: list[CrossoverRow] = Field(description="one decode step of one layer over L")
+    bytes_context_exact: str | None
+    never: dict[str, str] = Field(
+        {}, description="why a crossover (a key of `flops`, or bytes_context) is never "
+        "reached: 'window' (a local layer's scores and cache read stop growing at "
+        "stops_at, below the other side), 'slower' (the other side grows at least as fast), "
+        "'positions' (past the learned position table: L > max_context)",
+    )  # fmt: skip
+    unbounded: dict[str, Number] = Field(
+        {}, description="a crossover past the position table: where it would be without it"
+    )
+    unbounded_exact: dict[str, str] = Field({})
+    stops_at: int | None = Field(
+        None, description="the context from which one step's scores and cache read stop "
+        "growing: window - 1 cached tokens of a sliding-window or chunked layer",
+    )  # fmt: skip
+    max_context: int | None = Field(
+        None, description="the longest context a learned position table allows (positions - 1)"
+    )
+    rows: list[CrossoverRow] = Field(
+        description="one decode step of one layer over L, at `batch`: each row equals "
+        "flops --decode --context L for that layer kind"
+    )
     convention: str
 
 
 def decode_crossover_report(cfg: ModelConfig, batch: int) -> DecodeCrossoverReport:
-    kind, line = inf.decode_line(cfg)
-    both = (line.projections[0] + line.ffn[0], line.projections[1] + line.ffn[1])
-    points = {
-        "scores_vs_ffn": inf.meet(line.scores, line.ffn),
-        "scores_vs_projections": inf.meet(line.scores, line.projections),
-        "scores_vs_dense": inf.meet(line.scores, both),
-    }
+    steps = inf.decode_steps(cfg, batch)
+    reach = inf.decode_crossovers(steps)
     per = inf.cached_per_token(cfg)
-    moe = cfg.is_moe and not kind.startswith("dense FFN")
+    moe = cfg.is_moe and not steps.kind.startswith("dense FFN")
     weights = inf.ffn_weights_read(cfg, batch, moe)
-    ctx = Fraction(weights, batch * per)
+    by_bytes = inf.bytes_crossover(steps, per, weights)
+    every = {**reach, "bytes_context": by_bytes}
+    points = {k: r.at for k, r in reach.items()}
+    kind = steps.kind
     return DecodeCrossoverReport(
-        rows=_sweep(line, points),
+        rows=_sweep(steps, points),
         model=cfg.name, layer=f"decoder ({kind})" if kind else "decoder", batch=batch,
         flops={k: None if v is None else num(v) for k, v in points.items()},
         flops_exact={k: None if v is None else exact(v) for k, v in points.items()},
-        kv_elements_per_token=per, ffn_weights_per_step=weights, bytes_context=num(ctx),
-        bytes_context_exact=exact(ctx),
+        kv_elements_per_token=per, ffn_weights_per_step=weights,
+        bytes_context=None if by_bytes.at is None else num(by_bytes.at),
+        bytes_context_exact=None if by_bytes.at is None else exact(by_bytes.at),
+        never={k: r.never for k, r in every.items() if r.never},
+        unbounded={k: num(r.unbounded) for k, r in every.items() if r.unbounded is not None},
+        unbounded_exact={k: exact(r.unbounded) for k, r in every.items() if r.unbounded is not None},
+        stops_at=steps.stops_at, max_context=steps.max_context,
         convention=DECODE_CROSSOVER_CONVENTION,
     )  # fmt: skip
 
@@ -254,24 +281,32 @@ def _longest(cfg: ModelConfig, batch: int, dtype: str, free: int) -> int:
     return lo
 
 
-def _sweep(line: inf.DecodeLine, points: dict[str, Fraction | None]) -> list[CrossoverRow]:
-    """One decode step of one layer (batch 1) at powers of two around the crossovers, and
-    at the crossovers themselves."""
+def _sweep(steps: inf.DecodeSteps, points: dict[str, Fraction | None]) -> list[CrossoverRow]:
+    """One decode step of one layer at powers of two around the crossovers reached (and
+    around the context where a local layer's scores stop growing), at those crossovers and
+    at that context; none past the position table."""
     from ffn_calc import flop_counts as fl
 
     found = {k: v for k, v in points.items() if v is not None and v > 0}
+    anchors = list(found.values())
+    if steps.stops_at:  # the rows go on past the bend: the scores stop growing there
+        anchors += [Fraction(steps.stops_at), Fraction(2 * steps.stops_at)]
+    if not anchors and steps.max_context is not None:
+        anchors = [Fraction(steps.max_context)]
     lengths: dict[Fraction, list[str]] = {
-        Fraction(x): [] for x in fl.sweep_lengths(list(found.values()) or [Fraction(1)])
+        Fraction(x): [] for x in fl.sweep_lengths(anchors or [Fraction(1)])
     }
+    if steps.stops_at:
+        lengths.setdefault(Fraction(steps.stops_at), [])
     for key, at in found.items():
         lengths.setdefault(at, []).append(CROSSOVER_LABELS[key])
+    top = steps.max_context
+    if top is not None and any(top < L for L in lengths):
+        lengths = {L: m for L, m in lengths.items() if top >= L}
+        lengths.setdefault(Fraction(top), [])
     out = []
     for L in sorted(lengths):
-        parts = {
-            "attention_projections": line.projections[0] + line.projections[1] * L,
-            "attention_scores": line.scores[0] + line.scores[1] * L,
-            "ffn": line.ffn[0] + line.ffn[1] * L,
-        }
+        parts = steps.parts(L)
         layer = sum(parts.values())
         out.append(CrossoverRow(
             seq_len=num(L), attention_projections=num(parts["attention_projections"]),

@@ -328,7 +328,9 @@ def crossover(report: CrossoverReport, model: ModelConfig, path: Path) -> None:
         fig = _figure(9, 5)
         ax = fig.subplots()
         labels = _crossover_labels()
-        marks = [(float(v), labels[k], "--") for k, v in report.crossover.items() if v > 0]
+        marks = [
+            (float(v), labels[k], "--") for k, v in report.crossover.items() if v and v > 0
+        ]  # only the crossovers the model reaches
         _shares_axes(ax, _geometric(lo, hi), parts, marks, "S")
         ax.set_xlabel(_("sequence length S (tokens, log scale)"))
         ax.set_ylabel(_("share of the layer's FLOPs"))
@@ -349,14 +351,11 @@ def decode_crossover(report: DecodeCrossoverReport, model: ModelConfig, path: Pa
     fmt = check(path)
     from ffn_calc import inference as inf
 
-    _kind, line = inf.decode_line(model)
+    steps = inf.decode_steps(model, report.batch)
 
-    def parts(x: float) -> dict[str, float]:
-        return {
-            "attention_projections": line.projections[0] + line.projections[1] * x,
-            "attention_scores": line.scores[0] + line.scores[1] * x,
-            "ffn": line.ffn[0] + line.ffn[1] * x,
-        }
+    def parts(x: float) -> dict[str, float]:  # the real step: bent where a window fills
+        piece = next(p for p in steps.pieces if p.hi is None or x <= p.hi)
+        return {k: float(a0) + float(a1) * x for k, (a0, a1) in piece.lines.items()}
 
     lo = float(report.rows[0].seq_len) if report.rows else 1.0
     hi = float(report.rows[-1].seq_len) if report.rows else 2.0
@@ -366,7 +365,9 @@ def decode_crossover(report: DecodeCrossoverReport, model: ModelConfig, path: Pa
         ax = fig.subplots()
         labels = _crossover_labels()
         marks = [(float(v), labels[k], "--") for k, v in report.flops.items() if v and v > 0]
-        if report.bytes_context > 0:
+        if report.stops_at is not None:
+            marks.append((float(report.stops_at), _("the window is full"), "-."))
+        if report.bytes_context is not None and report.bytes_context > 0:
             bytes_label = _("cache read = FFN weights read (bytes, batch {batch})").format(
                 batch=f"{report.batch:,}"
             )

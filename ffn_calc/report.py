@@ -269,8 +269,22 @@ class CrossoverReport(Result):
     model: str
     layer: str
     causal: bool
-    crossover: dict[str, Number]
-    exact: dict[str, str]
+    crossover: dict[str, Number | None] = Field(
+        description="the S where one layer's scores reach the FFN, the projections and both "
+        "(null: never reached, `never` says why)"
+    )
+    exact: dict[str, str | None]
+    never: dict[str, str] = Field(
+        {}, description="why a crossover is never reached: 'positions' (past the learned "
+        "position table: S > max_seq_len)",
+    )  # fmt: skip
+    unbounded: dict[str, Number] = Field(
+        {}, description="a crossover past the position table: the S the formula gives"
+    )
+    unbounded_exact: dict[str, str] = Field({})
+    max_seq_len: int | None = Field(
+        None, description="the longest sequence a learned position table allows"
+    )
     rows: list[CrossoverRow]
     grid: GridReport | None = None
     convention: str
@@ -287,6 +301,10 @@ CROSSOVER_CONVENTION = N_(
     "scores (QK^T + AV) with S^2."
 )
 CAUSAL_PAIRS = N_("Causal: scores over S(S+1)/2 pairs.")
+POSITIONS_NOTE = N_(
+    "A crossover past the model's learned position table (S at most its positions) is never "
+    "reached: null, with the formula's value under `unbounded`."
+)
 
 
 def _row(pt: fl.PerToken, s: Fraction, causal: bool, marks: list[str]) -> CrossoverRow:
@@ -306,21 +324,32 @@ def crossover_report(
     cfg: ModelConfig, causal: bool = False, grid: GridReport | None = None
 ) -> CrossoverReport:
     pt = fl.per_token(cfg)
-    points = fl.crossovers(cfg, causal)
+    points, past = fl.reached_crossovers(cfg, causal)
+    limit = cfg.position_limit
+    found = [v for v in points.values() if v is not None and v > 0]
     lengths: dict[Fraction, list[str]] = {
-        Fraction(s): [] for s in fl.sweep_lengths(list(points.values()))
+        Fraction(s): [] for s in fl.sweep_lengths(found or [Fraction(limit or 1)])
     }
     for key, s in points.items():
-        if s > 0:
+        if s is not None and s > 0:
             lengths.setdefault(s, []).append(CROSSOVER_LABELS[key])
+    if limit is not None and any(s > limit for s in lengths):  # no row the model cannot run
+        lengths = {s: m for s, m in lengths.items() if s <= limit}
+        lengths.setdefault(Fraction(limit), [])
     rows = [_row(pt, s, causal, lengths[s]) for s in sorted(lengths)]
     convention = CROSSOVER_CONVENTION + (" " + CAUSAL_PAIRS if causal else "")
+    if limit is not None:
+        convention += " " + POSITIONS_NOTE
     return CrossoverReport(
         model=cfg.name,
         layer=_layer_label(fl.crossover_layer(cfg)),
         causal=causal,
-        crossover={k: num(v) for k, v in points.items()},
-        exact={k: exact(v) for k, v in points.items()},
+        crossover={k: None if v is None else num(v) for k, v in points.items()},
+        exact={k: None if v is None else exact(v) for k, v in points.items()},
+        never=dict.fromkeys(past, "positions"),
+        unbounded={k: num(v) for k, v in past.items()},
+        unbounded_exact={k: exact(v) for k, v in past.items()},
+        max_seq_len=limit,
         rows=rows,
         grid=grid,
         convention=convention,

@@ -93,11 +93,14 @@ def _training(cfg: ModelConfig, c: Cache, s: int) -> int:
     return 3 * _forward(cfg, c, s)
 
 
-def _crossover(key: str) -> Callable[[ModelConfig, Cache, int], Number]:
-    def value(cfg: ModelConfig, c: Cache, _: int) -> Number:
-        from ffn_calc.flop_counts import crossovers
+def _crossover(key: str) -> Callable[[ModelConfig, Cache, int], Number | None]:
+    def value(cfg: ModelConfig, c: Cache, _: int) -> Number | None:
+        """As `crossover` reports it: None past the model's learned position table."""
+        from ffn_calc.flop_counts import reached_crossovers
 
-        x = crossovers(cfg)[key]
+        x = reached_crossovers(cfg)[0][key]
+        if x is None:
+            return None
         return int(x) if x.denominator == 1 else float(x)
 
     return value
@@ -125,7 +128,7 @@ def _weights_bytes(cfg: ModelConfig, c: Cache, _: int) -> int:
 
 @dataclass(frozen=True)
 class MetricKind:
-    compute: Callable[[ModelConfig, Cache, int], Number]
+    compute: Callable[[ModelConfig, Cache, int], Number | None]  # None: never reached
     argument: str  # "" | "S" | "L"
     help: str
 

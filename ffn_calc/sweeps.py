@@ -224,8 +224,9 @@ class Filter:
     bound: Fraction
     text: str
 
-    def keeps(self, value: Number) -> bool:
-        return _OPS[self.op](Fraction(value), self.bound)
+    def keeps(self, value: Number | None) -> bool:
+        """None (a crossover the model never reaches) compares with no number: dropped."""
+        return value is not None and _OPS[self.op](Fraction(value), self.bound)
 
 
 def parse_bound(text: str, where: str) -> Fraction:
@@ -355,14 +356,14 @@ class Sweep:
     def columns(self) -> list[str]:
         return [a.field for a in self.axes] + [m.name for m in self.metrics]
 
-    def _values(self, cfg: ModelConfig) -> list[Number]:
+    def _values(self, cfg: ModelConfig) -> list[Number | None]:
         cache: Cache = {}
         return [m.kind.compute(cfg, cache, m.argument) for m in self.metrics]
 
     def _english_reason(
         self,
         changes: dict[str, Value],
-        computes: list[tuple[Callable[[ModelConfig, Cache, int], Number], int]],
+        computes: list[tuple[Callable[[ModelConfig, Cache, int], Number | None], int]],
         reason: str,
     ) -> str:
         """A skipped combination's reason in English (skipped reasons are grouped by their

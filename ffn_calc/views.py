@@ -14,7 +14,13 @@ from fractions import Fraction
 from typing import TYPE_CHECKING, Literal
 
 from ffn_calc.i18n import N_, _, language
-from ffn_calc.report import CAUSAL_PAIRS, CROSSOVER_CONVENTION, CROSSOVER_LABELS, FLOPS_PIECES
+from ffn_calc.report import (
+    CAUSAL_PAIRS,
+    CROSSOVER_CONVENTION,
+    CROSSOVER_LABELS,
+    FLOPS_PIECES,
+    POSITIONS_NOTE,
+)
 
 if TYPE_CHECKING:  # the report types only annotate: importing them would load every command
     from ffn_calc.activations import ActivationsReport
@@ -443,6 +449,63 @@ def _short(dominant: str) -> str:
     return " = ".join(_(SHORT[k]) for k in dominant.split(" = "))
 
 
+def _at(value: object) -> str:
+    """A crossover as the tables write it: 3,072 or 3,074.5."""
+    if isinstance(value, int):
+        return f"{value:,}"
+    return f"{value:,.2f}".rstrip("0").rstrip(".") if isinstance(value, float) else str(value)
+
+
+BYTES_LABEL = N_("cache read = FFN weights read")
+
+
+def _never_label(key: str) -> str:
+    return _(CROSSOVER_LABELS[key]) if key in CROSSOVER_LABELS else _(BYTES_LABEL)
+
+
+def never_notes(
+    never: dict[str, str], unbounded: dict[str, object], symbol: str,
+    positions: int | None, stops_at: int | None,
+) -> list[str]:  # fmt: skip
+    """Why each crossover that is never reached is not, one sentence per reason."""
+    out = []
+    by_reason: dict[str, list[str]] = {}
+    for key, why in never.items():
+        by_reason.setdefault(why, []).append(key)
+    for why, keys in by_reason.items():
+        which = _listed([_never_label(k) for k in keys])
+        if why == "window" and stops_at is not None:
+            out.append(
+                _(
+                    "Never reached ({which}): the layer keeps at most {kept} cached tokens (its "
+                    "window less one), so one step's scores and cache read stop growing at "
+                    "L = {kept}, below the other side."
+                ).format(which=which, kept=f"{stops_at:,}")
+            )
+        elif why == "positions" and positions is not None:
+            values = _listed([f"{symbol} = {_at(unbounded[k])}" for k in keys if k in unbounded])
+            out.append(
+                _(
+                    "Never reached ({which}): past the model's {positions}-position table "
+                    "({symbol} at most {limit}); without the table: {values}."
+                ).format(
+                    which=which,
+                    positions=f"{positions:,}",
+                    symbol=symbol,
+                    limit=f"{positions - (1 if symbol == 'L' else 0):,}",
+                    values=values,
+                )
+            )
+        else:
+            out.append(
+                _(
+                    "Never reached ({which}): the other side grows with {symbol} at least as "
+                    "fast as the scores."
+                ).format(which=which, symbol=symbol)
+            )
+    return out
+
+
 def crossover_tables(r: CrossoverReport) -> list[Table]:
     t = Table(
         _("{model}: where the scores overtake ({layer} layer)").format(
@@ -451,7 +514,11 @@ def crossover_tables(r: CrossoverReport) -> list[Table]:
         [Column(_("crossover"), "text"), Column("S", "num"), Column(_("exact"), "text")],
     )
     for key, value in r.crossover.items():
-        t.add(_("{label} ({key})").format(label=_(CROSSOVER_LABELS[key]), key=key), value, r.exact[key])  # fmt: skip
+        t.add(
+            _("{label} ({key})").format(label=_(CROSSOVER_LABELS[key]), key=key),
+            value if value is not None else _("never"), r.exact[key] or "",
+        )  # fmt: skip
+    t.notes += never_notes(r.never, dict(r.unbounded), "S", r.max_seq_len, None)
     rows = sweep_table(
         _("{model}: one {layer} layer over S (batch 1)").format(
             model=r.model, layer=_layer_label(r.layer)
@@ -460,7 +527,7 @@ def crossover_tables(r: CrossoverReport) -> list[Table]:
     )  # fmt: skip
     rows.notes.append(
         _sentences(
-            _translated(r.convention, (CROSSOVER_CONVENTION, CAUSAL_PAIRS)),
+            _translated(r.convention, (CROSSOVER_CONVENTION, CAUSAL_PAIRS, POSITIONS_NOTE)),
             _("'at': the crossover that row's S is (vs ffn, proj, dense)."),
         )
     )
@@ -653,7 +720,8 @@ def compare_tables(r: CompareReport) -> list[Table]:
                 cells += [f"{m.n_heads} / {m.n_kv_heads} / {m.head_dim}",
                           m.n_heads, m.n_kv_heads, m.head_dim]  # fmt: skip
             elif key.startswith("scores_vs_"):
-                cells.append(m.crossover[key])
+                value = m.crossover[key]
+                cells.append(value if value is not None else _("never"))
             else:
                 cells.append(getattr(m, key))
         t.add(*cells)
@@ -840,28 +908,48 @@ def decode_crossover_tables(r: DecodeCrossoverReport) -> list[Table]:
         label = _("{label} (FLOPs of one step)").format(label=_(CROSSOVER_LABELS[key]))
         t.add(label, value if value is not None else _("never"), r.flops_exact[key] or "")
     t.add(
-        _("cache read = FFN weights read (bytes of one step)"), r.bytes_context,
-        r.bytes_context_exact,
+        _("cache read = FFN weights read (bytes of one step)"),
+        r.bytes_context if r.bytes_context is not None else _("never"),
+        r.bytes_context_exact or "",
     )  # fmt: skip
-    t.notes.append(
-        _(
-            "Per layer: {per_token} cached elements per token and sequence; {weights} FFN "
-            "weights read per step. Batch x context at the bytes crossover: {batch} x {context}."
-        ).format(
-            per_token=f"{r.kv_elements_per_token:,}",
-            weights=f"{r.ffn_weights_per_step:,}",
-            batch=r.batch,
-            context=r.bytes_context_exact,
+    positions = None if r.max_context is None else r.max_context + 1
+    t.notes += never_notes(r.never, dict(r.unbounded), "L", positions, r.stops_at)
+    if r.bytes_context_exact is not None:
+        t.notes.append(
+            _(
+                "Per layer: {per_token} cached elements per token and sequence; {weights} FFN "
+                "weights read per step. Batch x context at the bytes crossover: {batch} x "
+                "{context}."
+            ).format(
+                per_token=f"{r.kv_elements_per_token:,}",
+                weights=f"{r.ffn_weights_per_step:,}",
+                batch=r.batch,
+                context=r.bytes_context_exact,
+            )
         )
-    )
+    else:
+        t.notes.append(
+            _(
+                "Per layer: {per_token} cached elements per token and sequence; {weights} FFN "
+                "weights read per step."
+            ).format(
+                per_token=f"{r.kv_elements_per_token:,}", weights=f"{r.ffn_weights_per_step:,}"
+            )
+        )
     t.notes.append(_(r.convention))  # DECODE_CROSSOVER_CONVENTION, marked where it is defined
     rows = sweep_table(
-        _("{model}: one decode step of one {layer} layer over the context L (batch 1)").format(
-            model=r.model, layer=_layer_label(r.layer)
+        _("{model}: one decode step of one {layer} layer over the context L (batch {batch})").format(
+            model=r.model, layer=_layer_label(r.layer), batch=f"{r.batch:,}"
         ),
         "L", r.rows,
     )  # fmt: skip
     rows.notes.append(_("'at': the crossover that row's L is (vs ffn, proj, dense)."))
+    if r.stops_at is not None:
+        rows.notes.append(
+            _("From L = {kept} on, the layer's window is full: the scores stop growing.").format(
+                kept=f"{r.stops_at:,}"
+            )
+        )
     return [t, rows]
 
 

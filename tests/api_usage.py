@@ -10,7 +10,9 @@ print(f"{model.name}: {report.total_params:,} parameters, FFN {report.shares['ff
 
 flops = ffn_calc.flops(model, seq_len=1024)
 print(f"forward at S = 1,024: {flops.forward_flops:,} FLOPs")
-print(f"scores = FFN at S = {ffn_calc.crossover(model).crossover['scores_vs_ffn']:,}")
+# GPT-2's crossovers lie past its 1,024 learned positions: `crossover` holds None for them and
+# `unbounded` the S the formula gives.
+print(f"scores = FFN at S = {ffn_calc.crossover(model).unbounded['scores_vs_ffn']:,}")
 
 # Every d_ff from 8,192 to 16,384 and a few KV-head counts of a Llama-2-7B: which stay
 # under 7B parameters?

@@ -104,17 +104,28 @@ def test_generation_is_the_prefill_and_the_steps() -> None:
 
 def test_decode_crossovers() -> None:
     # gpt2-small, one layer, batch 1: scores 2 x 12 x (L + 1) x 128 = 3,072 (L + 1) FLOPs
-    # against the FFN's 2 x 2 x 768 x 3,072 = 9,437,184 and the projections' 4,718,592.
+    # against the FFN's 2 x 2 x 768 x 3,072 = 9,437,184 and the projections' 4,718,592:
+    # L = 3,071 and 1,535, both past its 1,024 learned positions (L + 1 <= 1,024), so never
+    # reached; `unbounded` keeps the formula's values.
     data = run("crossover", "-p", "gpt2-small", "--decode", "-f", "json").json()
-    assert data["flops_exact"] == {"scores_vs_ffn": "3071", "scores_vs_projections": "1535",
-                                   "scores_vs_dense": "4607"}  # fmt: skip
+    assert data["flops"] == dict.fromkeys(("scores_vs_ffn", "scores_vs_projections", "scores_vs_dense"))  # fmt: skip
+    assert data["unbounded_exact"] == {"scores_vs_ffn": "3071", "scores_vs_projections": "1535",
+                                       "scores_vs_dense": "4607", "bytes_context": "6149/2"}  # fmt: skip
+    assert set(data["never"].values()) == {"positions"} and data["max_context"] == 1023
+    assert not any(r["marks"] for r in data["rows"]) and data["rows"][-1]["seq_len"] == 1023
+    # llama-2-7b (rotary: no table): 2 x 32 x (L + 1) x 256 = 16,384 (L + 1) against the FFN's
+    # 3 x 2 x 4,096 x 11,008 = 270,532,608 and the projections' 4 x 2 x 4,096^2 = 134,217,728.
+    data = run("crossover", "-p", "llama-2-7b", "--decode", "-f", "json").json()
+    assert data["flops_exact"] == {"scores_vs_ffn": "16511", "scores_vs_projections": "8191",
+                                   "scores_vs_dense": "24703"}  # fmt: skip
     marked = {tuple(r["marks"]): r["seq_len"] for r in data["rows"] if r["marks"]}
-    assert marked == {("scores = projections",): 1535, ("scores = FFN",): 3071,
-                      ("scores = projections + FFN",): 4607}  # fmt: skip
+    assert marked == {("scores = projections",): 8191, ("scores = FFN",): 16511,
+                      ("scores = projections + FFN",): 24703}  # fmt: skip
+    assert data["never"] == {} and data["unbounded"] == {}
     table = run("crossover", "-p", "gpt2-small", "--decode")
     assert table.exit_code == 0 and "as the context L grows" in table.stdout
     # Bytes: 1,536 cached elements per token against the MLP's 4,722,432 weights (biases in).
-    assert data["bytes_context_exact"] == "6149/2"
+    assert data["bytes_context_exact"] == "16512"  # 3 x 4096 x 11008 / (2 x 32 x 128)
     big = run("crossover", "-p", "llama-3-8b", "--decode", "-b", "8", "-f", "json").json()
     assert big["bytes_context"] == 176_160_768 // (8 * 2048)  # 3 x 4096 x 14336 / (8 x 2 x 8 x 128)
     # DeepSeek-V3's reference re-expands the cached latent at every step: its projections

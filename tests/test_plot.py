@@ -90,17 +90,33 @@ def test_svg_has_the_title(cli: Any, tmp_path: Path, name: str) -> None:
 
 
 def test_crossover_marks_the_crossovers(cli: Any, tmp_path: Path) -> None:
+    # llama-2-7b (rotary, no position table): the crossovers of tests/test_flops.py and of
+    # tests/test_inference.py::test_decode_crossovers.
     out = tmp_path / "c.svg"
-    assert cli("crossover", "-p", "gpt2-small", "--plot", str(out)).exit_code == 0
+    assert cli("crossover", "-p", "llama-2-7b", "--plot", str(out)).exit_code == 0
     raw = out.read_text(encoding="utf-8")
     for label in ("scores = FFN", "scores = projections", "scores = projections + FFN"):
         assert label in raw
-    for at in ("S = 3,072", "S = 1,536", "S = 4,608"):
+    for at in ("S = 16,512", "S = 8,192", "S = 24,704"):
         assert at in raw
     out = tmp_path / "d.svg"
-    assert cli("crossover", "-p", "gpt2-small", "--decode", "--plot", str(out)).exit_code == 0
+    assert cli("crossover", "-p", "llama-2-7b", "--decode", "--plot", str(out)).exit_code == 0
     raw = out.read_text(encoding="utf-8")
-    assert "L = 3,071" in raw and "cache read = FFN weights read" in raw and "L = 3,074.5" in raw
+    assert "L = 16,511" in raw and "cache read = FFN weights read" in raw and "L = 16,512" in raw
+
+
+def test_crossover_marks_only_what_the_model_reaches(cli: Any, tmp_path: Path) -> None:
+    # gpt2-small: every crossover (S = 1,536 and up) lies past its 1,024 learned positions;
+    # mistral-7b: every layer's window holds 4,095 cached tokens, where the scores stop growing.
+    out = tmp_path / "c.svg"
+    assert cli("crossover", "-p", "gpt2-small", "--plot", str(out)).exit_code == 0
+    raw = out.read_text(encoding="utf-8")
+    assert "scores = FFN" not in raw and "S = 3,072" not in raw
+    out = tmp_path / "d.svg"
+    assert cli("crossover", "-p", "mistral-7b", "--decode", "--plot", str(out)).exit_code == 0
+    raw = out.read_text(encoding="utf-8")
+    assert "scores = FFN" not in raw and "cache read" not in raw
+    assert "the window is full" in raw and "L = 4,095" in raw
 
 
 def test_output_is_deterministic(cli: Any, tmp_path: Path) -> None:

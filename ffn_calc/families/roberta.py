@@ -45,10 +45,18 @@ def fields(r: Reader) -> dict[str, Any]:
         "attention_bias": True, "ffn_bias": True, "norm": "layernorm", "final_norm": False,
         "embedding_norm": True, "positions": "learned",
         "max_positions": r.req("max_position_embeddings"), "vocab_size": r.req("vocab_size"),
+        # position ids start after the padding index: padding_idx + 1 rows come first
+        "position_offset": _padding_index(r) + 1,
         "type_vocab_size": r.integer("type_vocab_size", 2), "pooler": False,
         "lm_head": True, "lm_head_transform": True, "lm_head_bias": True,
         "tie_embeddings": tied, "lm_head_projection_bias": not tied,
     }  # fmt: skip
+
+
+def _padding_index(r: Reader) -> int:
+    """RobertaEmbeddings' padding_idx: pad_token_id (1 unless set)."""
+    pad = r.data.get("pad_token_id")
+    return pad if isinstance(pad, int) and not isinstance(pad, bool) and pad >= 0 else 1
 
 
 NAMING = Naming(
