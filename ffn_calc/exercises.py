@@ -262,6 +262,14 @@ def _crossover(e: Exercise) -> Answer:
         ),
         f"S = {target:,} / {pt.scores_slope:,} = {float(s):,.4g}",
     ]  # fmt: skip
+    limit = cfg.position_limit
+    if limit is not None and s > limit:  # the formula's S, which the model itself never runs
+        steps.append(
+            say(
+                N_("past the model's {positions}-position table: the formula's S, which `crossover` reports as never reached"),
+                positions=f"{limit:,}",
+            )
+        )  # fmt: skip
     return Answer(s, "number", steps)
 
 
