@@ -339,7 +339,7 @@ def crossover(report: CrossoverReport, model: ModelConfig, path: Path) -> None:
         )
         if causal:
             title += "\n" + _("causal: the scores over S(S+1)/2 pairs")
-        ax.set_title(title)
+        ax.set_title(title, wrap=True)
         return fig
 
     _save(path, fmt, build)
@@ -378,7 +378,8 @@ def decode_crossover(report: DecodeCrossoverReport, model: ModelConfig, path: Pa
         ax.set_title(
             _(
                 "{model}: share of one decode step's FLOPs, one {layer} layer, over the context L"
-            ).format(model=report.model, layer=report.layer)
+            ).format(model=report.model, layer=report.layer),
+            wrap=True,  # a long layer kind ("sliding-window attention over 4,096 tokens")
         )
         return fig
 

@@ -499,7 +499,7 @@ def sweep_chart(field: str, metric: str, rows: list[dict[str, object]]) -> Text:
     nums = [
         float(v) if isinstance(v, int | float) and not isinstance(v, bool) else 0.0 for v in values
     ]
-    texts = [human(v) if isinstance(v, int) and abs(v) >= 1000 else f"{v:,.4g}" if isinstance(v, float) else str(v) for v in values]  # fmt: skip
+    texts = [human(v) if isinstance(v, int) and abs(v) >= 1000 else f"{v:,.4g}" if isinstance(v, float) else _("none") if v is None else str(v) for v in values]  # fmt: skip
     label_width = max(cell_len(x) for x in labels)
     text_width = max(cell_len(x) for x in texts)
     bar_width = max(1, min(50, width - label_width - text_width - 2 * GAP))

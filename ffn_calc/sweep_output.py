@@ -55,6 +55,16 @@ def conventions(s: Sweep) -> list[str]:
         out.append(
             N_("Crossovers: the S where one layer's scores equal the term (no causal mask).")
         )
+        tables = s.base.positions == "learned" or any(
+            a.field in ("positions", "max_positions", "position_offset") for a in s.axes
+        )
+        if tables:
+            out.append(
+                N_(
+                    "none: a crossover past the model's learned position table, which the model "
+                    "never reaches (as `crossover` reports it)."
+                )
+            )
     if "L" in args:
         out.append(
             N_(

@@ -732,6 +732,13 @@ def compare_tables(r: CompareReport) -> list[Table]:
             "T = S."
         )
     )
+    if any(v is None for m in r.models for v in m.crossover.values()):
+        t.notes.append(
+            _(
+                "never: the crossover lies past the model's learned position table (S at most "
+                "its positions); `crossover` gives the formula's value."
+            )
+        )
     return [t]
 
 
