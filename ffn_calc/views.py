@@ -61,10 +61,16 @@ class Column:
 
 @dataclass(frozen=True)
 class Spelled:
-    """A number that people read as `text` ("28.44x", "33.33%") and CSV holds as `value`."""
+    """A number that people read as `text` ("28.44x", "33.33%") and CSV holds as `value`
+    (None: no number, an empty CSV cell, e.g. a crossover never reached)."""
 
-    value: int | float
+    value: int | float | None
     text: str
+
+
+def never() -> Spelled:
+    """A crossover the model never reaches: "never" for people, an empty CSV cell."""
+    return Spelled(None, _("never"))
 
 
 @dataclass
@@ -516,7 +522,7 @@ def crossover_tables(r: CrossoverReport) -> list[Table]:
     for key, value in r.crossover.items():
         t.add(
             _("{label} ({key})").format(label=_(CROSSOVER_LABELS[key]), key=key),
-            value if value is not None else _("never"), r.exact[key] or "",
+            value if value is not None else never(), r.exact[key] or "",
         )  # fmt: skip
     t.notes += never_notes(r.never, dict(r.unbounded), "S", r.max_seq_len, None)
     rows = sweep_table(
@@ -721,7 +727,7 @@ def compare_tables(r: CompareReport) -> list[Table]:
                           m.n_heads, m.n_kv_heads, m.head_dim]  # fmt: skip
             elif key.startswith("scores_vs_"):
                 value = m.crossover[key]
-                cells.append(value if value is not None else _("never"))
+                cells.append(value if value is not None else never())
             else:
                 cells.append(getattr(m, key))
         t.add(*cells)
@@ -913,10 +919,10 @@ def decode_crossover_tables(r: DecodeCrossoverReport) -> list[Table]:
     )  # fmt: skip
     for key, value in r.flops.items():
         label = _("{label} (FLOPs of one step)").format(label=_(CROSSOVER_LABELS[key]))
-        t.add(label, value if value is not None else _("never"), r.flops_exact[key] or "")
+        t.add(label, value if value is not None else never(), r.flops_exact[key] or "")
     t.add(
         _("cache read = FFN weights read (bytes of one step)"),
-        r.bytes_context if r.bytes_context is not None else _("never"),
+        r.bytes_context if r.bytes_context is not None else never(),
         r.bytes_context_exact or "",
     )  # fmt: skip
     positions = None if r.max_context is None else r.max_context + 1

@@ -125,6 +125,12 @@ def test_mistral_decode_crossover_is_never() -> None:
     assert table.exit_code == 0
     assert "21,503" not in table.stdout and "never" in table.stdout
     assert "Never reached" in table.stdout and "4,095" in table.stdout
+    # CSV holds numbers only: a crossover never reached is an empty cell.
+    csv = run("crossover", "-p", "mistral-7b", "--decode", "-f", "csv").stdout.splitlines()
+    assert csv[2:6] == [f"{label},," for label in (
+        "scores = FFN (FLOPs of one step)", "scores = projections (FLOPs of one step)",
+        "scores = projections + FFN (FLOPs of one step)",
+        "cache read = FFN weights read (bytes of one step)")]  # fmt: skip
     ja = run("crossover", "-p", "mistral-7b", "--decode", "--lang", "ja")
     assert ja.exit_code == 0 and "Never reached" not in ja.stdout
 
