@@ -10,6 +10,9 @@ instantiated model with eager or math-kernel attention):
 - embedding lookups, norms, softmax, activations, bias and residual adds: not counted.
 Training = forward + backward = 3 x forward. Every term has the factor 2, so
 multiply-adds (MACs) = FLOPs / 2 exactly.
+
+The crossovers are the formula's S (`crossovers`); `reached_crossovers` keeps those a model
+with a learned position table can run (S at most its positions).
 """
 
 from __future__ import annotations

@@ -12,6 +12,12 @@ Conventions (what the reference implementation does, transformers 5 with its cac
   MLA re-expands every cached latent through kv_b_proj at every step, as the reference does;
   an encoder-decoder step reuses the cached cross-attention keys and values (Q, O and the
   scores over the source only). FLOPs = 2 x multiply-adds, as everywhere.
+
+The decode crossovers (where one step's scores reach the FFN, the projections, both; where its
+cache read reaches the FFN weights read) come from this step as a function of the context L,
+which is linear between the bends where a local layer's window fills (L = window - 1). A
+crossover past the last bend's plateau, or past a learned position table (L + 1 at most its
+positions), is never reached.
 """
 
 from __future__ import annotations

@@ -554,6 +554,13 @@ def crossover_tables(r: CrossoverReport) -> list[Table]:
                 "d_ff per column: {widths}. Same d_ff / d_model ratio and head_dim as the model."
             ).format(widths=widths)
         )
+        if r.max_seq_len is not None:
+            grid.notes.append(
+                _(
+                    "The grid compares designs at any S: it leaves out the model's "
+                    "{positions}-position table."
+                ).format(positions=f"{r.max_seq_len:,}")
+            )
         tables.append(grid)
     return tables
 
