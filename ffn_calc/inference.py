@@ -282,7 +282,7 @@ class DecodeSteps:
 
 def decode_steps(cfg: ModelConfig, batch: int) -> DecodeSteps:
     pick, local = crossover_kind(cfg)
-    bends = sorted(b for b in _bends(cfg) if b > 1) if local else []
+    bends = sorted(b for b in _bends(cfg) if b >= 1) if local else []
     edges: list[int | None] = [None, *bends, None]
     pieces = []
     for lo, hi in itertools.pairwise(edges):
@@ -314,8 +314,7 @@ def first_meet(
             if max_context is not None and at > max_context:
                 return None, NEVER_POSITIONS, at
             return at, None, None
-    rising = bool(pieces) and pieces[0][2][1] > 0
-    return None, NEVER_WINDOW if local and rising else NEVER_SLOWER, None
+    return None, NEVER_WINDOW if local else NEVER_SLOWER, None
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,8 @@ from fractions import Fraction
 
 import pytest
 from conftest import run
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ffn_calc.inference_report import decode_crossover_report, decode_report
 from ffn_calc.presets import resolve_model
@@ -223,3 +225,56 @@ def test_compare_and_sweep_agree_with_the_report() -> None:
                "scores_vs_ffn", "--where", "scores_vs_ffn>=1", "-f", "json").json()  # fmt: skip
     rows = kept["rows"] if isinstance(kept, dict) else kept
     assert [r["d_ff"] for r in rows] == [1000]
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    window=st.one_of(st.none(), st.integers(2, 5000), st.sampled_from([2, 3])),
+    positions=st.one_of(st.none(), st.integers(2, 5000)),
+    d_ff=st.integers(1, 3000),
+    heads=st.sampled_from([1, 2, 4]),
+    batch=st.integers(1, 4),
+)
+def test_reach_on_random_designs(
+    window: int | None, positions: int | None, d_ff: int, heads: int, batch: int
+) -> None:
+    """Any window and any position table: a crossover given is where the step's scores equal
+    the other side at a context the model runs; one not given is not reached below the
+    window's plateau or the table's last position; every row is the decode step."""
+    flags: dict[str, object] = {"d_model": 64, "n_heads": heads, "d_ff": d_ff, "n_layers": 2}
+    if positions is not None:
+        flags |= {"positions": "learned", "max_positions": positions}
+    cfg = resolve_model(flags=flags).model_copy(update={"attention_window": window})
+    r = decode_crossover_report(cfg, batch)
+    top = None if positions is None else positions - 1
+    assert r.max_context == top and r.stops_at == (None if window is None else window - 1)
+
+    def step(L: int) -> dict[str, int]:
+        layer = decode_report(cfg, batch, L).layers[0]
+        return {g: sum(t.value for t in layer.terms if t.group == g) for g in PARTS}
+
+    for row in r.rows:
+        at = Fraction(row.exact["seq_len"])
+        if at.denominator == 1:
+            assert {g: int(row.exact[g]) for g in PARTS} == step(int(at))
+        assert top is None or at <= top
+    last = min(x for x in (top, 10**6) if x is not None)
+    for key in KEYS:
+        at, why = r.flops[key], r.never.get(key)
+        assert (at is None) == (why is not None)
+        if at is not None:
+            assert top is None or at <= top
+            if at <= 0:  # the scores already reach the other side with nothing cached
+                p = step(1)
+                assert p["attention_scores"] >= sum(p[g] for g in OTHER[key])
+                continue
+            row = next(x for x in r.rows if x.exact["seq_len"] == r.flops_exact[key])
+            assert Fraction(row.exact["attention_scores"]) == sum(Fraction(row.exact[g]) for g in OTHER[key])  # fmt: skip
+        elif why == "window":
+            assert window is not None
+            p = step(last)
+            assert p["attention_scores"] < sum(p[g] for g in OTHER[key])
+        elif why == "positions":
+            assert top is not None and Fraction(r.unbounded_exact[key]) > top
+            p = step(top)
+            assert p["attention_scores"] < sum(p[g] for g in OTHER[key])
