@@ -785,6 +785,11 @@ def kv_tables(r: KvReport) -> list[Table]:
             per_token=r.kv_elements_per_token_exact,
         )
     )
+    if r.dtype == "int4":
+        t.notes.append(
+            _("int4: each cached tensor (a layer's keys or values) packs two elements to a "
+              "byte, rounded up on its own; the total is the sum of the layers' bytes.")
+        )  # fmt: skip
     t.notes.append(_(r.convention))  # KV_CONVENTION, marked where it is defined
     return [t]
 
@@ -891,6 +896,17 @@ def memory_tables(r: MemoryReport) -> list[Table]:
     for key, value in r.components.items():
         t.add(_component(key), value, r.component_bytes[key])
     t.add(_("weights"), r.total_params, r.weights_bytes, style="total")
+    if r.dtype == "int4":
+        t.notes.append(
+            _("int4: each parameter tensor packs two weights to a byte, rounded up on its own "
+              "(a tied tensor once); the rows sum to the total.")
+        )  # fmt: skip
+    if r.position_limit is not None and r.gpu_memory_bytes is None:
+        t.notes.append(
+            _("{model} takes at most {limit} tokens (its learned position table).").format(
+                model=r.model, limit=f"{r.position_limit:,}"
+            )
+        )
     tables = [t]
     if r.gpu_memory_bytes is not None:
         f = Table(
@@ -901,10 +917,49 @@ def memory_tables(r: MemoryReport) -> list[Table]:
         )
         free = r.free_bytes if r.free_bytes is not None else _("none")
         f.add(_("left for the KV cache"), free)
-        if r.max_context is not None:
-            f.add(_("longest context at batch {batch}").format(batch=r.batch), r.max_context)
-        if r.max_batch is not None:
-            f.add(_("largest batch at context {context}").format(context=r.context), r.max_batch)
+        longest = _("longest context at batch {batch}").format(batch=r.batch)
+        if r.max_context_bound == "none" and r.cache_stops_growing_at is not None:
+            f.add(longest, _("any: the cache stops growing at {tokens} tokens").format(
+                tokens=f"{r.cache_stops_growing_at:,}"))  # fmt: skip
+        elif r.max_context is not None and r.max_context_bound == "position table":
+            f.add(longest, _("{tokens} (the learned position table)").format(
+                tokens=f"{r.max_context:,}"))  # fmt: skip
+        elif r.max_context is not None:
+            f.add(longest, r.max_context)
+        if r.context is not None and (r.max_batch is not None or r.weights_fit is False):
+            f.add(
+                _("largest batch at context {context}").format(context=r.context),
+                r.max_batch if r.max_batch is not None else 0,
+            )
+        if r.weights_fit is False:
+            f.notes.append(
+                _(
+                    "The weights alone do not fit: {weights} bytes in {dtype} > {gpu} bytes; "
+                    "nothing is left for the KV cache."
+                ).format(
+                    weights=f"{r.weights_bytes:,}", dtype=r.dtype, gpu=f"{r.gpu_memory_bytes:,}"
+                )
+            )
+        if r.max_context_bound == "position table" and r.position_limit is not None:
+            if r.max_context_memory is None:
+                held = _("the memory alone would hold any context (the cache stops growing)")
+            else:
+                held = _("the memory alone would hold {tokens} tokens").format(
+                    tokens=f"{r.max_context_memory:,}"
+                )
+            f.notes.append(
+                _(
+                    "Capped at the learned position table: {model} takes at most {limit} "
+                    "tokens; {held}."
+                ).format(model=r.model, limit=f"{r.position_limit:,}", held=held)
+            )
+        elif r.cache_stops_growing_at is not None and r.weights_fit:
+            f.notes.append(
+                _(
+                    "Every layer keeps at most its window: the cache stops growing at {tokens} "
+                    "tokens."
+                ).format(tokens=f"{r.cache_stops_growing_at:,}")
+            )
         f.notes.append(_(r.convention))  # MEMORY_CONVENTION, marked where it is defined
         tables.append(f)
     return tables

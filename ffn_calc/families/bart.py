@@ -54,7 +54,8 @@ def fields(r: Reader) -> dict[str, Any]:
         "attention_bias": True, "ffn_bias": True, "norm": "layernorm", "final_norm": False,
         "embedding_norm": True, "positions": "learned",
         # BartLearnedPositionalEmbedding: max_position_embeddings + 2 rows (offset 2).
-        "max_positions": r.req("max_position_embeddings") + 2, "separate_position_tables": True,
+        "max_positions": r.req("max_position_embeddings") + 2, "position_offset": 2,
+        "separate_position_tables": True,
         "vocab_size": r.req("vocab_size"), "shared_embeddings": True, "tie_embeddings": tied,
         "stack_embeddings": not tied,
     }  # fmt: skip

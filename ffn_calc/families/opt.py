@@ -45,6 +45,7 @@ def fields(r: Reader) -> dict[str, Any]:
         "layer_norms": None if affine else 0, "final_norm": final and affine,
         "note": None if affine else NO_AFFINE,
         "positions": "learned", "max_positions": r.req("max_position_embeddings") + 2,
+        "position_offset": 2,
         "vocab_size": r.req("vocab_size"), "embedding_dim": None if width == d else width,
         "tie_embeddings": r.boolean("tie_word_embeddings", True),
     }  # fmt: skip

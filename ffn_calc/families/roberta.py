@@ -44,7 +44,10 @@ def fields(r: Reader) -> dict[str, Any]:
         "activation": r.choice("hidden_act", PLAIN_ACT, "gelu"),
         "attention_bias": True, "ffn_bias": True, "norm": "layernorm", "final_norm": False,
         "embedding_norm": True, "positions": "learned",
-        "max_positions": r.req("max_position_embeddings"), "vocab_size": r.req("vocab_size"),
+        # Position ids start after the padding index (create_position_ids_from_input_ids):
+        # pad_token_id + 1 rows are never read.
+        "max_positions": r.req("max_position_embeddings"),
+        "position_offset": r.index("pad_token_id", 1) + 1, "vocab_size": r.req("vocab_size"),
         "type_vocab_size": r.integer("type_vocab_size", 2), "pooler": False,
         "lm_head": True, "lm_head_transform": True, "lm_head_bias": True,
         "tie_embeddings": tied, "lm_head_projection_bias": not tied,
