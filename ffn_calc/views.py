@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # the report types only annotate: importing them would load e
         ParamsReport,
     )
     from ffn_calc.sizing import SwigluReport
-    from ffn_calc.training_report import TrainingReport
+    from ffn_calc.training_report import ActivationTerm, TrainingReport
     from ffn_calc.verify import TensorsReport, VerifyReport
 
 Kind = Literal["text", "int", "pct", "ratio", "num", "human"]
@@ -156,6 +156,7 @@ COMPONENT_LABELS = {
     "pooler": N_("pooler"),
     "total": N_("total"),
     "embedding / logits": N_("embedding / logits"),
+    "logits": N_("logits"),
     "layer inputs (full recomputation)": N_("layer inputs (full recomputation)"),
 }
 # Terms named in words (the others are tensor-like names: Q, W1, b_Q, q_proj, norm_attn).
@@ -664,6 +665,13 @@ def compare_tables(r: CompareReport) -> list[Table]:
             "T = S."
         )
     )
+    if r.seq_len_lowered_for is not None:
+        t.notes.append(
+            _(
+                "S = {seq_len}, not the default 1,024: {model} takes at most {seq_len} tokens "
+                "(its learned position table)."
+            ).format(seq_len=f"{r.seq_len:,}", model=r.seq_len_lowered_for)
+        )
     return [t]
 
 
@@ -965,6 +973,20 @@ def memory_tables(r: MemoryReport) -> list[Table]:
     return tables
 
 
+def _explain_act(x: ActivationTerm) -> str:
+    return _("{name}: {formula} = {bytes} bytes ({component})").format(
+        name=_(x.name), formula=x.formula, bytes=f"{x.bytes:,}", component=_component(x.component)
+    )
+
+
+def _main_label(r: TrainingReport) -> str:
+    """The main layer kind as decode_crossover's layer labels read: "decoder (MoE)"."""
+    main = max(
+        (k for k in r.layer_kinds if k.stack == r.layer_kinds[0].stack), key=lambda k: k.count
+    )
+    return f"{main.stack} ({main.kind})" if main.kind else main.stack
+
+
 def training_tables(r: TrainingReport, explain: bool = False) -> list[Table]:
     par = _listed(
         [f"DP {r.dp}", f"TP {r.tp}", *([_("sequence parallel")] if r.sequence_parallel else [])]
@@ -991,16 +1013,41 @@ def training_tables(r: TrainingReport, explain: bool = False) -> list[Table]:
         t.add(label, value, value / r.total_bytes)
     t.add(_("total"), r.total_bytes, 1.0, style="total")
     t.notes.append(_("Recipe: {recipe}.").format(recipe=_(r.recipe_text)))
-    t.notes.append(
-        _(
-            "One layer stores {bytes} bytes of activations ({layers} layers). The scores' "
-            "activations (5as^2b) overtake the FFN's at s = {length} (any micro-batch)."
-        ).format(
-            bytes=f"{r.activations_per_layer_bytes:,}",
-            layers=r.layers,
-            length=r.score_crossover_exact,
+    if r.seq_len_lowered and r.position_limit is not None:
+        t.notes.append(
+            _(
+                "s = {seq_len}, not the default 2,048: {model} takes at most {seq_len} tokens "
+                "(its learned position table)."
+            ).format(seq_len=f"{r.position_limit:,}", model=r.model)
         )
-    )
+    if len(r.layer_kinds) > 1:
+        for k in r.layer_kinds:
+            kind = _listed(
+                [_stack(k.stack), *([_kind(k.kind)] if k.kind else []),
+                 *([_kind("cross-attention")] if k.cross_attention else [])]
+            )  # fmt: skip
+            t.notes.append(
+                _("{kind} layers (x{count}): {bytes} bytes of activations each.").format(
+                    count=k.count, kind=kind, bytes=f"{k.bytes:,}"
+                )
+            )
+        t.notes.append(
+            _(
+                "The scores' activations (5as^2b) overtake the FFN's at s = {length} (any "
+                "micro-batch) in a {kind} layer."
+            ).format(length=r.score_crossover_exact, kind=_layer_label(_main_label(r)))
+        )
+    else:
+        t.notes.append(
+            _(
+                "One layer stores {bytes} bytes of activations ({layers} layers). The scores' "
+                "activations (5as^2b) overtake the FFN's at s = {length} (any micro-batch)."
+            ).format(
+                bytes=f"{r.activations_per_layer_bytes:,}",
+                layers=r.layers,
+                length=r.score_crossover_exact,
+            )
+        )
     if r.max_micro_batch is not None and r.gpu_memory_bytes is not None:
         t.notes.append(
             _("Fits in {bytes} bytes: micro-batch up to {micro_batch} at s = {seq_len}.").format(
@@ -1010,15 +1057,20 @@ def training_tables(r: TrainingReport, explain: bool = False) -> list[Table]:
             )
         )
     if explain:
-        t.notes += [
-            _("{name}: {formula} = {bytes} bytes ({component})").format(
-                name=_(x.name),
-                formula=x.formula,
-                bytes=f"{x.bytes:,}",
-                component=_component(x.component),
-            )
-            for x in r.activation_terms
-        ]
+        groups = [(k, k.terms) for k in r.layer_kinds] if len(r.layer_kinds) > 1 else [
+            (None, r.activation_terms)]  # fmt: skip
+        for k, terms in groups:
+            if k is not None:
+                t.notes.append(
+                    _("One layer, {kind}:").format(
+                        kind=_listed([_stack(k.stack), *([_kind(k.kind)] if k.kind else []),
+                                      *([_kind("cross-attention")] if k.cross_attention
+                                        else [])])  # fmt: skip
+                    )
+                )
+            t.notes += [_explain_act(x) for x in terms]
+        t.notes.append(_("Outside the layers:"))
+        t.notes += [_explain_act(x) for x in r.model_terms]
     t.notes.append(_(r.convention))  # training_report.CONVENTION, marked where it is defined
     sweep = Table(
         _("{model}: one layer's activations over s (micro-batch 1, this GPU)").format(
