@@ -19,8 +19,9 @@ term from the tensors each layer keeps for its backward pass:
   and V read from the encoder's output (stored once for all layers) and the scores over the
   source, and one norm more;
 - norms: the input of each of the layer's norms, 2sbh each;
-- outside the layers (sec. 4.3): each stack's embedding dropout mask sbh; with an LM head
-  its input 2sbh and the fp32 logits 4sbv; no LM head, no logits.
+- outside the layers (sec. 4.3): each stack's embedding dropout mask sbh (and the input of
+  its embedding norm, 2sbh, where it has one); with an LM head its input 2sbh and the fp32
+  logits 4sbv; no LM head, no logits.
 Left out, as the paper has no MoE: the router's scores, the tokens' copies dispatched to
 the experts and the products by the routing weights.
 
@@ -205,7 +206,7 @@ def layer_terms(cfg: ModelConfig, s: int, b: int, kind: LayerKind | None = None)
 
 def model_terms(cfg: ModelConfig, s: int, b: int) -> list[ActTerm]:
     """Activations outside the layers (Korthikanti et al. sec. 4.3): each stack's embedding
-    dropout mask sbh; with an LM head, its input 2sbh and the fp32 logits for the
+    dropout mask sbh (and its embedding norm's input 2sbh); with an LM head, its input 2sbh and the fp32 logits for the
     cross-entropy 4sbv (sharded by TP); an encoder-decoder's encoder output 2sbh, which
     every decoder layer's cross-attention K and V read (stored once). A model without an LM
     head has no logits."""
@@ -213,6 +214,9 @@ def model_terms(cfg: ModelConfig, s: int, b: int) -> list[ActTerm]:
     stacks = 2 if cfg.architecture == "encoder-decoder" else 1
     out = [ActTerm("embedding", N_("embedding dropout mask"), f"{stacks} x sbh" if stacks > 1
                    else "sbh", stacks * sb * h, False)]  # fmt: skip
+    if cfg.embedding_norm:  # BERT, BART: a norm over each stack's embeddings keeps its input
+        out.append(ActTerm("norm", N_("embedding norm input"), f"{stacks} x 2sbh" if stacks > 1
+                           else "2sbh", stacks * 2 * sb * h, False))  # fmt: skip
     if cfg.architecture == "encoder-decoder":
         out.append(ActTerm("attention_projections", N_("encoder output (cross-attention K/V "
                            "input)"), "2sbh", 2 * sb * h, False))  # fmt: skip

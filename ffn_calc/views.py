@@ -1033,8 +1033,8 @@ def training_tables(r: TrainingReport, explain: bool = False) -> list[Table]:
             )
         t.notes.append(
             _(
-                "The scores' activations (5as^2b) overtake the FFN's at s = {length} (any "
-                "micro-batch) in a {kind} layer."
+                "The scores' activations (5as^2b) overtake the FFN's at s = {length} in one "
+                "{kind} layer (any micro-batch)."
             ).format(length=r.score_crossover_exact, kind=_layer_label(_main_label(r)))
         )
     else:
