@@ -522,9 +522,7 @@ class ModelConfig(BaseModel):
             ),
         }[need]
         raise PositionLimitError(
-            _(template).format(
-                what=what, tokens=f"{tokens:,}", model=self.name, limit=f"{limit:,}"
-            )
+            _(template).format(what=what, tokens=f"{tokens:,}", model=self.name, limit=f"{limit:,}")
         )
 
     @property

@@ -104,7 +104,7 @@ class ActTerm:
     component: str  # attention_projections | attention_scores | ffn | norm | embedding | logits
     name: str
     formula: str
-    bytes: int  # per layer (or per model, outside the layers), whole micro-batch, before parallelism
+    bytes: int  # per layer (or the model, outside the layers), whole micro-batch, before TP
     sharded: bool  # divided by TP (sequence parallelism divides every term)
 
 

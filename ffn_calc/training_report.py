@@ -94,7 +94,8 @@ def _activations(
     cfg: ModelConfig, par: tr.Parallel, s: int, b: int
 ) -> tuple[list[TrainingLayerKind], list[tr.ActTerm], dict[str, int]]:
     """Every layer kind's activations, the terms outside the layers, and the components."""
-    kinds, comps = [], {}
+    kinds: list[TrainingLayerKind] = []
+    comps: dict[str, int] = {}
     for k in tr.layer_kinds(cfg):
         terms = tr.layer_terms(cfg, s, b, k)
         kinds.append(TrainingLayerKind(

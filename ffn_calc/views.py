@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # the report types only annotate: importing them would load e
         ParamsReport,
     )
     from ffn_calc.sizing import SwigluReport
-    from ffn_calc.training_report import ActivationTerm, TrainingReport
+    from ffn_calc.training_report import ActivationTerm, TrainingLayerKind, TrainingReport
     from ffn_calc.verify import TensorsReport, VerifyReport
 
 Kind = Literal["text", "int", "pct", "ratio", "num", "human"]
@@ -979,6 +979,12 @@ def _explain_act(x: ActivationTerm) -> str:
     )
 
 
+def _training_kind(k: TrainingLayerKind) -> str:
+    """ "decoder, MoE", "decoder, cross-attention", in the current language."""
+    cross = [_kind("cross-attention")] if k.cross_attention else []
+    return _listed([_stack(k.stack), *([_kind(k.kind)] if k.kind else []), *cross])
+
+
 def _main_label(r: TrainingReport) -> str:
     """The main layer kind as decode_crossover's layer labels read: "decoder (MoE)"."""
     main = max(
@@ -1022,13 +1028,9 @@ def training_tables(r: TrainingReport, explain: bool = False) -> list[Table]:
         )
     if len(r.layer_kinds) > 1:
         for k in r.layer_kinds:
-            kind = _listed(
-                [_stack(k.stack), *([_kind(k.kind)] if k.kind else []),
-                 *([_kind("cross-attention")] if k.cross_attention else [])]
-            )  # fmt: skip
             t.notes.append(
                 _("{kind} layers (x{count}): {bytes} bytes of activations each.").format(
-                    count=k.count, kind=kind, bytes=f"{k.bytes:,}"
+                    count=k.count, kind=_training_kind(k), bytes=f"{k.bytes:,}"
                 )
             )
         t.notes.append(
@@ -1057,18 +1059,12 @@ def training_tables(r: TrainingReport, explain: bool = False) -> list[Table]:
             )
         )
     if explain:
-        groups = [(k, k.terms) for k in r.layer_kinds] if len(r.layer_kinds) > 1 else [
-            (None, r.activation_terms)]  # fmt: skip
-        for k, terms in groups:
-            if k is not None:
-                t.notes.append(
-                    _("One layer, {kind}:").format(
-                        kind=_listed([_stack(k.stack), *([_kind(k.kind)] if k.kind else []),
-                                      *([_kind("cross-attention")] if k.cross_attention
-                                        else [])])  # fmt: skip
-                    )
-                )
-            t.notes += [_explain_act(x) for x in terms]
+        if len(r.layer_kinds) > 1:
+            for k in r.layer_kinds:
+                t.notes.append(_("One layer, {kind}:").format(kind=_training_kind(k)))
+                t.notes += [_explain_act(x) for x in k.terms]
+        else:
+            t.notes += [_explain_act(x) for x in r.activation_terms]
         t.notes.append(_("Outside the layers:"))
         t.notes += [_explain_act(x) for x in r.model_terms]
     t.notes.append(_(r.convention))  # training_report.CONVENTION, marked where it is defined

@@ -200,3 +200,9 @@ def test_int4_weights_round_per_parameter_tensor() -> None:
                "--vocab-size", "7", "--dtype", "int4", "-f", "json").json()  # fmt: skip
     assert data["component_bytes"]["attention"] == 64
     assert sum(data["component_bytes"].values()) == data["weights_bytes"] == 231
+
+
+def test_tensors_matmuls_within_the_table() -> None:
+    refused("tensors", "-p", "bert-base", "--matmuls", "--seq-len", "513",
+            words=("--seq-len 513", "512 positions"))  # fmt: skip
+    assert run("tensors", "-p", "bert-base", "--matmuls", "--seq-len", "512").exit_code == 0

@@ -101,7 +101,9 @@ def test_moe_layers_keep_the_shared_expert() -> None:
     # qwen1.5-moe-a2.7b: h 2048, k 4 experts of d_ff 1408, a shared expert of 5632; s 2048.
     data = run("memory", "-p", "qwen1.5-moe-a2.7b", "--training", "-f", "json").json()
     terms = {t["name"]: t["bytes"] for t in data["activation_terms"]}
-    assert terms["hidden"] == 8 * 2048 * 4 * 1408 and terms["shared expert hidden"] == 8 * 2048 * 5632
+    assert (
+        terms["hidden"] == 8 * 2048 * 4 * 1408 and terms["shared expert hidden"] == 8 * 2048 * 5632
+    )
     assert data["activation_components"]["ffn"] == 24 * _ffn_per_layer(2048, 2048, 4 * 1408 + 5632)
     # llama-4-scout: k 1 of d_ff 8192 and a shared expert of 8192: half its FFN activations.
     scout = run("memory", "-p", "llama-4-scout", "--training", "-f", "json").json()
@@ -118,9 +120,11 @@ def test_dense_layers_of_a_moe_model_at_their_width() -> None:
     assert (kinds["dense FFN"]["count"], kinds["MoE"]["count"]) == (1, 26)
     dense = {t["name"]: t["bytes"] for t in kinds["dense FFN"]["terms"]}
     assert dense["hidden"] == 8 * 2048 * 10944 and "shared expert hidden" not in dense
-    assert data["activation_components"]["ffn"] == (
-        _ffn_per_layer(2048, 2048, 10944) + 26 * _ffn_per_layer(2048, 2048, 6 * 1408 + 2816)
-    ) == 5_317_328_896
+    assert (
+        data["activation_components"]["ffn"]
+        == (_ffn_per_layer(2048, 2048, 10944) + 26 * _ffn_per_layer(2048, 2048, 6 * 1408 + 2816))
+        == 5_317_328_896
+    )
 
 
 def test_no_lm_head_no_logits() -> None:
