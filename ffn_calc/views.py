@@ -155,7 +155,6 @@ COMPONENT_LABELS = {
     "lm_head": N_("lm_head"),
     "pooler": N_("pooler"),
     "total": N_("total"),
-    "embedding / logits": N_("embedding / logits"),
     "logits": N_("logits"),
     "layer inputs (full recomputation)": N_("layer inputs (full recomputation)"),
 }
