@@ -157,6 +157,7 @@ class GenerationReport(Result):
 def generation_report(cfg: ModelConfig, batch: int, prompt: int, new: int) -> GenerationReport:
     from ffn_calc import flop_counts as fl
 
+    inf.kv_kinds(cfg, batch, prompt, None)  # a model that generates, first
     inf.check_generation(cfg, prompt, new)
     encdec = cfg.architecture == "encoder-decoder"
     w = fl.Workload(batch=batch, seq_len=prompt, target_len=1 if encdec else None)
