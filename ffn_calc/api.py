@@ -183,14 +183,15 @@ def decode_crossover(model: ModelConfig, batch: int = 1) -> DecodeCrossoverRepor
     return decode_crossover_report(_model(model), _size("batch", batch))
 
 
-def compare(models: Sequence[ModelConfig], seq_len: int = 1024) -> CompareReport:
-    """`ffn-calc compare`: models side by side at one sequence length."""
+def compare(models: Sequence[ModelConfig], seq_len: int | None = None) -> CompareReport:
+    """`ffn-calc compare`: models side by side at one sequence length (default 1024, or the
+    shortest learned position table among the models)."""
     from ffn_calc.comparison import compare_report
 
     chosen = [_model(m) for m in models]
     if not chosen:
         raise UsageError(_("nothing to compare: give at least one model."))
-    return compare_report(chosen, _size("seq_len", seq_len))
+    return compare_report(chosen, _optional_size("seq_len", seq_len))
 
 
 def kv(
@@ -248,7 +249,7 @@ def memory(
 
 def training_memory(
     model: ModelConfig,
-    seq_len: int = 2048,
+    seq_len: int | None = None,
     micro_batch: int = 1,
     recipe: str = "mixed",
     dp: int = 1,
@@ -257,7 +258,8 @@ def training_memory(
     recompute: str = "none",
     gpu_memory: str | int | None = None,
 ) -> TrainingReport:
-    """`ffn-calc memory --training`: model states and activations per GPU."""
+    """`ffn-calc memory --training`: model states and activations per GPU (seq_len: default
+    2048, or the model's learned position table when shorter)."""
     from ffn_calc.training import RECIPES, Parallel
     from ffn_calc.training_report import training_report
 
@@ -266,7 +268,7 @@ def training_memory(
         recompute=recompute,
     )  # fmt: skip
     return training_report(
-        _model(model), _choice("recipe", recipe, RECIPES), par, _size("seq_len", seq_len),
+        _model(model), _choice("recipe", recipe, RECIPES), par, _optional_size("seq_len", seq_len),
         _size("micro_batch", micro_batch), _gpu(gpu_memory),
     )  # fmt: skip
 

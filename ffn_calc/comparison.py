@@ -42,8 +42,17 @@ class ComparedModel(Result):
     )
 
 
+# The sequence length compare counts FLOPs at unless told: lowered to the shortest learned
+# position table among the models, so that no default exceeds a model's limit.
+DEFAULT_SEQ_LEN = 1024
+
+
 class CompareReport(Result):
     seq_len: int
+    seq_len_lowered_for: str | None = Field(
+        None, description="the model whose learned position table lowered the default "
+        "sequence length (1,024) to seq_len",
+    )  # fmt: skip
     models: list[ComparedModel]
 
 
@@ -72,5 +81,17 @@ def compared(cfg: ModelConfig, seq_len: int) -> ComparedModel:
     )  # fmt: skip
 
 
-def compare_report(models: list[ModelConfig], seq_len: int) -> CompareReport:
-    return CompareReport(seq_len=seq_len, models=[compared(m, seq_len) for m in models])
+def compare_report(models: list[ModelConfig], seq_len: int | None = None) -> CompareReport:
+    """The models at `seq_len` tokens; by default DEFAULT_SEQ_LEN, or the shortest learned
+    position table among them. A given length past a model's table is an error naming it."""
+    lowered = None
+    if seq_len is None:
+        seq_len = DEFAULT_SEQ_LEN
+        for m in models:
+            if m.position_limit is not None and m.position_limit < seq_len:
+                seq_len, lowered = m.position_limit, m.name
+    for m in models:
+        fl.check_lengths(m, fl.Workload(batch=1, seq_len=seq_len))
+    return CompareReport(
+        seq_len=seq_len, seq_len_lowered_for=lowered, models=[compared(m, seq_len) for m in models]
+    )

@@ -21,6 +21,7 @@ from pydantic import (
     model_validator,
 )
 
+from ffn_calc.errors import UsageError
 from ffn_calc.i18n import N_, _
 
 # The largest size any field may take: 2^40 (about 1.1 x 10^12), far beyond any real model
@@ -58,6 +59,10 @@ class InvariantError(ValueError):
 
     def translated(self) -> str:
         return _(self.template).format(**self.values)
+
+
+class PositionLimitError(UsageError):
+    """A length past the model's learned position table (exit 2)."""
 
 
 class ModelConfig(BaseModel):
@@ -106,9 +111,10 @@ class ModelConfig(BaseModel):
         None, description="Rows of the learned position table (required when learned)."
     )
     position_offset: int = Field(
-        0, ge=0, le=MAX_SIZE, description="Learned positions: rows of the table before the "
-        "first position (BART and OPT offset position ids by 2; RoBERTa's start after its "
-        "padding index): the longest sequence is max_positions - position_offset.",
+        0, ge=0, le=MAX_SIZE,
+        description="Rows of the learned position table that no token position reads (OPT "
+        "and BART add 2 to every position id, RoBERTa's start after its padding index): "
+        "the model takes at most max_positions - position_offset tokens.",
     )  # fmt: skip
     vocab_size: PositiveInt | None = Field(
         None, description="Token vocabulary; none means a bare stack with no embedding or head."
@@ -361,9 +367,16 @@ class ModelConfig(BaseModel):
         if self.positions == "learned" and self.max_positions is None:
             raise InvariantError(N_("positions = 'learned' needs max_positions (the table's rows)"))
         if self.position_offset and (
-            self.max_positions is None or self.position_offset >= self.max_positions
+            self.positions != "learned"
+            or self.max_positions is None
+            or self.position_offset >= self.max_positions
         ):
-            raise InvariantError(N_("position_offset needs max_positions above it"))
+            raise InvariantError(
+                N_(
+                    "position_offset needs a learned position table with more rows than the "
+                    "offset (max_positions > position_offset)"
+                )
+            )
         if self.n_decoder_layers is not None and self.architecture != "encoder-decoder":
             raise InvariantError(N_("n_decoder_layers applies only to an encoder-decoder model"))
         if self.vocab_size is None and (self.type_vocab_size or self.tie_embeddings):
@@ -469,6 +482,48 @@ class ModelConfig(BaseModel):
         return new
 
     # Derived values: one place, so every count agrees.
+
+    @property
+    def position_limit(self) -> int | None:
+        """The most tokens one stack takes: a learned position table's rows less the rows no
+        position reads (position_offset). None where positions are not a table (rotary,
+        sinusoidal, relative or none): the model itself sets no length limit."""
+        if self.positions != "learned" or self.max_positions is None:
+            return None
+        return self.max_positions - self.position_offset
+
+    def check_positions(self, tokens: int, what: str, need: str = "tokens") -> None:
+        """Raise PositionLimitError when `tokens` positions do not fit the learned position
+        table: `what` names the option or metric that asked for them ("--context 100000"),
+        `need` says what they are: "tokens" (a sequence of that many), "decode" (the cached
+        tokens and the new one), "generate" (the prompt and every new token but the last) or
+        "decoder" (an encoder-decoder's decoder: its start token and every new token but the
+        last). Every length that reaches a model passes here (one rule, one message)."""
+        limit = self.position_limit
+        if limit is None or tokens <= limit:
+            return
+        template = {
+            "tokens": N_(
+                "{what}: {tokens} tokens do not fit the learned position table of {model} "
+                "({limit} positions)."
+            ),
+            "decode": N_(
+                "{what}: one decode step needs {tokens} positions (the cached tokens and the "
+                "new one), past the learned position table of {model} ({limit} positions)."
+            ),
+            "generate": N_(
+                "{what}: generating needs {tokens} positions (the prompt and every new token "
+                "but the last), past the learned position table of {model} ({limit} positions)."
+            ),
+            "decoder": N_(
+                "{what}: the decoder needs {tokens} positions (its start token and every new "
+                "token but the last), past the learned position table of {model} ({limit} "
+                "positions)."
+            ),
+        }[need]
+        raise PositionLimitError(
+            _(template).format(what=what, tokens=f"{tokens:,}", model=self.name, limit=f"{limit:,}")
+        )
 
     @property
     def kv_heads(self) -> int:
@@ -597,14 +652,6 @@ class ModelConfig(BaseModel):
             key = (ffn, local if i in is_local else "full attention")
             counts[key] = counts.get(key, 0) + 1
         return [(f, a, n) for (f, a), n in counts.items()]
-
-    @property
-    def position_limit(self) -> int | None:
-        """The longest sequence a learned position table gives positions to (None: the
-        positions have no table, so no limit from them)."""
-        if self.positions != "learned" or self.max_positions is None:
-            return None
-        return self.max_positions - self.position_offset
 
     @property
     def local_label(self) -> str:

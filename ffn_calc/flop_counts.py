@@ -46,6 +46,14 @@ class Workload:
     lm_head: bool = True
 
 
+def check_lengths(cfg: ModelConfig, w: Workload, seq_option: str = "--seq-len") -> None:
+    """The workload's lengths fit the model's learned position table (each stack's: S for a
+    decoder-only or encoder-only model and an encoder, T for the decoder)."""
+    cfg.check_positions(w.seq_len, f"{seq_option} {w.seq_len}")
+    if w.target_len is not None and cfg.architecture == "encoder-decoder":
+        cfg.check_positions(w.target_len, f"--target-len {w.target_len}")
+
+
 @dataclass(frozen=True)
 class LayerFlops:
     stack: str

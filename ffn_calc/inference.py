@@ -68,6 +68,16 @@ def cached_per_token(cfg: ModelConfig) -> int:
     return 2 * cfg.kv_heads * cfg.head_size
 
 
+def cached_tensors(cfg: ModelConfig) -> tuple[int, int]:
+    """Elements per token and sequence of each tensor one layer caches: the key and the value
+    (n_kv_heads x head_dim each), or MLA's latent (kv_lora_rank) and rotary key
+    (qk_rope_head_dim). They sum to cached_per_token."""
+    if cfg.attention == "mla":
+        assert cfg.kv_lora_rank is not None and cfg.qk_rope_head_dim is not None
+        return cfg.kv_lora_rank, cfg.qk_rope_head_dim
+    return cfg.kv_heads * cfg.head_size, cfg.kv_heads * cfg.head_size
+
+
 def kv_kinds(cfg: ModelConfig, batch: int, context: int, source_len: int | None) -> list[KvKind]:
     """The cache after a prefill of `context` tokens for `batch` sequences, per layer kind."""
     if not cfg.has_decoder:
@@ -95,6 +105,35 @@ def kv_kinds(cfg: ModelConfig, batch: int, context: int, source_len: int | None)
 
 def kv_elements(cfg: ModelConfig, batch: int, context: int, source_len: int | None = None) -> int:
     return sum(k.count * k.elements for k in kv_kinds(cfg, batch, context, source_len))
+
+
+# --- the lengths a model takes (its learned position table): one rule, ModelConfig's ---------
+
+
+def check_cache(cfg: ModelConfig, context: int, source_len: int | None = None) -> None:
+    """A prefill of `context` tokens (and an encoder-decoder's `source_len` source tokens)
+    fits the model's position table."""
+    cfg.check_positions(context, f"--context {context}")
+    if source_len is not None:
+        cfg.check_positions(source_len, f"--source-len {source_len}")
+
+
+def check_decode(cfg: ModelConfig, context: int, source_len: int | None = None) -> None:
+    """One decode step after `context` cached tokens reads position context + 1."""
+    cfg.check_positions(context + 1, f"--context {context}", "decode")
+    if source_len is not None:
+        cfg.check_positions(source_len, f"--source-len {source_len}")
+
+
+def check_generation(cfg: ModelConfig, prompt: int, new: int) -> None:
+    """generate(): the prompt, then new - 1 decode steps (the last new token is never fed
+    back). A decoder-only model's positions run to prompt + new - 1; an encoder-decoder's
+    encoder takes the prompt and its decoder the start token and new - 1 tokens."""
+    cfg.check_positions(prompt, f"--seq-len {prompt}")
+    if cfg.architecture == "encoder-decoder":
+        cfg.check_positions(new, f"--generate {new}", "decoder")
+    else:
+        cfg.check_positions(prompt + new - 1, f"--seq-len {prompt} --generate {new}", "generate")
 
 
 def kept_tokens(cfg: ModelConfig, context: int) -> int:

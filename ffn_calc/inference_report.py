@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from fractions import Fraction
 
 from pydantic import Field
@@ -66,24 +67,42 @@ class KvReport(Result):
 
 
 def _bytes(elements: int, dtype: str) -> int:
-    """Bytes of `elements` in `dtype`, int4 packed two to a byte (rounded up)."""
+    """Bytes of one tensor of `elements` in `dtype`, int4 packed two to a byte (rounded up)."""
     b = elements * inf.DTYPE_BYTES[dtype]
     return -(-b.numerator // b.denominator)
+
+
+def _layer_bytes(cfg: ModelConfig, kind: inf.KvKind, dtype: str) -> int:
+    """One layer's cache in bytes: each cached tensor (key and value, or MLA's latent and
+    rotary key, over the whole batch) rounded up on its own, as a packed int4 tensor is."""
+    rows = kind.elements // kind.per_token if kind.per_token else 0  # batch x cached tokens
+    return sum(_bytes(rows * width, dtype) for width in inf.cached_tensors(cfg))
+
+
+def _kv_bytes(cfg: ModelConfig, batch: int, context: int, dtype: str) -> int:
+    """The whole cache in bytes: the sum over every cached tensor of its rounded bytes."""
+    return sum(
+        k.count * _layer_bytes(cfg, k, dtype) for k in inf.kv_kinds(cfg, batch, context, None)
+    )
 
 
 def kv_report(
     cfg: ModelConfig, batch: int, context: int, dtype: str, source_len: int | None = None
 ) -> KvReport:
     kinds = inf.kv_kinds(cfg, batch, context, source_len)
+    inf.check_cache(cfg, context, source_len)
     total = sum(k.count * k.elements for k in kinds)
     per_token = Fraction(total, batch * context)
+    layers = [
+        KvLayer(stack=k.stack, kind=k.kind, count=k.count, cached_tokens=k.cached_tokens,
+                elements=k.elements, bytes=_layer_bytes(cfg, k, dtype))
+        for k in kinds
+    ]  # fmt: skip
     return KvReport(
         model=cfg.name, batch=batch, context=context, source_len=source_len, dtype=dtype,
-        kv_elements=total, kv_bytes=_bytes(total, dtype), kv_elements_per_token=num(per_token),
-        kv_elements_per_token_exact=exact(per_token),
-        layers=[KvLayer(stack=k.stack, kind=k.kind, count=k.count, cached_tokens=k.cached_tokens,
-                        elements=k.elements, bytes=_bytes(k.elements, dtype)) for k in kinds],
-        convention=KV_CONVENTION,
+        kv_elements=total, kv_bytes=sum(x.count * x.bytes for x in layers),
+        kv_elements_per_token=num(per_token), kv_elements_per_token_exact=exact(per_token),
+        layers=layers, convention=KV_CONVENTION,
     )  # fmt: skip
 
 
@@ -110,6 +129,8 @@ class DecodeReport(Result):
 def decode_report(
     cfg: ModelConfig, batch: int, context: int, source_len: int | None = None
 ) -> DecodeReport:
+    inf.kv_kinds(cfg, batch, context, source_len)  # the model and options first
+    inf.check_decode(cfg, context, source_len)
     comps = inf.decode_components(cfg, batch, context, source_len)
     total = sum(comps.values())
     layers = [
@@ -139,6 +160,8 @@ class GenerationReport(Result):
 def generation_report(cfg: ModelConfig, batch: int, prompt: int, new: int) -> GenerationReport:
     from ffn_calc import flop_counts as fl
 
+    inf.kv_kinds(cfg, batch, prompt, None)  # a model that generates, first
+    inf.check_generation(cfg, prompt, new)
     encdec = cfg.architecture == "encoder-decoder"
     w = fl.Workload(batch=batch, seq_len=prompt, target_len=1 if encdec else None)
     prefill = fl.forward_flops(cfg, w)
@@ -221,14 +244,35 @@ class MemoryReport(Result):
     model: str
     dtype: str
     total_params: int
-    weights_bytes: int
+    weights_bytes: int = Field(description="the sum of component_bytes")
     components: dict[str, int]
-    component_bytes: dict[str, int]
+    component_bytes: dict[str, int] = Field(
+        description="each parameter tensor's bytes (int4: rounded up per tensor), per component"
+    )
+    position_limit: int | None = Field(
+        None, description="the most tokens the model takes (its learned position table); "
+        "null: no table sets a limit",
+    )  # fmt: skip
     gpu_memory_bytes: int | None = None
+    weights_fit: bool | None = Field(None, description="the weights alone fit in the memory")
     free_bytes: int | None = None
     batch: int | None = None
     context: int | None = None
-    max_context: int | None = Field(None, description="longest context that fits at `batch`")
+    max_context: int | None = Field(
+        None, description="longest context that fits at `batch` (0: not one token; null: any, "
+        "see max_context_bound)",
+    )  # fmt: skip
+    max_context_bound: str | None = Field(
+        None, description="what sets max_context: 'memory', 'position table' (the model takes "
+        "no more; the memory would hold max_context_memory) or 'none' (the cache stops "
+        "growing and fits: any context)",
+    )  # fmt: skip
+    max_context_memory: int | None = Field(
+        None, description="the longest context the memory alone holds (null: any)"
+    )
+    cache_stops_growing_at: int | None = Field(
+        None, description="the context from which the cache stops growing (every layer local)"
+    )
     max_batch: int | None = Field(None, description="largest batch that fits at `context`")
     convention: str
 
@@ -239,46 +283,95 @@ MEMORY_CONVENTION = N_(
 )
 
 
+def _component_bytes(cfg: ModelConfig, comps: dict[str, int], dtype: str) -> dict[str, int]:
+    """Bytes per component. Whole-byte dtypes: parameters x bytes. Sub-byte (int4): each
+    parameter tensor is packed on its own (ceil(numel / 2) bytes, a tied tensor once), so the
+    rows sum to the total as stored."""
+    per = inf.DTYPE_BYTES[dtype]
+    if per.denominator == 1:
+        return {k: v * int(per) for k, v in comps.items()}
+    from ffn_calc.instantiate import instantiate
+
+    out = dict.fromkeys(comps, 0)
+    for t in instantiate(cfg).tensors:
+        if t.tied_to is None:
+            out[t.component] = out.get(t.component, 0) + t.count * _bytes(t.numel, dtype)
+    return out
+
+
 def memory_report(
     cfg: ModelConfig, dtype: str, gpu: int | None, batch: int, context: int | None
 ) -> MemoryReport:
     from ffn_calc import param_counts as pm
 
     comps = pm.components(cfg)
-    weights = _bytes(sum(comps.values()), dtype)
-    out = {
+    if context is not None:
+        cfg.check_positions(context, f"--context {context}")
+    comp_bytes = _component_bytes(cfg, comps, dtype)
+    weights = sum(comp_bytes.values())
+    out: dict[str, object] = {
         "model": cfg.name, "dtype": dtype, "total_params": sum(comps.values()),
-        "weights_bytes": weights, "components": comps,
-        "component_bytes": {k: _bytes(v, dtype) for k, v in comps.items()},
-        "convention": MEMORY_CONVENTION,
+        "weights_bytes": weights, "components": comps, "component_bytes": comp_bytes,
+        "position_limit": cfg.position_limit, "convention": MEMORY_CONVENTION,
     }  # fmt: skip
-    if gpu is not None:
-        free = gpu - weights
-        out |= {"gpu_memory_bytes": gpu, "free_bytes": max(free, 0), "batch": batch}
-        if cfg.has_decoder and free >= 0:
-            out["max_context"] = _longest(cfg, batch, dtype, free)
-            if context is not None:
-                one = _bytes(inf.kv_elements(cfg, 1, context), dtype)
-                out |= {"context": context, "max_batch": free // one if one else None}
-    return MemoryReport(**out)
+    if gpu is None:
+        return MemoryReport.model_validate(out)
+    free = gpu - weights
+    out |= {"gpu_memory_bytes": gpu, "weights_fit": free >= 0, "free_bytes": max(free, 0),
+            "batch": batch, "context": context}  # fmt: skip
+    if not cfg.has_decoder:
+        return MemoryReport.model_validate(out)  # no KV cache to fit
+    if free < 0:  # not even the weights: no context, no batch
+        out |= {"max_context": 0, "max_context_bound": "memory", "max_context_memory": 0}
+        if context is not None:
+            out["max_batch"] = 0
+        return MemoryReport.model_validate(out)
+    out |= _longest(cfg, batch, dtype, free)
+    if context is not None:
+        one = _kv_bytes(cfg, 1, context, dtype)
+        out["max_batch"] = free // one if one else None
+    return MemoryReport.model_validate(out)
 
 
-def _longest(cfg: ModelConfig, batch: int, dtype: str, free: int) -> int:
-    """The longest context whose cache fits in `free` bytes (0: not one token)."""
+def _longest(cfg: ModelConfig, batch: int, dtype: str, free: int) -> dict[str, object]:
+    """The longest context whose cache fits in `free` bytes, and what bounds it: the memory,
+    the learned position table, or nothing (every layer keeps a window, so the cache stops
+    growing, and it fits). No search bound is ever an answer."""
     from ffn_calc.config import MAX_SIZE
 
-    if _bytes(inf.kv_elements(cfg, batch, 1), dtype) > free:
-        return 0
-    lo, hi = 1, MAX_SIZE  # the cache grows with the context, or stops growing (windows)
-    if _bytes(inf.kv_elements(cfg, batch, hi), dtype) <= free:
-        return hi
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if _bytes(inf.kv_elements(cfg, batch, mid), dtype) <= free:
-            lo = mid
-        else:
-            hi = mid
-    return lo
+    def kv(n: int) -> int:
+        return _kv_bytes(cfg, batch, n, dtype)
+
+    def last(lo: int, hi: int, ok: Callable[[int], bool]) -> int:
+        """The largest n in [lo, hi] with ok(n), given ok(lo) and ok falling once."""
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            lo, hi = (mid, hi) if ok(mid) else (lo, mid - 1)
+        return lo
+
+    # Windows hold at most MAX_SIZE - 1 tokens: past 2 x MAX_SIZE a cache that still grows
+    # grows without end, and one that does not has stopped.
+    far = 2 * MAX_SIZE + 2
+    end = kv(far)
+    stops = None
+    if kv(far - 1) == end:
+        stops = 1 if kv(1) == end else last(1, far, lambda n: kv(n) < end) + 1
+    limit = cfg.position_limit
+    memory: int | None
+    if kv(1) > free:
+        memory = 0
+    elif stops is not None and kv(stops) <= free:
+        memory = None  # any context: the cache never outgrows the memory
+    else:
+        # A growing cache adds at least one element (half a byte) per token: 2 x free + 2
+        # tokens never fit.
+        memory = last(1, stops if stops is not None else 2 * free + 2, lambda n: kv(n) <= free)
+    out: dict[str, object] = {"cache_stops_growing_at": stops, "max_context_memory": memory}
+    if limit is not None and (memory is None or memory > limit):
+        return out | {"max_context": limit, "max_context_bound": "position table"}
+    if memory is None:
+        return out | {"max_context": None, "max_context_bound": "none"}
+    return out | {"max_context": memory, "max_context_bound": "memory"}
 
 
 def _sweep(steps: inf.DecodeSteps, points: dict[str, Fraction | None]) -> list[CrossoverRow]:

@@ -171,6 +171,7 @@ def flops_report(cfg: ModelConfig, w: fl.Workload, unit: str = "flops") -> Flops
         raise UsageError(
             f"--target-len applies to encoder-decoder models; {cfg.name} is {cfg.architecture}."
         )
+    fl.check_lengths(cfg, w)
     div = 2 if unit == "macs" else 1  # every term carries the factor 2: exact
     comps = {k: v // div for k, v in fl.flop_components(cfg, w).items()}
     fwd = sum(comps.values())

@@ -83,6 +83,7 @@ _WORKLOADS: dict[int, Workload] = {}
 
 
 def _forward(cfg: ModelConfig, c: Cache, s: int) -> int:
+    cfg.check_positions(s, f"forward_flops@{s}")
     w = _WORKLOADS.get(s)
     if w is None:
         w = _WORKLOADS[s] = Workload(batch=1, seq_len=s)
@@ -90,6 +91,7 @@ def _forward(cfg: ModelConfig, c: Cache, s: int) -> int:
 
 
 def _training(cfg: ModelConfig, c: Cache, s: int) -> int:
+    cfg.check_positions(s, f"training_flops@{s}")
     return 3 * _forward(cfg, c, s)
 
 
@@ -106,19 +108,27 @@ def _crossover(key: str) -> Callable[[ModelConfig, Cache, int], Number | None]:
     return value
 
 
-def _kv_elements(cfg: ModelConfig, c: Cache, context: int) -> int:
+def _kv(cfg: ModelConfig, context: int) -> int:
     from ffn_calc.inference import kv_elements
 
     return kv_elements(cfg, 1, context)
 
 
+def _kv_elements(cfg: ModelConfig, c: Cache, context: int) -> int:
+    cfg.check_positions(context, f"kv_elements@{context}")
+    return _kv(cfg, context)
+
+
 def _kv_bytes(cfg: ModelConfig, c: Cache, context: int) -> int:
-    return 2 * _kv_elements(cfg, c, context)  # bf16
+    cfg.check_positions(context, f"kv_bytes@{context}")
+    return 2 * _kv(cfg, context)  # bf16
 
 
 def _decode(cfg: ModelConfig, c: Cache, context: int) -> int:
-    from ffn_calc.inference import decode_flops
+    from ffn_calc.inference import decode_flops, kv_kinds
 
+    kv_kinds(cfg, 1, context, None)  # a model without a cache first
+    cfg.check_positions(context + 1, f"decode_flops@{context}", "decode")
     return decode_flops(cfg, 1, context)
 
 

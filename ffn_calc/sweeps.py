@@ -20,7 +20,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ffn_calc.config import ModelConfig, fields_model
+from ffn_calc.config import ModelConfig, PositionLimitError, fields_model
 from ffn_calc.errors import FfnCalcError, UsageError
 from ffn_calc.i18n import _, language, use
 from ffn_calc.sweep_metrics import (
@@ -344,6 +344,11 @@ class Sweep:
             )
         try:  # a metric that cannot apply to the model at all is an error, not a skip
             self._values(base)
+        except PositionLimitError as exc:
+            # Past the base model's position table: an error unless an axis changes the
+            # table, and then each combination past its own table is skipped.
+            if not {a.field for a in axes} & {"positions", "max_positions", "position_offset"}:
+                raise UsageError(str(exc)) from None
         except FfnCalcError as exc:
             raise UsageError(str(exc)) from None
         self.matched = self.filtered_out = 0

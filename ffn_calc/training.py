@@ -13,8 +13,17 @@ term from the tensors each layer keeps for its backward pass:
 - FFN: its input 2sbh, per hidden unit the activation's input and output 2sbf each (a gated
   FFN keeps the gate and up outputs, the activation's output and the product: 8sbf), the
   dropout mask sbh; a MoE layer keeps the expert tensors for each of the k experts a token
-  uses;
-- norms: the input of each of the layer's norms, 2sbh each.
+  uses and, where it has one, the shared expert's (at shared_expert_d_ff), which every token
+  passes; a MoE model's dense layers keep theirs at dense_d_ff;
+- cross-attention (an encoder-decoder's decoder layers): the attention terms again, with K
+  and V read from the encoder's output (stored once for all layers) and the scores over the
+  source, and one norm more;
+- norms: the input of each of the layer's norms, 2sbh each;
+- outside the layers (sec. 4.3): each stack's embedding dropout mask sbh (and the input of
+  its embedding norm, 2sbh, where it has one); with an LM head its input 2sbh and the fp32
+  logits 4sbv; no LM head, no logits.
+Left out, as the paper has no MoE: the router's scores, the tokens' copies dispatched to
+the experts and the products by the routing weights.
 
 For a GPT layer (f = 4h, kv = a, a d_head = h) the terms give back the paper's
 11sbh + 5as^2b (attention), 19sbh (MLP) and 4sbh (norms) = sbh (34 + 5as/h).
@@ -64,7 +73,10 @@ def check(cfg: ModelConfig, par: Parallel) -> None:
                 value=par.recompute, choices=", ".join(RECOMPUTE)
             )
         )
-    for what, n in (("n_heads", cfg.n_heads), ("n_kv_heads", cfg.kv_heads), ("d_ff", cfg.d_ff)):
+    widths = [("n_heads", cfg.n_heads), ("n_kv_heads", cfg.kv_heads), ("d_ff", cfg.d_ff)]
+    widths += [(k, v) for k, v in (("shared_expert_d_ff", cfg.shared_expert_d_ff),
+               ("dense_d_ff", cfg.dense_d_ff if cfg.dense_ffn_layers else None)) if v]  # fmt: skip
+    for what, n in widths:
         if n % t:
             raise UsageError(
                 _("--tp {tp} does not divide {field} ({n}), which it shards.").format(
@@ -89,44 +101,130 @@ def state_bytes_per_param(recipe: str, dp: int) -> tuple[int, int]:
 
 @dataclass(frozen=True)
 class ActTerm:
-    component: str  # attention_projections | attention_scores | ffn | norm
+    component: str  # attention_projections | attention_scores | ffn | norm | embedding | logits
     name: str
     formula: str
-    bytes: int  # per layer, whole micro-batch, before parallelism
+    bytes: int  # per layer (or the model, outside the layers), whole micro-batch, before TP
     sharded: bool  # divided by TP (sequence parallelism divides every term)
 
 
-def layer_terms(cfg: ModelConfig, s: int, b: int) -> list[ActTerm]:
-    """One layer's stored activations in bytes (16-bit; masks one byte per element)."""
-    h, a, f = cfg.d_model, cfg.n_heads, cfg.d_ff
+@dataclass(frozen=True)
+class LayerKind:
+    """Layers that store the same activations: their stack, FFN kind and how many there are."""
+
+    stack: str  # "encoder" | "decoder"
+    kind: str  # "" | "dense FFN" | "MoE"
+    count: int
+    cross: bool  # a decoder layer with cross-attention (encoder-decoder)
+
+
+def layer_kinds(cfg: ModelConfig) -> list[LayerKind]:
+    """Every stack's layers grouped by what they store: the FFN kind (a MoE model's dense
+    layers at their own width) and cross-attention (an encoder-decoder's decoder layers).
+    Local and global attention store the same (eager attention keeps the full square)."""
+    out = []
+    encdec = cfg.architecture == "encoder-decoder"
+    stacks = (("encoder", cfg.encoder_layers), ("decoder", cfg.decoder_layers))
+    for stack, layers in stacks:
+        counts: dict[str, int] = {}
+        for ffn, _attn, n in cfg.layer_kinds(layers) if layers else []:
+            counts[ffn] = counts.get(ffn, 0) + n
+        out += [LayerKind(stack, k, n, encdec and stack == "decoder") for k, n in counts.items()]
+    return out
+
+
+def main_kind(cfg: ModelConfig) -> LayerKind:
+    """The layer kind the one-layer figures describe: the first stack's most numerous kind
+    (the crossover layer of ffn_calc.flop_counts)."""
+    kinds = layer_kinds(cfg)
+    first = [k for k in kinds if k.stack == kinds[0].stack]
+    return max(first, key=lambda k: k.count)
+
+
+def _attention_terms(cfg: ModelConfig, s: int, b: int, cross: bool) -> list[ActTerm]:
+    h, a = cfg.d_model, cfg.n_heads
     qd, kvd = cfg.n_heads * cfg.qk_head_size, cfg.kv_heads * cfg.qk_head_size
     vd = cfg.kv_heads * cfg.v_head_size
     od = cfg.n_heads * cfg.v_head_size
     sb = s * b
-    g = "attention_projections"
-    out = [
+    g, sc = "attention_projections", "attention_scores"
+    if cross:  # K and V read the encoder's output, stored once for every layer (model_terms)
+        return [
+            ActTerm(g, N_("cross Q input"), "2sbh", 2 * sb * h, False),
+            ActTerm(g, N_("cross Q"), "2sb(a d_head)", 2 * sb * qd, True),
+            ActTerm(g, N_("cross K"), "2sb(kv d_head)", 2 * sb * kvd, True),
+            ActTerm(g, N_("cross V"), "2sb(kv d_head)", 2 * sb * vd, True),
+            ActTerm(g, N_("cross O input"), "2sb(a d_head)", 2 * sb * od, True),
+            ActTerm(g, N_("cross O dropout mask"), "sbh", sb * h, False),
+            ActTerm(sc, N_("cross softmax output"), "2as^2b", 2 * a * s * s * b, True),
+            ActTerm(sc, N_("cross softmax dropout mask"), "as^2b", a * s * s * b, True),
+            ActTerm(sc, N_("cross dropout output"), "2as^2b", 2 * a * s * s * b, True),
+        ]
+    return [
         ActTerm(g, N_("Q/K/V input"), "2sbh", 2 * sb * h, False),
         ActTerm(g, "Q", "2sb(a d_head)", 2 * sb * qd, True),
         ActTerm(g, "K", "2sb(kv d_head)", 2 * sb * kvd, True),
         ActTerm(g, "V", "2sb(kv d_head)", 2 * sb * vd, True),
         ActTerm(g, N_("O input"), "2sb(a d_head)", 2 * sb * od, True),
         ActTerm(g, N_("O dropout mask"), "sbh", sb * h, False),
-        ActTerm("attention_scores", N_("softmax output"), "2as^2b", 2 * a * s * s * b, True),
-        ActTerm("attention_scores", N_("softmax dropout mask"), "as^2b", a * s * s * b, True),
-        ActTerm("attention_scores", N_("dropout output"), "2as^2b", 2 * a * s * s * b, True),
-        ActTerm("ffn", N_("FFN input"), "2sbh", 2 * sb * h, False),
+        ActTerm(sc, N_("softmax output"), "2as^2b", 2 * a * s * s * b, True),
+        ActTerm(sc, N_("softmax dropout mask"), "as^2b", a * s * s * b, True),
+        ActTerm(sc, N_("dropout output"), "2as^2b", 2 * a * s * s * b, True),
     ]
-    k = cfg.experts_per_token if cfg.is_moe and cfg.experts_per_token else 1
+
+
+def layer_terms(cfg: ModelConfig, s: int, b: int, kind: LayerKind | None = None) -> list[ActTerm]:
+    """One layer's stored activations in bytes (16-bit; masks one byte per element), for a
+    layer of `kind` (default: main_kind)."""
+    kind = kind or main_kind(cfg)
+    h, sb = cfg.d_model, s * b
+    out = _attention_terms(cfg, s, b, False)
+    if kind.cross:
+        out += _attention_terms(cfg, s, b, True)
+    out.append(ActTerm("ffn", N_("FFN input"), "2sbh", 2 * sb * h, False))
     per_unit = 8 if cfg.gated else 4  # gate, up, act(gate), product | act input, act output
-    label = "gate, up, act, product: 8sbf" if cfg.gated else "activation input and output: 4sbf"
-    if k > 1:
-        label += f" x {k} experts"
-    out.append(ActTerm("ffn", N_("hidden"), label, per_unit * sb * f * k, True))
+    unit = "gate, up, act, product: 8sb" if cfg.gated else "activation input and output: 4sb"
+    if kind.kind == "MoE" or (cfg.is_moe and not kind.kind):
+        k = cfg.experts_per_token or 1
+        label = f"{unit}f" + (f" x {k} experts" if k > 1 else "")
+        out.append(ActTerm("ffn", N_("hidden"), label, per_unit * sb * cfg.d_ff * k, True))
+        if cfg.shared_expert_d_ff is not None:  # every token also passes the shared expert
+            fs = cfg.shared_expert_d_ff
+            out.append(ActTerm("ffn", N_("shared expert hidden"), f"{unit}(shared_expert_d_ff)",
+                               per_unit * sb * fs, True))  # fmt: skip
+    else:
+        f = cfg.dense_d_ff or cfg.d_ff if kind.kind == "dense FFN" else cfg.d_ff
+        width = "f" if f == cfg.d_ff else "(dense_d_ff)"
+        out.append(ActTerm("ffn", N_("hidden"), f"{unit}{width}", per_unit * sb * f, True))
     out.append(ActTerm("ffn", N_("FFN dropout mask"), "sbh", sb * h, False))
-    norms = cfg.norms_per_layer + (1 if cfg.architecture == "encoder-decoder" else 0)
+    norms = cfg.norms_per_layer + (1 if kind.cross else 0)
     out.append(
         ActTerm("norm", f"{norms} norm inputs", f"{norms} x 2sbh", norms * 2 * sb * h, False)
     )
+    return out
+
+
+def model_terms(cfg: ModelConfig, s: int, b: int) -> list[ActTerm]:
+    """Activations outside the layers (Korthikanti et al. sec. 4.3): each stack's embedding
+    dropout mask sbh (and its embedding norm's input 2sbh); with an LM head, its input 2sbh and the fp32 logits for the
+    cross-entropy 4sbv (sharded by TP); an encoder-decoder's encoder output 2sbh, which
+    every decoder layer's cross-attention K and V read (stored once). A model without an LM
+    head has no logits."""
+    h, sb = cfg.d_model, s * b
+    stacks = 2 if cfg.architecture == "encoder-decoder" else 1
+    out = [ActTerm("embedding", N_("embedding dropout mask"), f"{stacks} x sbh" if stacks > 1
+                   else "sbh", stacks * sb * h, False)]  # fmt: skip
+    if cfg.embedding_norm:  # BERT, BART: a norm over each stack's embeddings keeps its input
+        out.append(ActTerm("norm", N_("embedding norm input"), f"{stacks} x 2sbh" if stacks > 1
+                           else "2sbh", stacks * 2 * sb * h, False))  # fmt: skip
+    if cfg.architecture == "encoder-decoder":
+        out.append(ActTerm("attention_projections", N_("encoder output (cross-attention K/V "
+                           "input)"), "2sbh", 2 * sb * h, False))  # fmt: skip
+    if cfg.has_lm_head and cfg.vocab_size is not None:
+        out += [
+            ActTerm("logits", N_("LM head input"), "2sbh", 2 * sb * h, False),
+            ActTerm("logits", N_("logits (fp32)"), "4sbv", 4 * sb * cfg.vocab_size, True),
+        ]
     return out
 
 
@@ -140,16 +238,18 @@ def per_gpu(t: ActTerm, par: Parallel) -> int:
     return t.bytes
 
 
-def layer_bytes(cfg: ModelConfig, s: int, b: int, par: Parallel) -> int:
+def layer_bytes(
+    cfg: ModelConfig, s: int, b: int, par: Parallel, kind: LayerKind | None = None
+) -> int:
     """One layer's activations on one GPU (full recomputation: its input only, 2sbh)."""
     if par.recompute == "full":
         full = 2 * s * b * cfg.d_model
         return -(-full // par.tp) if par.sequence_parallel else full
-    return sum(per_gpu(t, par) for t in layer_terms(cfg, s, b))
+    return sum(per_gpu(t, par) for t in layer_terms(cfg, s, b, kind))
 
 
 def score_crossover(cfg: ModelConfig) -> tuple[int, int]:
     """(numerator, denominator) of the s where the scores' 5as^2b reaches the FFN's stored
-    activations (linear in s), per layer, any b: 5 a s = FFN bytes per (s b)."""
+    activations (linear in s), per layer of the main kind, any b: 5 a s = FFN bytes / (s b)."""
     ffn = sum(t.bytes for t in layer_terms(cfg, 1, 1) if t.component == "ffn")
     return ffn, 5 * cfg.n_heads

@@ -17,17 +17,29 @@ CONVENTION = N_(
     "Model states are exact: bytes per parameter of the recipe x the parameters on one GPU "
     "(tensor parallelism splits them: total / TP, rounded up). Activations are a published "
     "approximation: Korthikanti et al. 2022 (arXiv:2205.05198), sec. 4 and Table 2, 16-bit, "
-    "dropout masks included, generalised term by term to any d_ff, gated FFNs, GQA and MoE; "
-    "logits after sec. 4.3 (fp32 cross-entropy 4sbv / TP). Left out: fragmentation, "
-    "communication buffers, framework workspace."
+    "dropout masks included, generalised term by term to any d_ff, gated FFNs, GQA, MoE "
+    "(k experts and the shared expert; dense layers at their own width) and cross-attention; "
+    "embeddings and logits after sec. 4.3 (fp32 cross-entropy 4sbv / TP; no LM head, no "
+    "logits). Left out: the router's scores and the tokens dispatched to experts, "
+    "fragmentation, communication buffers, framework workspace."
 )
+DEFAULT_SEQ_LEN = 2048
 
 
 class ActivationTerm(Result):
     component: str
     name: str
     formula: str
+    bytes: int = Field(description="one layer (or the model, outside the layers), one GPU")
+
+
+class TrainingLayerKind(Result):
+    stack: str
+    kind: str = Field(description="'' | 'dense FFN' | 'MoE'")
+    count: int
+    cross_attention: bool
     bytes: int = Field(description="one layer, one GPU")
+    terms: list[ActivationTerm]
 
 
 class TrainingReport(Result):
@@ -39,16 +51,25 @@ class TrainingReport(Result):
     sequence_parallel: bool
     recompute: str
     seq_len: int
+    seq_len_lowered: bool = Field(
+        False, description="the default s (2,048) was lowered to the learned position table"
+    )
+    position_limit: int | None = Field(None, description="the most tokens the model takes")
     micro_batch: int
     params_per_gpu: int
     bytes_per_param: Number
     bytes_per_param_exact: str
     model_states_bytes: int
     layers: int
-    activation_terms: list[ActivationTerm]
-    activations_per_layer_bytes: int
+    layer_kinds: list[TrainingLayerKind]
+    activation_terms: list[ActivationTerm] = Field(
+        description="one layer of the main kind (the first stack's most numerous)"
+    )
+    activations_per_layer_bytes: int = Field(description="one layer of the main kind")
+    model_terms: list[ActivationTerm] = Field(description="outside the layers")
     activation_components: dict[str, int] = Field(description="all layers, one GPU")
-    logits_bytes: int
+    embedding_bytes: int
+    logits_bytes: int = Field(description="the LM head's input and fp32 logits (0: no head)")
     activations_bytes: int
     total_bytes: int
     score_crossover: Number = Field(description="s where the scores' activations reach the FFN's")
@@ -61,63 +82,89 @@ class TrainingReport(Result):
     convention: str
 
 
+def _terms(terms: list[tr.ActTerm], par: tr.Parallel) -> list[ActivationTerm]:
+    return [
+        ActivationTerm(component=t.component, name=t.name, formula=t.formula,
+                       bytes=tr.per_gpu(t, par))
+        for t in terms
+    ]  # fmt: skip
+
+
+def _activations(
+    cfg: ModelConfig, par: tr.Parallel, s: int, b: int
+) -> tuple[list[TrainingLayerKind], list[tr.ActTerm], dict[str, int]]:
+    """Every layer kind's activations, the terms outside the layers, and the components."""
+    kinds: list[TrainingLayerKind] = []
+    comps: dict[str, int] = {}
+    for k in tr.layer_kinds(cfg):
+        terms = tr.layer_terms(cfg, s, b, k)
+        kinds.append(TrainingLayerKind(
+            stack=k.stack, kind=k.kind, count=k.count, cross_attention=k.cross,
+            bytes=tr.layer_bytes(cfg, s, b, par, k), terms=_terms(terms, par),
+        ))  # fmt: skip
+        if par.recompute != "full":
+            for t in terms:
+                comps[t.component] = comps.get(t.component, 0) + k.count * tr.per_gpu(t, par)
+    if par.recompute == "full":
+        comps["layer inputs (full recomputation)"] = sum(k.count * k.bytes for k in kinds)
+    outside = tr.model_terms(cfg, s, b)
+    for t in outside:
+        comps[t.component] = comps.get(t.component, 0) + tr.per_gpu(t, par)
+    return kinds, outside, comps
+
+
 def training_report(
-    cfg: ModelConfig, recipe: str, par: tr.Parallel, s: int, b: int, gpu: int | None
+    cfg: ModelConfig, recipe: str, par: tr.Parallel, s: int | None, b: int, gpu: int | None
 ) -> TrainingReport:
+    """`s` None: DEFAULT_SEQ_LEN, or the learned position table when it is shorter."""
     tr.check(cfg, par)
+    lowered = False
+    if s is None:
+        s = DEFAULT_SEQ_LEN
+        if cfg.position_limit is not None and cfg.position_limit < s:
+            s, lowered = cfg.position_limit, True
+    cfg.check_positions(s, f"--seq-len {s}")
     n, d = tr.state_bytes_per_param(recipe, par.dp)
     total = pm.total_params(cfg)
     per_gpu = -(-total // par.tp)
     states = -(-per_gpu * n // d)
     layers = cfg.encoder_layers + cfg.decoder_layers
-
-    def activations(batch: int) -> tuple[list[tr.ActTerm], int, int, dict[str, int]]:
-        terms = tr.layer_terms(cfg, s, batch)
-        per_layer = tr.layer_bytes(cfg, s, batch, par)
-        v = cfg.vocab_size or 0
-        logits = (
-            2 * s * batch * cfg.d_model + -(-4 * s * batch * v // par.tp) + s * batch * cfg.d_model
-        )
-        comps: dict[str, int] = {}
-        if par.recompute != "full":
-            for t in terms:
-                comps[t.component] = comps.get(t.component, 0) + layers * tr.per_gpu(t, par)
-        return terms, per_layer, logits, comps
-
-    terms, per_layer, logits, comps = activations(b)
-    acts = layers * per_layer + logits
-    comps["embedding / logits"] = logits
-    if par.recompute == "full":
-        comps["layer inputs (full recomputation)"] = layers * per_layer
+    kinds, outside, comps = _activations(cfg, par, s, b)
+    acts = sum(comps.values())
+    main = tr.main_kind(cfg)
+    main_terms = tr.layer_terms(cfg, s, b, main)
     cross = Fraction(*tr.score_crossover(cfg))
     fit = None
     if gpu is not None:
-        _, one_layer, one_logits, _ = activations(1)
-        per_sample = layers * one_layer + one_logits
+        per_sample = sum(_activations(cfg, par, s, 1)[2].values())
         fit = max(0, (gpu - states) // per_sample) if per_sample else None
     return TrainingReport(
-        rows=_sweep(cfg, par, cross),
+        rows=_sweep(cfg, par, cross, main),
         model=cfg.name, recipe=recipe, recipe_text=tr.RECIPES[recipe][0], dp=par.dp, tp=par.tp,
-        sequence_parallel=par.sequence_parallel, recompute=par.recompute, seq_len=s, micro_batch=b,
+        sequence_parallel=par.sequence_parallel, recompute=par.recompute, seq_len=s,
+        seq_len_lowered=lowered, position_limit=cfg.position_limit, micro_batch=b,
         params_per_gpu=per_gpu, bytes_per_param=num(Fraction(n, d)),
         bytes_per_param_exact=exact(Fraction(n, d)), model_states_bytes=states, layers=layers,
-        activation_terms=[ActivationTerm(component=t.component, name=t.name, formula=t.formula,
-                                         bytes=tr.per_gpu(t, par)) for t in terms],
-        activations_per_layer_bytes=per_layer, activation_components=comps, logits_bytes=logits,
+        layer_kinds=kinds, activation_terms=_terms(main_terms, par),
+        activations_per_layer_bytes=tr.layer_bytes(cfg, s, b, par, main),
+        model_terms=_terms(outside, par), activation_components=comps,
+        embedding_bytes=comps.get("embedding", 0), logits_bytes=comps.get("logits", 0),
         activations_bytes=acts, total_bytes=states + acts, score_crossover=num(cross),
         score_crossover_exact=exact(cross), gpu_memory_bytes=gpu, max_micro_batch=fit,
         convention=CONVENTION,
     )  # fmt: skip
 
 
-def _sweep(cfg: ModelConfig, par: tr.Parallel, cross: Fraction) -> list[dict[str, int]]:
+def _sweep(
+    cfg: ModelConfig, par: tr.Parallel, cross: Fraction, kind: tr.LayerKind
+) -> list[dict[str, int]]:
     """One layer's stored activations per component at powers of two around the crossover."""
     from ffn_calc import flop_counts as fl
 
     out = []
     for s in fl.sweep_lengths([cross]):
         row = {"seq_len": s}
-        for t in tr.layer_terms(cfg, s, 1):
+        for t in tr.layer_terms(cfg, s, 1, kind):
             row[t.component] = row.get(t.component, 0) + tr.per_gpu(t, par)
         out.append(row)
     return out

@@ -303,6 +303,7 @@ class TensorsReport(Result):
 
 def tensors_report(cfg: ModelConfig, seq_len: int = 1, matmuls: bool = False) -> TensorsReport:
     """One row per tensor template (identical layers and experts once, with their count)."""
+    cfg.check_positions(seq_len, f"--seq-len {seq_len}")  # the matmuls of a real forward
     inv = instantiate(cfg, 1, seq_len)
     return TensorsReport(
         model=cfg.name, total_params=inv.params(), seq_len=seq_len,

@@ -40,7 +40,7 @@ if TYPE_CHECKING:  # the report types only annotate: importing them would load e
         ParamsReport,
     )
     from ffn_calc.sizing import SwigluReport
-    from ffn_calc.training_report import TrainingReport
+    from ffn_calc.training_report import ActivationTerm, TrainingLayerKind, TrainingReport
     from ffn_calc.verify import TensorsReport, VerifyReport
 
 Kind = Literal["text", "int", "pct", "ratio", "num", "human"]
@@ -167,7 +167,7 @@ COMPONENT_LABELS = {
     "lm_head": N_("lm_head"),
     "pooler": N_("pooler"),
     "total": N_("total"),
-    "embedding / logits": N_("embedding / logits"),
+    "logits": N_("logits"),
     "layer inputs (full recomputation)": N_("layer inputs (full recomputation)"),
 }
 # Terms named in words (the others are tensor-like names: Q, W1, b_Q, q_proj, norm_attn).
@@ -752,6 +752,13 @@ def compare_tables(r: CompareReport) -> list[Table]:
                 "its positions); `crossover` gives the formula's value."
             )
         )
+    if r.seq_len_lowered_for is not None:
+        t.notes.append(
+            _(
+                "S = {seq_len}, not the default 1,024: {model} takes at most {seq_len} tokens "
+                "(its learned position table)."
+            ).format(seq_len=f"{r.seq_len:,}", model=r.seq_len_lowered_for)
+        )
     return [t]
 
 
@@ -873,6 +880,11 @@ def kv_tables(r: KvReport) -> list[Table]:
             per_token=r.kv_elements_per_token_exact,
         )
     )
+    if r.dtype == "int4":
+        t.notes.append(
+            _("int4: each cached tensor (a layer's keys or values) packs two elements to a "
+              "byte, rounded up on its own; the total is the sum of the layers' bytes.")
+        )  # fmt: skip
     t.notes.append(_(r.convention))  # KV_CONVENTION, marked where it is defined
     return [t]
 
@@ -999,6 +1011,17 @@ def memory_tables(r: MemoryReport) -> list[Table]:
     for key, value in r.components.items():
         t.add(_component(key), value, r.component_bytes[key])
     t.add(_("weights"), r.total_params, r.weights_bytes, style="total")
+    if r.dtype == "int4":
+        t.notes.append(
+            _("int4: each parameter tensor packs two weights to a byte, rounded up on its own "
+              "(a tied tensor once); the rows sum to the total.")
+        )  # fmt: skip
+    if r.position_limit is not None and r.gpu_memory_bytes is None:
+        t.notes.append(
+            _("{model} takes at most {limit} tokens (its learned position table).").format(
+                model=r.model, limit=f"{r.position_limit:,}"
+            )
+        )
     tables = [t]
     if r.gpu_memory_bytes is not None:
         f = Table(
@@ -1009,13 +1032,72 @@ def memory_tables(r: MemoryReport) -> list[Table]:
         )
         free = r.free_bytes if r.free_bytes is not None else _("none")
         f.add(_("left for the KV cache"), free)
-        if r.max_context is not None:
-            f.add(_("longest context at batch {batch}").format(batch=r.batch), r.max_context)
-        if r.max_batch is not None:
-            f.add(_("largest batch at context {context}").format(context=r.context), r.max_batch)
+        longest = _("longest context at batch {batch}").format(batch=r.batch)
+        if r.max_context_bound == "none" and r.cache_stops_growing_at is not None:
+            f.add(longest, _("any: the cache stops growing at {tokens} tokens").format(
+                tokens=f"{r.cache_stops_growing_at:,}"))  # fmt: skip
+        elif r.max_context is not None and r.max_context_bound == "position table":
+            f.add(longest, _("{tokens} (the learned position table)").format(
+                tokens=f"{r.max_context:,}"))  # fmt: skip
+        elif r.max_context is not None:
+            f.add(longest, r.max_context)
+        if r.context is not None and (r.max_batch is not None or r.weights_fit is False):
+            f.add(
+                _("largest batch at context {context}").format(context=r.context),
+                r.max_batch if r.max_batch is not None else 0,
+            )
+        if r.weights_fit is False:
+            f.notes.append(
+                _(
+                    "The weights alone do not fit: {weights} bytes in {dtype} > {gpu} bytes; "
+                    "nothing is left for the KV cache."
+                ).format(
+                    weights=f"{r.weights_bytes:,}", dtype=r.dtype, gpu=f"{r.gpu_memory_bytes:,}"
+                )
+            )
+        if r.max_context_bound == "position table" and r.position_limit is not None:
+            if r.max_context_memory is None:
+                held = _("the memory alone would hold any context (the cache stops growing)")
+            else:
+                held = _("the memory alone would hold {tokens} tokens").format(
+                    tokens=f"{r.max_context_memory:,}"
+                )
+            f.notes.append(
+                _(
+                    "Capped at the learned position table: {model} takes at most {limit} "
+                    "tokens; {held}."
+                ).format(model=r.model, limit=f"{r.position_limit:,}", held=held)
+            )
+        elif r.cache_stops_growing_at is not None and r.weights_fit:
+            f.notes.append(
+                _(
+                    "Every layer keeps at most its window: the cache stops growing at {tokens} "
+                    "tokens."
+                ).format(tokens=f"{r.cache_stops_growing_at:,}")
+            )
         f.notes.append(_(r.convention))  # MEMORY_CONVENTION, marked where it is defined
         tables.append(f)
     return tables
+
+
+def _explain_act(x: ActivationTerm) -> str:
+    return _("{name}: {formula} = {bytes} bytes ({component})").format(
+        name=_(x.name), formula=x.formula, bytes=f"{x.bytes:,}", component=_component(x.component)
+    )
+
+
+def _training_kind(k: TrainingLayerKind) -> str:
+    """ "decoder, MoE", "decoder, cross-attention", in the current language."""
+    cross = [_kind("cross-attention")] if k.cross_attention else []
+    return _listed([_stack(k.stack), *([_kind(k.kind)] if k.kind else []), *cross])
+
+
+def _main_label(r: TrainingReport) -> str:
+    """The main layer kind as decode_crossover's layer labels read: "decoder (MoE)"."""
+    main = max(
+        (k for k in r.layer_kinds if k.stack == r.layer_kinds[0].stack), key=lambda k: k.count
+    )
+    return f"{main.stack} ({main.kind})" if main.kind else main.stack
 
 
 def training_tables(r: TrainingReport, explain: bool = False) -> list[Table]:
@@ -1044,16 +1126,37 @@ def training_tables(r: TrainingReport, explain: bool = False) -> list[Table]:
         t.add(label, value, value / r.total_bytes)
     t.add(_("total"), r.total_bytes, 1.0, style="total")
     t.notes.append(_("Recipe: {recipe}.").format(recipe=_(r.recipe_text)))
-    t.notes.append(
-        _(
-            "One layer stores {bytes} bytes of activations ({layers} layers). The scores' "
-            "activations (5as^2b) overtake the FFN's at s = {length} (any micro-batch)."
-        ).format(
-            bytes=f"{r.activations_per_layer_bytes:,}",
-            layers=r.layers,
-            length=r.score_crossover_exact,
+    if r.seq_len_lowered and r.position_limit is not None:
+        t.notes.append(
+            _(
+                "s = {seq_len}, not the default 2,048: {model} takes at most {seq_len} tokens "
+                "(its learned position table)."
+            ).format(seq_len=f"{r.position_limit:,}", model=r.model)
         )
-    )
+    if len(r.layer_kinds) > 1:
+        for k in r.layer_kinds:
+            t.notes.append(
+                _("{kind} layers (x{count}): {bytes} bytes of activations each.").format(
+                    count=k.count, kind=_training_kind(k), bytes=f"{k.bytes:,}"
+                )
+            )
+        t.notes.append(
+            _(
+                "The scores' activations (5as^2b) overtake the FFN's at s = {length} in one "
+                "{kind} layer (any micro-batch)."
+            ).format(length=r.score_crossover_exact, kind=_layer_label(_main_label(r)))
+        )
+    else:
+        t.notes.append(
+            _(
+                "One layer stores {bytes} bytes of activations ({layers} layers). The scores' "
+                "activations (5as^2b) overtake the FFN's at s = {length} (any micro-batch)."
+            ).format(
+                bytes=f"{r.activations_per_layer_bytes:,}",
+                layers=r.layers,
+                length=r.score_crossover_exact,
+            )
+        )
     if r.max_micro_batch is not None and r.gpu_memory_bytes is not None:
         t.notes.append(
             _("Fits in {bytes} bytes: micro-batch up to {micro_batch} at s = {seq_len}.").format(
@@ -1063,15 +1166,14 @@ def training_tables(r: TrainingReport, explain: bool = False) -> list[Table]:
             )
         )
     if explain:
-        t.notes += [
-            _("{name}: {formula} = {bytes} bytes ({component})").format(
-                name=_(x.name),
-                formula=x.formula,
-                bytes=f"{x.bytes:,}",
-                component=_component(x.component),
-            )
-            for x in r.activation_terms
-        ]
+        if len(r.layer_kinds) > 1:
+            for k in r.layer_kinds:
+                t.notes.append(_("One layer, {kind}:").format(kind=_training_kind(k)))
+                t.notes += [_explain_act(x) for x in k.terms]
+        else:
+            t.notes += [_explain_act(x) for x in r.activation_terms]
+        t.notes.append(_("Outside the layers:"))
+        t.notes += [_explain_act(x) for x in r.model_terms]
     t.notes.append(_(r.convention))  # training_report.CONVENTION, marked where it is defined
     sweep = Table(
         _("{model}: one layer's activations over s (micro-batch 1, this GPU)").format(

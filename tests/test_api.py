@@ -33,8 +33,8 @@ def test_reports_equal_the_cli_json(preset: str) -> None:
     m = ffn_calc.load(preset=preset)
     p = ["--preset", preset]
     assert dumped(ffn_calc.params(m)) == cli_json("params", *p)
-    assert dumped(ffn_calc.flops(m, seq_len=2048, batch=2)) == cli_json(
-        "flops", *p, "--seq-len", "2048", "--batch", "2"
+    assert dumped(ffn_calc.flops(m, seq_len=1024, batch=2)) == cli_json(
+        "flops", *p, "--seq-len", "1024", "--batch", "2"
     )
     assert dumped(ffn_calc.flops(m, seq_len=64, causal=True, unit="macs", lm_head=False)) == (
         cli_json("flops", *p, "-s", "64", "--causal", "--unit", "macs", "--no-lm-head")
@@ -49,8 +49,8 @@ def test_reports_equal_the_cli_json(preset: str) -> None:
                  "--recompute", "selective")
     )  # fmt: skip
     if m.has_decoder:
-        assert dumped(ffn_calc.kv(m, context=4096, batch=3)) == cli_json(
-            "kv", *p, "--context", "4096", "--batch", "3"
+        assert dumped(ffn_calc.kv(m, context=1024, batch=3)) == cli_json(
+            "kv", *p, "--context", "1024", "--batch", "3"
         )
         assert dumped(ffn_calc.decode(m, context=1000)) == cli_json(
             "flops", *p, "--decode", "--context", "1000"
@@ -61,8 +61,8 @@ def test_reports_equal_the_cli_json(preset: str) -> None:
         assert dumped(ffn_calc.decode_crossover(m, batch=8)) == cli_json(
             "crossover", *p, "--decode", "--batch", "8"
         )
-        assert dumped(ffn_calc.memory(m, gpu_memory="80GB", context=8192)) == cli_json(
-            "memory", *p, "--gpu-memory", "80GB", "--context", "8192"
+        assert dumped(ffn_calc.memory(m, gpu_memory="80GB", context=1024)) == cli_json(
+            "memory", *p, "--gpu-memory", "80GB", "--context", "1024"
         )
 
 

@@ -26,11 +26,11 @@ ENV = {"COLUMNS": str(WIDTH), "NO_COLOR": "1", "TERM": "dumb"}
 LANGS = ("en", "ja", "zh")
 COMMANDS = [
     "params -p gpt2-small",
-    "flops -p gpt2-small --seq-len 2048",
+    "flops -p gpt2-small --seq-len 1024",
     "flops -p gpt2-small --decode --context 100",
     "crossover -p gpt2-small",
     "crossover -p gpt2-small --decode",
-    "kv -p gpt2-small --context 4096",
+    "kv -p gpt2-small --context 1024",
     "memory -p gpt2-small",
     "memory -p gpt2-small --training",
     "compare gpt2-small llama-2-7b",

@@ -1,16 +1,11 @@
-"""Differential test: the longest sequence a learned position table gives positions to.
+"""Differential test of the position limit: ModelConfig.position_limit from a Hugging Face
+config.json is the longest input the transformers class accepts (one more token fails).
 
-Optional: needs torch and transformers (the `oracle` extra) and skips cleanly without them.
-Tiny config.json files go through ffn-calc's reader (`--hf-config`) and through the transformers
-class; a forward pass of `position_limit` tokens runs, one more token fails (no position row),
-so the crossovers past `position_limit` are ones the model never reaches. GPT-2's table
-(n_positions rows) starts at 0; BART's and OPT's ids are offset by 2; RoBERTa's start after
-its padding index (pad_token_id + 1).
-"""
+Tiny models on the CPU, one forward each at the limit and one past it."""
 
 from __future__ import annotations
 
-from pathlib import Path
+import warnings
 from typing import Any
 
 import pytest
@@ -18,50 +13,67 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from oracle_support import build_hf, read  # noqa: E402
+from ffn_calc.config import ModelConfig  # noqa: E402
+from ffn_calc.hf import hf_fields  # noqa: E402
 
-ROWS = 12  # max_position_embeddings / n_positions
+transformers.logging.set_verbosity_error()
+warnings.filterwarnings("ignore")
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
+BERTISH = {"hidden_size": 16, "intermediate_size": 32, "num_attention_heads": 2,
+           "num_hidden_layers": 1, "max_position_embeddings": 8, "vocab_size": 20}  # fmt: skip
 CASES: dict[str, tuple[str, str, dict[str, Any]]] = {
-    "gpt2": ("GPT2Config", "GPT2LMHeadModel", {
-        "model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "n_embd": 16, "n_layer": 1,
-        "n_head": 2, "n_positions": ROWS, "vocab_size": 40}),
-    "opt": ("OPTConfig", "OPTForCausalLM", {
-        "model_type": "opt", "architectures": ["OPTForCausalLM"], "hidden_size": 16,
-        "num_hidden_layers": 1, "num_attention_heads": 2, "ffn_dim": 32,
-        "max_position_embeddings": ROWS, "vocab_size": 40, "word_embed_proj_dim": 16}),
-    "bart": ("BartConfig", "BartForConditionalGeneration", {
-        "model_type": "bart", "architectures": ["BartForConditionalGeneration"], "d_model": 16,
-        "encoder_layers": 1, "decoder_layers": 1, "encoder_attention_heads": 2,
-        "decoder_attention_heads": 2, "encoder_ffn_dim": 32, "decoder_ffn_dim": 32,
-        "max_position_embeddings": ROWS, "vocab_size": 40}),
-    "roberta": ("RobertaConfig", "RobertaForMaskedLM", {
-        "model_type": "roberta", "architectures": ["RobertaForMaskedLM"], "hidden_size": 16,
-        "num_hidden_layers": 1, "num_attention_heads": 2, "intermediate_size": 32,
-        "max_position_embeddings": ROWS, "vocab_size": 40, "pad_token_id": 1}),
+    "gpt2": ("GPT2Config", "GPT2LMHeadModel",
+             {"n_embd": 16, "n_head": 2, "n_layer": 1, "n_positions": 8, "vocab_size": 20}),
+    "gpt_bigcode": ("GPTBigCodeConfig", "GPTBigCodeForCausalLM",
+                    {"n_embd": 16, "n_head": 2, "n_layer": 1, "n_positions": 8, "vocab_size": 20}),
+    "bert": ("BertConfig", "BertModel", BERTISH),
+    "roberta": ("RobertaConfig", "RobertaForMaskedLM", {**BERTISH, "max_position_embeddings": 10}),
+    "roberta pad 3": ("RobertaConfig", "RobertaForMaskedLM",
+                      {**BERTISH, "max_position_embeddings": 12, "pad_token_id": 3}),
+    "distilbert": ("DistilBertConfig", "DistilBertForMaskedLM",
+                   {"dim": 16, "hidden_dim": 32, "n_heads": 2, "n_layers": 1,
+                    "max_position_embeddings": 8, "vocab_size": 20}),
+    "albert": ("AlbertConfig", "AlbertForMaskedLM", {**BERTISH, "embedding_size": 8}),
+    "opt": ("OPTConfig", "OPTForCausalLM",
+            {"hidden_size": 16, "ffn_dim": 32, "num_attention_heads": 2, "num_hidden_layers": 1,
+             "max_position_embeddings": 8, "vocab_size": 20, "word_embed_proj_dim": 16}),
 }  # fmt: skip
 
 
-def _runs(model: Any, tokens: int) -> bool:
-    ids = torch.full((1, tokens), 5, dtype=torch.long)  # no padding token among them
+def _accepts(model: Any, n: int, **extra: Any) -> bool:
     try:
         with torch.no_grad():
-            if model.config.is_encoder_decoder:
-                model(input_ids=ids, decoder_input_ids=ids)
-            else:
-                model(input_ids=ids)
-    except (IndexError, RuntimeError):
+            model(input_ids=torch.full((1, n), 5), **extra)
+    except (IndexError, RuntimeError, ValueError):
         return False
     return True
 
 
-@pytest.mark.parametrize("name", CASES)
-def test_position_limit_is_the_longest_sequence(name: str, tmp_path: Path) -> None:
-    conf, cls, fields = CASES[name]
-    cfg = read(fields, tmp_path)
+@pytest.mark.parametrize("case", CASES)
+def test_position_limit_is_what_the_class_accepts(case: str) -> None:
+    config_name, class_name, fields = CASES[case]
+    hf = getattr(transformers, config_name)(**fields)
+    torch.manual_seed(0)
+    model = getattr(transformers, class_name)(hf).eval()
+    cfg = ModelConfig(**hf_fields({**hf.to_dict(), **fields}, case))
     limit = cfg.position_limit
     assert limit is not None
-    model = build_hf(conf, cls, {k: v for k, v in fields.items() if k not in ("model_type", "architectures")})  # fmt: skip
-    model.eval()
-    assert _runs(model, limit), f"{name}: {limit} tokens should run"
-    assert not _runs(model, limit + 1), f"{name}: {limit + 1} tokens should not"
+    assert _accepts(model, limit) and not _accepts(model, limit + 1)
+
+
+def test_bart_each_stack() -> None:
+    fields = {"d_model": 16, "encoder_ffn_dim": 32, "decoder_ffn_dim": 32,
+              "encoder_attention_heads": 2, "decoder_attention_heads": 2, "encoder_layers": 1,
+              "decoder_layers": 1, "max_position_embeddings": 8, "vocab_size": 20}  # fmt: skip
+    hf = transformers.BartConfig(**fields)
+    torch.manual_seed(0)
+    model = transformers.BartForConditionalGeneration(hf).eval()
+    cfg = ModelConfig(**hf_fields({**hf.to_dict(), **fields}, "bart"))
+    limit = cfg.position_limit
+    assert limit == 8
+
+    def run(s: int, t: int) -> bool:
+        return _accepts(model, s, decoder_input_ids=torch.full((1, t), 5))
+
+    assert run(limit, limit) and not run(limit + 1, 2) and not run(2, limit + 1)

@@ -189,7 +189,7 @@ def memory_cmd(
     tp: Annotated[int, typer.Option("--tp", min=1, max=MAX_SIZE, help="--training: tensor-parallel degree.")] = 1,
     sequence_parallel: Annotated[bool, typer.Option("--sequence-parallel", help="--training: sequence parallelism (with --tp).")] = False,
     recompute: Annotated[Recompute, typer.Option("--recompute", help="--training: none, selective (the attention scores) or full.")] = Recompute.none,
-    seq_len: Annotated[int, typer.Option("--seq-len", "-s", min=1, max=MAX_SIZE, help="--training: sequence length.")] = 2048,
+    seq_len: Annotated[int | None, typer.Option("--seq-len", "-s", min=1, max=MAX_SIZE, help="--training: sequence length (default 2048, or the model's learned position table when shorter).", show_default=False)] = None,
     micro_batch: Annotated[int, typer.Option("--micro-batch", min=1, max=MAX_SIZE, help="--training: micro-batch size.")] = 1,
     explain: ExplainOpt = False,
     format: FormatOpt = Format.table,
@@ -272,7 +272,7 @@ def compare_cmd(
     presets: Annotated[list[str] | None, typer.Argument(help="Preset names.", show_default=False)] = None,
     config: Annotated[list[Path] | None, typer.Option("--config", "-c", help="A TOML or JSON file in ffn-calc's schema; repeat for several.")] = None,
     hf_config: Annotated[list[Path] | None, typer.Option("--hf-config", help="A Hugging Face config.json or its directory; repeat for several.")] = None,
-    seq_len: Annotated[int, typer.Option("--seq-len", "-s", min=1, max=MAX_SIZE, help="Sequence length for the FLOP rows.")] = 1024,
+    seq_len: Annotated[int | None, typer.Option("--seq-len", "-s", min=1, max=MAX_SIZE, help="Sequence length for the FLOP rows (default 1024, or the shortest learned position table among the models).", show_default=False)] = None,
     plot: PlotOpt = None,
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
