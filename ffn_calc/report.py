@@ -14,7 +14,7 @@ from ffn_calc import flop_counts as fl
 from ffn_calc import param_counts as pm
 from ffn_calc.config import ModelConfig
 from ffn_calc.errors import UsageError
-from ffn_calc.i18n import N_
+from ffn_calc.i18n import N_, _
 from ffn_calc.result import Result
 from ffn_calc.terms import Term
 
@@ -166,11 +166,29 @@ NO_LM_HEAD_NOTE = N_("--no-lm-head: the output projection is left out.")
 FLOPS_PIECES = (fl.CONVENTION, MACS_NOTE, CAUSAL_NOTE, NO_LM_HEAD_NOTE)
 
 
-def flops_report(cfg: ModelConfig, w: fl.Workload, unit: str = "flops") -> FlopsReport:
+def check_workload(cfg: ModelConfig, w: fl.Workload) -> None:
+    """Refuse the workload options that would change nothing for this model."""
     if w.target_len is not None and cfg.architecture != "encoder-decoder":
         raise UsageError(
-            f"--target-len applies to encoder-decoder models; {cfg.name} is {cfg.architecture}."
+            _("--target-len applies to encoder-decoder models; {model} is {architecture}.").format(
+                model=cfg.name, architecture=cfg.architecture
+            )
         )
+    if w.causal and not cfg.has_decoder:
+        raise UsageError(
+            _(
+                "--causal applies to decoder self-attention; {model} is encoder-only: its "
+                "attention sees every token."
+            ).format(model=cfg.name)
+        )
+    if not w.lm_head and not cfg.has_lm_head:
+        raise UsageError(
+            _("--no-lm-head: {model} has no LM head to leave out.").format(model=cfg.name)
+        )
+
+
+def flops_report(cfg: ModelConfig, w: fl.Workload, unit: str = "flops") -> FlopsReport:
+    check_workload(cfg, w)
     div = 2 if unit == "macs" else 1  # every term carries the factor 2: exact
     comps = {k: v // div for k, v in fl.flop_components(cfg, w).items()}
     fwd = sum(comps.values())
@@ -305,6 +323,13 @@ def _row(pt: fl.PerToken, s: Fraction, causal: bool, marks: list[str]) -> Crosso
 def crossover_report(
     cfg: ModelConfig, causal: bool = False, grid: GridReport | None = None
 ) -> CrossoverReport:
+    if causal and fl.crossover_layer(cfg).stack == "encoder":
+        raise UsageError(
+            _(
+                "--causal applies to decoder self-attention; the crossover describes {model}'s "
+                "encoder layer, whose attention sees every token."
+            ).format(model=cfg.name)
+        )
     pt = fl.per_token(cfg)
     points = fl.crossovers(cfg, causal)
     lengths: dict[Fraction, list[str]] = {

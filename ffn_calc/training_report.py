@@ -65,6 +65,16 @@ def training_report(
     cfg: ModelConfig, recipe: str, par: tr.Parallel, s: int, b: int, gpu: int | None
 ) -> TrainingReport:
     tr.check(cfg, par)
+    if par.dp > 1 and recipe in tr.RECIPES and not tr.RECIPES[recipe][2]:
+        from ffn_calc.errors import UsageError
+        from ffn_calc.i18n import _
+
+        raise UsageError(
+            _(
+                "--dp divides the optimizer states that --recipe distributed shards; with "
+                "--recipe {recipe} every data-parallel GPU holds all of the model states."
+            ).format(recipe=recipe)
+        )
     n, d = tr.state_bytes_per_param(recipe, par.dp)
     total = pm.total_params(cfg)
     per_gpu = -(-total // par.tp)

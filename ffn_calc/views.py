@@ -789,7 +789,11 @@ def kv_tables(r: KvReport) -> list[Table]:
     return [t]
 
 
-def decode_tables(r: DecodeReport) -> list[Table]:
+def decode_tables(r: DecodeReport, explain: bool = False) -> list[Table]:
+    from ffn_calc.inference_report import DECODE_CONVENTION
+
+    unit = "MACs" if r.unit == "macs" else "FLOPs"
+    convention = _translated(r.convention, (DECODE_CONVENTION, *FLOPS_PIECES))
     tables: list[Table] = []
     for layer in r.layers:
         if layer.kind:
@@ -808,23 +812,25 @@ def decode_tables(r: DecodeReport) -> list[Table]:
             )  # fmt: skip
         t = Table(
             title,
-            [Column(_("term"), "text"), Column(_("component"), "text"), Column("FLOPs"), Column(_("share of layer"), "pct")],
+            [Column(_("term"), "text"), Column(_("component"), "text"), Column(unit), Column(_("share of layer"), "pct")],
         )  # fmt: skip
         for term in layer.terms:
             share = term.value / layer.total if layer.total else 0.0
             t.add(_term(term.name), _component(term.group), term.value, share)
         t.add(_("layer total"), "", layer.total, 1.0, style="total")
+        if explain:
+            t.notes += [_explain(x.name, x.formula, x.numbers, x.value) for x in layer.terms]
         tables.append(t)
     t = Table(
         _("{model}: one decode step, batch {batch}, {context} tokens cached").format(
             model=r.model, batch=r.batch, context=f"{r.context:,}"
         ),
-        [Column(_("component"), "text"), Column("FLOPs"), Column(_("share"), "pct")],
+        [Column(_("component"), "text"), Column(unit), Column(_("share"), "pct")],
     )
     for key, value in r.components.items():
         t.add(_component(key), value, r.shares[key])
     t.add(_("decode step"), r.decode_flops, 1.0, style="total")
-    t.notes.append(_(r.convention))  # DECODE_CONVENTION, marked where it is defined
+    t.notes.append(convention)
     tables.append(t)
     return tables
 
@@ -872,14 +878,14 @@ def generation_tables(r: GenerationReport) -> list[Table]:
         _("{model}: generating {new} tokens after a {prompt}-token prompt (batch {batch})").format(
             model=r.model, new=f"{r.new_tokens:,}", prompt=f"{r.prompt:,}", batch=r.batch
         ),
-        [Column(_("part"), "text"), Column("FLOPs"), Column(_("share"), "pct")],
-    )
+        [Column(_("part"), "text"), Column("MACs" if r.unit == "macs" else "FLOPs"), Column(_("share"), "pct")],
+    )  # fmt: skip
     total = r.generation_flops
     t.add(_("prefill"), r.prefill_flops, r.prefill_flops / total)
     t.add(_("{steps} decode steps").format(steps=f"{r.decode_steps:,}"), r.decode_flops,
           r.decode_flops / total)  # fmt: skip
     t.add(_("generation"), total, 1.0, style="total")
-    t.notes.append(_translated(r.convention, (GENERATION_NOTE, DECODE_CONVENTION)))
+    t.notes.append(_translated(r.convention, (GENERATION_NOTE, DECODE_CONVENTION, *FLOPS_PIECES)))
     return [t]
 
 
