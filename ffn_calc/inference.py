@@ -222,7 +222,9 @@ def generation_flops(
     windows' bends, so the steps are summed as arithmetic series. causal: the prefill's
     self-attention scores over the visible pairs only (a decode step's are so already);
     lm_head=False: no LM head anywhere."""
-    total = fl.forward_flops(cfg, prefill_workload(cfg, batch, prompt, causal=causal, lm_head=lm_head))
+    total = fl.forward_flops(
+        cfg, prefill_workload(cfg, batch, prompt, causal=causal, lm_head=lm_head)
+    )
     encdec = cfg.architecture == "encoder-decoder"
     # The decode steps' contexts: the prompt and what follows (an encoder-decoder model's
     # decoder starts from one token and attends to the prompt through its cross-attention).

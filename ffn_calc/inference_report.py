@@ -125,7 +125,7 @@ def _divisor(unit: str) -> int:
         from ffn_calc.errors import UsageError
         from ffn_calc.i18n import _
 
-        raise UsageError(_("--unit {value}: use flops or macs.").format(value=unit))
+        raise UsageError(_("--unit {value}: use `flops` or `macs`.").format(value=unit))
     return 2 if unit == "macs" else 1
 
 

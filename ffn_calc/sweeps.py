@@ -259,7 +259,8 @@ def parse_filter(text: str) -> Filter:
             ).format(expr=repr(text))
         )
     op = "==" if m.group(2) == "=" else m.group(2)
-    return Filter(parse_metric(m.group(1)), op, parse_bound(m.group(3), text), text.strip())
+    metric = parse_metric(m.group(1), "--where", text.strip())
+    return Filter(metric, op, parse_bound(m.group(3), text), text.strip())
 
 
 # --- the sweep ------------------------------------------------------------------------------

@@ -66,7 +66,9 @@ def check(cfg: ModelConfig, par: Parallel) -> None:
         )
     if par.sequence_parallel and t == 1:
         raise UsageError(
-            _("--sequence-parallel splits activations across the --tp GPUs: it needs --tp 2 or more.")
+            _(
+                "--sequence-parallel splits activations across the --tp GPUs: it needs --tp 2 or more."
+            )
         )
     for what, n in (("n_heads", cfg.n_heads), ("n_kv_heads", cfg.kv_heads), ("d_ff", cfg.d_ff)):
         if n % t:

@@ -61,11 +61,9 @@ class TrainingReport(Result):
     convention: str
 
 
-def training_report(
-    cfg: ModelConfig, recipe: str, par: tr.Parallel, s: int, b: int, gpu: int | None
-) -> TrainingReport:
-    tr.check(cfg, par)
-    if par.dp > 1 and recipe in tr.RECIPES and not tr.RECIPES[recipe][2]:
+def _check_dp(recipe: str, dp: int) -> None:
+    """DP changes a GPU's share only of what the recipe shards (the distributed optimizer)."""
+    if dp > 1 and recipe in tr.RECIPES and not tr.RECIPES[recipe][2]:
         from ffn_calc.errors import UsageError
         from ffn_calc.i18n import _
 
@@ -75,6 +73,13 @@ def training_report(
                 "--recipe {recipe} every data-parallel GPU holds all of the model states."
             ).format(recipe=recipe)
         )
+
+
+def training_report(
+    cfg: ModelConfig, recipe: str, par: tr.Parallel, s: int, b: int, gpu: int | None
+) -> TrainingReport:
+    tr.check(cfg, par)
+    _check_dp(recipe, par.dp)
     n, d = tr.state_bytes_per_param(recipe, par.dp)
     total = pm.total_params(cfg)
     per_gpu = -(-total // par.tp)

@@ -200,12 +200,18 @@ KIND_LABELS = {
     "full attention": N_("full attention"),
     "cross-attention": N_("cross-attention"),
 }
-_LOCAL = re.compile(r"(sliding-window|chunked) attention over ([\d,]+) tokens")
+_LOCAL = re.compile(r"(sliding-window|chunked) attention over ([\d,]+) tokens?")
 _LAYER = re.compile(r"(\w+) \((.+)\)")
 
 
 def _cjk() -> bool:
     return language() in CJK_UNITS
+
+
+def by_count(n: int, one: str, many: str) -> str:
+    """`one` (translated) when the count n is 1, else `many`: "1 token", "2 tokens". English
+    inflects for number; Japanese and Chinese translate both alike."""
+    return one if n == 1 else many
 
 
 def _listed(items: list[str]) -> str:
@@ -248,9 +254,19 @@ def _kind(kind: str) -> str:
         if m is None:
             out.append(_(KIND_LABELS[part]) if part in KIND_LABELS else part)
         elif m.group(1) == "sliding-window":
-            out.append(_("sliding-window attention over {tokens} tokens").format(tokens=m[2]))
+            text = by_count(
+                int(m[2].replace(",", "")),
+                _("sliding-window attention over {tokens} token"),
+                _("sliding-window attention over {tokens} tokens"),
+            )
+            out.append(text.format(tokens=m[2]))
         else:
-            out.append(_("chunked attention over {tokens} tokens").format(tokens=m[2]))
+            text = by_count(
+                int(m[2].replace(",", "")),
+                _("chunked attention over {tokens} token"),
+                _("chunked attention over {tokens} tokens"),
+            )
+            out.append(text.format(tokens=m[2]))
     return _listed(out)
 
 
@@ -398,9 +414,16 @@ def flops_tables(r: FlopsReport, explain: bool = False) -> list[Table]:
     t.add(_("forward"), r.forward_flops, 1.0, style="total")
     t.add(_("training (3 x forward)"), r.training_flops, None, style="total")
     t.notes.append(
-        _(
-            "Forward {forward} {unit}, {per_token} {unit} per token ({tokens} tokens); "
-            "training {training} {unit}."
+        by_count(
+            r.tokens,
+            _(
+                "Forward {forward} {unit}, {per_token} {unit} per token ({tokens} token); "
+                "training {training} {unit}."
+            ),
+            _(
+                "Forward {forward} {unit}, {per_token} {unit} per token ({tokens} tokens); "
+                "training {training} {unit}."
+            ),
         ).format(
             forward=human(r.forward_flops),
             unit=unit,
@@ -763,9 +786,11 @@ def exercise_result_tables(r: ExerciseResult) -> list[Table]:
 
 def kv_tables(r: KvReport) -> list[Table]:
     t = Table(
-        _("{model}: KV cache, batch {batch}, {context} tokens cached ({dtype})").format(
-            model=r.model, batch=r.batch, context=f"{r.context:,}", dtype=r.dtype
-        ),
+        by_count(
+            r.context,
+            _("{model}: KV cache, batch {batch}, {context} token cached ({dtype})"),
+            _("{model}: KV cache, batch {batch}, {context} tokens cached ({dtype})"),
+        ).format(model=r.model, batch=r.batch, context=f"{r.context:,}", dtype=r.dtype),
         [Column(_("layers"), "text"), Column(_("count")), Column(_("cached tokens")),
          Column(_("elements per layer")), Column(_("bytes per layer")), Column(_("elements"))],
     )  # fmt: skip
@@ -774,9 +799,16 @@ def kv_tables(r: KvReport) -> list[Table]:
         t.add(label, k.count, k.cached_tokens, k.elements, k.bytes, k.count * k.elements)
     t.add(_("total"), None, None, None, None, r.kv_elements, style="total")
     t.notes.append(
-        _(
-            "{elements} elements = {bytes} bytes ({human}) in {dtype}; {per_token} elements "
-            "per cached token."
+        by_count(
+            r.kv_bytes,
+            _(
+                "{elements} elements = {bytes} byte ({human}) in {dtype}; {per_token} elements "
+                "per cached token."
+            ),
+            _(
+                "{elements} elements = {bytes} bytes ({human}) in {dtype}; {per_token} elements "
+                "per cached token."
+            ),
         ).format(
             elements=f"{r.kv_elements:,}",
             bytes=f"{r.kv_bytes:,}",
@@ -822,9 +854,11 @@ def decode_tables(r: DecodeReport, explain: bool = False) -> list[Table]:
             t.notes += [_explain(x.name, x.formula, x.numbers, x.value) for x in layer.terms]
         tables.append(t)
     t = Table(
-        _("{model}: one decode step, batch {batch}, {context} tokens cached").format(
-            model=r.model, batch=r.batch, context=f"{r.context:,}"
-        ),
+        by_count(
+            r.context,
+            _("{model}: one decode step, batch {batch}, {context} token cached"),
+            _("{model}: one decode step, batch {batch}, {context} tokens cached"),
+        ).format(model=r.model, batch=r.batch, context=f"{r.context:,}"),
         [Column(_("component"), "text"), Column(unit), Column(_("share"), "pct")],
     )
     for key, value in r.components.items():
@@ -875,15 +909,17 @@ def generation_tables(r: GenerationReport) -> list[Table]:
     from ffn_calc.inference_report import DECODE_CONVENTION, GENERATION_NOTE
 
     t = Table(
-        _("{model}: generating {new} tokens after a {prompt}-token prompt (batch {batch})").format(
-            model=r.model, new=f"{r.new_tokens:,}", prompt=f"{r.prompt:,}", batch=r.batch
-        ),
+        by_count(
+            r.new_tokens,
+            _("{model}: generating {new} token after a {prompt}-token prompt (batch {batch})"),
+            _("{model}: generating {new} tokens after a {prompt}-token prompt (batch {batch})"),
+        ).format(model=r.model, new=f"{r.new_tokens:,}", prompt=f"{r.prompt:,}", batch=r.batch),
         [Column(_("part"), "text"), Column("MACs" if r.unit == "macs" else "FLOPs"), Column(_("share"), "pct")],
     )  # fmt: skip
     total = r.generation_flops
     t.add(_("prefill"), r.prefill_flops, r.prefill_flops / total)
-    t.add(_("{steps} decode steps").format(steps=f"{r.decode_steps:,}"), r.decode_flops,
-          r.decode_flops / total)  # fmt: skip
+    steps = by_count(r.decode_steps, _("{steps} decode step"), _("{steps} decode steps"))
+    t.add(steps.format(steps=f"{r.decode_steps:,}"), r.decode_flops, r.decode_flops / total)
     t.add(_("generation"), total, 1.0, style="total")
     t.notes.append(_translated(r.convention, (GENERATION_NOTE, DECODE_CONVENTION, *FLOPS_PIECES)))
     return [t]
@@ -900,9 +936,11 @@ def memory_tables(r: MemoryReport) -> list[Table]:
     tables = [t]
     if r.gpu_memory_bytes is not None:
         f = Table(
-            _("{model}: what fits in {bytes} bytes ({dtype})").format(
-                model=r.model, bytes=f"{r.gpu_memory_bytes:,}", dtype=r.dtype
-            ),
+            by_count(
+                r.gpu_memory_bytes,
+                _("{model}: what fits in {bytes} byte ({dtype})"),
+                _("{model}: what fits in {bytes} bytes ({dtype})"),
+            ).format(model=r.model, bytes=f"{r.gpu_memory_bytes:,}", dtype=r.dtype),
             [Column(_("question"), "text"), Column(_("answer"), "text")],
         )
         free = r.free_bytes if r.free_bytes is not None else _("none")
@@ -943,9 +981,16 @@ def training_tables(r: TrainingReport, explain: bool = False) -> list[Table]:
     t.add(_("total"), r.total_bytes, 1.0, style="total")
     t.notes.append(_("Recipe: {recipe}.").format(recipe=_(r.recipe_text)))
     t.notes.append(
-        _(
-            "One layer stores {bytes} bytes of activations ({layers} layers). The scores' "
-            "activations (5as^2b) overtake the FFN's at s = {length} (any micro-batch)."
+        by_count(
+            r.layers,
+            _(
+                "One layer stores {bytes} bytes of activations ({layers} layer). The scores' "
+                "activations (5as^2b) overtake the FFN's at s = {length} (any micro-batch)."
+            ),
+            _(
+                "One layer stores {bytes} bytes of activations ({layers} layers). The scores' "
+                "activations (5as^2b) overtake the FFN's at s = {length} (any micro-batch)."
+            ),
         ).format(
             bytes=f"{r.activations_per_layer_bytes:,}",
             layers=r.layers,
@@ -954,7 +999,11 @@ def training_tables(r: TrainingReport, explain: bool = False) -> list[Table]:
     )
     if r.max_micro_batch is not None and r.gpu_memory_bytes is not None:
         t.notes.append(
-            _("Fits in {bytes} bytes: micro-batch up to {micro_batch} at s = {seq_len}.").format(
+            by_count(
+                r.gpu_memory_bytes,
+                _("Fits in {bytes} byte: micro-batch up to {micro_batch} at s = {seq_len}."),
+                _("Fits in {bytes} bytes: micro-batch up to {micro_batch} at s = {seq_len}."),
+            ).format(
                 bytes=f"{r.gpu_memory_bytes:,}",
                 micro_batch=f"{r.max_micro_batch:,}",
                 seq_len=f"{r.seq_len:,}",
@@ -962,7 +1011,11 @@ def training_tables(r: TrainingReport, explain: bool = False) -> list[Table]:
         )
     if explain:
         t.notes += [
-            _("{name}: {formula} = {bytes} bytes ({component})").format(
+            by_count(
+                x.bytes,
+                _("{name}: {formula} = {bytes} byte ({component})"),
+                _("{name}: {formula} = {bytes} bytes ({component})"),
+            ).format(
                 name=_(x.name),
                 formula=x.formula,
                 bytes=f"{x.bytes:,}",

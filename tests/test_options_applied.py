@@ -12,6 +12,7 @@ in the formats they cannot change.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -177,7 +178,9 @@ def _names(option: str, name: str) -> tuple[str, ...]:
 def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     d = tmp_path_factory.mktemp("inputs")
     (d / "hw.toml").write_text(CATALOG)
-    (d / "model.toml").write_text('name = "m"\nd_model = 128\nn_heads = 4\nd_ff = 256\nn_layers = 3\n')
+    (d / "model.toml").write_text(
+        'name = "m"\nd_model = 128\nn_heads = 4\nd_ff = 256\nn_layers = 3\n'
+    )
     hf = {"model_type": "gpt2", "n_embd": 64, "n_head": 4, "n_layer": 2, "vocab_size": 100,
           "n_positions": 32}  # fmt: skip
     (d / "config.json").write_text(json.dumps(hf))
@@ -208,12 +211,7 @@ def _cases() -> list[Any]:
 
 def test_every_command_has_modes_and_every_option_a_value() -> None:
     assert set(COMMANDS) - {"exercise"} <= set(MODES), "a command without modes"
-    missing = {
-        o
-        for name in MODES
-        for o in _options(name)
-        if o not in VALUES and not _size_flag(o)
-    }
+    missing = {o for name in MODES for o in _options(name) if o not in VALUES and not _size_flag(o)}
     assert not missing, f"options without a test value: {missing}"
 
 
@@ -318,8 +316,8 @@ def test_model_flags_applied(model: str) -> None:
     failures = []
     for option, choices in values.items():
         for extra in choices:
-            if extra == ["--tie"] and cfg.tie_embeddings or extra == ["--no-tie"] and (
-                cfg.has_lm_head and not cfg.tie_embeddings
+            if (extra == ["--tie"] and cfg.tie_embeddings) or (
+                extra == ["--no-tie"] and (cfg.has_lm_head and not cfg.tie_embeddings)
             ):
                 continue  # the model's own value: an override to the same
             got = counts(*extra)
@@ -357,3 +355,163 @@ def test_plot_written(argv: list[str], tmp_path: Path) -> None:
 
 def _options_all(name: str) -> list[str]:
     return [p.opts[0] for p in COMMANDS[name].params if p.opts]
+
+
+# --- what --decode and --generate now apply -----------------------------------------------------
+
+# GPT-2 small (d_model 768, 12 layers, 12 heads of 64, d_ff 3072, vocab 50257), one decode step
+# with L = 64 cached (flop_counts / inference conventions, 2 FLOPs per multiply-add):
+#   projections 12 x (2 x 768 x 2304 + 2 x 768 x 768)            =  56,623,104
+#   scores      12 x 2 x (2 x 12 x 65 x 64)  (QK^T and AV, 65 attended) =   2,396,160
+#   FFN         12 x 2 x (2 x 768 x 3072)                        = 113,246,208
+#   LM head     2 x 768 x 50257                                  =  77,194,752
+DECODE_64 = 56_623_104 + 2_396_160 + 113_246_208 + 77_194_752  # 249,460,224
+LM_HEAD_ONE_TOKEN = 2 * 768 * 50257  # 77,194,752
+
+
+def test_decode_applies_no_lm_head_and_macs() -> None:
+    full = run("flops", "-p", "gpt2-small", "--decode", "-L", "64", "-f", "json").json()
+    assert full["decode_flops"] == DECODE_64 and full["unit"] == "flops"
+    no_head = run("flops", "-p", "gpt2-small", "--decode", "-L", "64", "--no-lm-head", "-f", "json")
+    d = no_head.json()
+    assert d["decode_flops"] == DECODE_64 - LM_HEAD_ONE_TOKEN == 172_265_472
+    assert d["components"]["lm_head"] == 0 and d["lm_head_counted"] is False
+    macs = run("flops", "-p", "gpt2-small", "--decode", "-L", "64", "--unit", "macs", "-f", "json")
+    m = macs.json()
+    assert m["unit"] == "macs" and m["decode_flops"] == DECODE_64 // 2 == 124_730_112
+    assert m["components"] == {k: v // 2 for k, v in full["components"].items()}
+    table = run("flops", "-p", "gpt2-small", "--decode", "-L", "64", "--unit", "macs").stdout
+    assert "MACs" in table and "Unit: multiply-adds (MACs) = FLOPs / 2." in table
+
+
+def test_generate_applies_no_lm_head_causal_and_macs() -> None:
+    def gen(*extra: str) -> Any:
+        argv = ["flops", "-p", "gpt2-small", "-s", "64", "--generate", "4", *extra, "-f", "json"]
+        return run(*argv).json()
+
+    def fwd(*extra: str) -> Any:
+        return run("flops", "-p", "gpt2-small", "-s", "64", *extra, "-f", "json").json()
+
+    base = gen()
+    # The prefill is the forward pass over the prompt, with the same options.
+    assert base["prefill_flops"] == fwd()["forward_flops"] == 15_963_095_040
+    no_head = gen("--no-lm-head")
+    assert no_head["prefill_flops"] == fwd("--no-lm-head")["forward_flops"]
+    # Three decode steps (L = 64, 65, 66), each without its LM head over one token.
+    assert no_head["decode_flops"] == base["decode_flops"] - 3 * LM_HEAD_ONE_TOKEN
+    causal = gen("--causal")
+    # --causal: the prefill's scores over S(S+1)/2 = 2080 pairs instead of 64^2 = 4096; the
+    # decode steps attend to the cached tokens and themselves either way.
+    assert causal["prefill_flops"] == fwd("--causal")["forward_flops"]
+    assert causal["decode_flops"] == base["decode_flops"] and causal["causal"] is True
+    scores = fwd()["components"]["attention_scores"]  # 12 x 2 x 2 x 12 x 64 x 64 x 64
+    assert base["prefill_flops"] - causal["prefill_flops"] == scores - scores * 2080 // 4096
+    macs = gen("--unit", "macs")
+    assert macs["unit"] == "macs"
+    for key in ("prefill_flops", "decode_flops", "generation_flops"):
+        assert macs[key] * 2 == base[key]
+
+
+def test_api_decode_and_generate_take_the_same_options() -> None:
+    import ffn_calc
+
+    m = ffn_calc.load(preset="gpt2-small")
+    d = ffn_calc.decode(m, context=64, lm_head=False, unit="macs")
+    cli = run("flops", "-p", "gpt2-small", "--decode", "-L", "64", "--no-lm-head", "--unit", "macs", "-f", "json")  # fmt: skip
+    assert json.loads(d.model_dump_json()) == cli.json()
+    g = ffn_calc.generate(m, prompt=64, new=4, causal=True, lm_head=False, unit="macs")
+    cli = run("flops", "-p", "gpt2-small", "-s", "64", "--generate", "4", "--causal", "--no-lm-head", "--unit", "macs", "-f", "json")  # fmt: skip
+    assert json.loads(g.model_dump_json()) == cli.json()
+    with pytest.raises(ffn_calc.UsageError, match="batch"):
+        ffn_calc.memory(m, batch=4)  # the batch counts only for what fits in gpu_memory
+    with pytest.raises(ffn_calc.UsageError, match="--no-lm-head"):
+        ffn_calc.decode(ffn_calc.load(d_model=64, n_heads=4), context=8, lm_head=False)
+
+
+# --- errors name the option the user gave --------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "option", "other"),
+    [
+        (["-m", "forward_flops@abc"], "--metric", "--vary"),
+        (["-m", "forward_flops@0"], "--metric", "--vary"),
+        (["-w", "nope<3"], "--where", "--metric"),
+        (["-w", "forward_flops<3"], "--where", "--metric"),
+        (["-w", "forward_flops@abc<3"], "--where", "--metric"),
+        (["-w", "total_params@3<3"], "--where", "--metric"),
+        (["-V", "d_ff=x"], "--vary", "--metric"),
+    ],
+)
+def test_sweep_errors_name_the_option_given(args: list[str], option: str, other: str) -> None:
+    r = run("sweep", "-p", "gpt2-small", "-V", "n_layers=1:2", *args)
+    if args[0] == "-V":
+        r = run("sweep", "-p", "gpt2-small", *args)
+    assert r.exit_code == 2 and r.stdout == ""
+    assert r.stderr.startswith(f"Error: {option}") and other not in r.stderr, r.stderr
+
+
+# --- a sweep's notes describe only the metrics shown ---------------------------------------------
+
+# Words of a note and the metrics that make the note relevant.
+NOTE_WORDS = {
+    "Parameters": {"total_params", "active_params", "non_embedding_params", "embedding_params",
+                   "attention_params", "ffn_params", "norm_params", "lm_head_params",
+                   "ffn_share", "weights_bytes"},
+    "bytes": {"weights_bytes", "kv_bytes"},
+    "training": {"training_flops"},
+    "decode": {"decode_flops"},
+    "FLOPs @S": {"forward_flops", "training_flops"},
+    "Crossovers": {"scores_vs_ffn", "scores_vs_projections", "scores_vs_dense"},
+    "prefill": {"kv_elements", "kv_bytes"},
+}  # fmt: skip
+
+
+def test_sweep_notes_describe_only_the_metrics_shown() -> None:
+    from ffn_calc.sweep_metrics import METRICS
+
+    for name, kind in METRICS.items():
+        metric = f"{name}@64" if kind.argument else name
+        r = run("sweep", "-p", "gpt2-small", "-V", "n_layers=1:2", "-m", metric, "-f", "json")
+        convention = r.json()["convention"]
+        assert convention, name
+        for word, metrics in NOTE_WORDS.items():
+            if word in convention:
+                assert name in metrics, f"{name}: a note about {word}: {convention}"
+
+
+# --- a count of one reads in the singular --------------------------------------------------------
+
+ONES = [
+    ["flops", "-p", "gpt2-small", "-s", "1"],
+    ["flops", "-p", "gpt2-small", "--decode", "-L", "1"],
+    ["flops", "-p", "gpt2-small", "-s", "4", "--generate", "1"],
+    ["flops", "-p", "gpt2-small", "-s", "4", "--generate", "2"],
+    ["kv", "-p", "gpt2-small", "-L", "1"],
+    ["kv", "--d-model", "2", "--n-heads", "1", "--vocab-size", "4", "-L", "1", "--dtype", "int4"],
+    ["memory", "-p", "gpt2-small", "--gpu-memory", "1"],
+    ["memory", "--d-model", "64", "--n-heads", "4", "--training", "--gpu-memory", "1"],
+    ["memory", "--d-model", "1", "--n-heads", "1", "--training", "-s", "1", "--explain"],
+    ["sweep", "-p", "gpt2-small", "-V", "n_layers=1"],
+    ["params", "-p", "gemma-3-1b", "--n-layers", "1"],
+]
+PLURAL_AFTER_ONE = re.compile(
+    r"(?<![\d.,])(?<!- )1 (tokens|layers|bytes|combinations|steps|decode steps|experts|sequences|"
+    r"reasons|other reasons|elements|parameters)\b"
+)
+
+
+@pytest.mark.parametrize("argv", ONES, ids=[" ".join(a) for a in ONES])
+def test_one_is_singular(argv: list[str]) -> None:
+    r = run(*argv)
+    assert r.exit_code in (0, 2), r.stderr
+    assert not PLURAL_AFTER_ONE.search(r.stdout + r.stderr), r.stdout + r.stderr
+
+
+def test_one_local_window_is_singular() -> None:
+    from ffn_calc.presets import resolve_model
+
+    cfg = resolve_model(preset="gemma-3-1b", fields={"attention_window": 1})
+    assert cfg.local_label == "sliding-window attention over 1 token"
+    r = run("params", "-p", "gemma-3-1b", "-f", "markdown")
+    assert "sliding-window attention over 512 tokens" in r.stdout
