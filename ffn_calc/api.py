@@ -187,7 +187,7 @@ def crossover(model: ModelConfig, causal: bool = False, grid: bool = False) -> C
     if grid:
         from ffn_calc.report import GRID_D_MODELS, GRID_SEQ_LENS
 
-        g = grid_report(cfg, GRID_D_MODELS, GRID_SEQ_LENS)
+        g = grid_report(cfg, GRID_D_MODELS, GRID_SEQ_LENS, bool(causal))
     return crossover_report(cfg, causal=bool(causal), grid=g)
 
 

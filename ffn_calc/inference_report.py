@@ -286,6 +286,16 @@ def memory_report(
 ) -> MemoryReport:
     from ffn_calc import param_counts as pm
 
+    if not cfg.has_decoder and (context is not None or batch != 1):
+        from ffn_calc.errors import UsageError
+        from ffn_calc.i18n import _
+
+        raise UsageError(
+            _(
+                "{option}: {model} is encoder-only: it keeps no KV cache, so only its weights "
+                "are fitted."
+            ).format(option="--context" if context is not None else "--batch", model=cfg.name)
+        )
     comps = pm.components(cfg)
     weights = _bytes(sum(comps.values()), dtype)
     out = {

@@ -275,6 +275,7 @@ class CrossoverRow(Result):
 
 
 class GridReport(Result):
+    causal: bool = False
     d_models: list[int]
     d_ff: list[int]
     seq_lens: list[int]
@@ -362,13 +363,16 @@ GRID_D_MODELS = [256, 512, 1024, 2048, 4096, 8192, 16384]
 GRID_SEQ_LENS = [2**k for k in range(6, 18)]
 
 
-def grid_report(cfg: ModelConfig, d_models: list[int], seq_lens: list[int]) -> GridReport:
-    """scores : FFN of one layer at each (S, d_model), the model's d_ff ratio and head layout."""
+def grid_report(
+    cfg: ModelConfig, d_models: list[int], seq_lens: list[int], causal: bool = False
+) -> GridReport:
+    """scores : FFN of one layer at each (S, d_model), the model's d_ff ratio and head layout;
+    causal: the scores over the S(S+1)/2 visible pairs, as the crossover with --causal."""
     scaled = [fl.scaled(cfg, d) for d in d_models]
     pts = [fl.per_token(c) for c in scaled]
-    ratios = [[share(p.scores(s), p.ffn) for p in pts] for s in seq_lens]
+    ratios = [[share(p.scores(s, causal), p.ffn) for p in pts] for s in seq_lens]
     return GridReport(
-        d_models=d_models, d_ff=[c.d_ff for c in scaled], seq_lens=seq_lens, ratios=ratios,
-        scores_vs_ffn=[num(fl.solve(p, p.ffn)) for p in pts],
-        scores_vs_ffn_exact=[exact(fl.solve(p, p.ffn)) for p in pts],
+        causal=causal, d_models=d_models, d_ff=[c.d_ff for c in scaled], seq_lens=seq_lens,
+        ratios=ratios, scores_vs_ffn=[num(fl.solve(p, p.ffn, causal)) for p in pts],
+        scores_vs_ffn_exact=[exact(fl.solve(p, p.ffn, causal)) for p in pts],
     )  # fmt: skip

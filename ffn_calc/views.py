@@ -498,6 +498,8 @@ def crossover_tables(r: CrossoverReport) -> list[Table]:
             grid.add(s, *ratios, style="grid")
         at = ", ".join(f"{x:,}" if isinstance(x, int) else f"{x:,.1f}" for x in g.scores_vs_ffn)
         grid.notes.append(_("scores = FFN at S = {lengths} (per column).").format(lengths=at))
+        if g.causal:
+            grid.notes.append(_(CAUSAL_PAIRS))
         widths = ", ".join(f"{d}->{f}" for d, f in zip(g.d_models, g.d_ff, strict=True))
         grid.notes.append(
             _(

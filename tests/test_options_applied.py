@@ -55,6 +55,7 @@ MODES: dict[str, list[list[str]]] = {
         ["-p", "gpt2-small"],
         ["-p", "gpt2-small", "--gpu-memory", "2GB"],
         ["-p", "gpt2-small", "--gpu-memory", "2GB", "-L", "1024"],
+        ["-p", "bert-base", "--gpu-memory", "2GB"],
         ["-p", "gpt2-small", "--training"],
         ["-p", "gpt2-small", "--training", "--tp", "2"],
         ["-p", "gpt2-small", "--training", "--recipe", "distributed"],
@@ -412,6 +413,17 @@ def test_generate_applies_no_lm_head_causal_and_macs() -> None:
         assert macs[key] * 2 == base[key]
 
 
+def test_crossover_grid_applies_causal() -> None:
+    # GPT-2's design at d_model 256 (d_ff 4 d, heads of 64): per token, the scores take
+    # 4 d S FLOPs (QK^T and AV, 2 x d x S each), or 4 d (S + 1) / 2 over the causal pairs, and
+    # the FFN 16 d^2; they meet at S = 4 d = 1,024, or S = 8 d - 1 = 2,047 with --causal.
+    plain = run("crossover", "-p", "gpt2-small", "--grid", "-f", "json").json()["grid"]
+    causal = run("crossover", "-p", "gpt2-small", "--grid", "--causal", "-f", "json").json()
+    assert plain["d_models"][0] == 256 and plain["scores_vs_ffn"][0] == 1024
+    assert causal["grid"]["scores_vs_ffn"][0] == 2047 and causal["grid"]["causal"] is True
+    assert causal["grid"]["ratios"][0][0] == 65 / 2048  # S = 64: 2 x 256 x 65 / (16 x 256^2)
+
+
 def test_api_decode_and_generate_take_the_same_options() -> None:
     import ffn_calc
 
@@ -424,6 +436,9 @@ def test_api_decode_and_generate_take_the_same_options() -> None:
     assert json.loads(g.model_dump_json()) == cli.json()
     with pytest.raises(ffn_calc.UsageError, match="batch"):
         ffn_calc.memory(m, batch=4)  # the batch counts only for what fits in gpu_memory
+    bert = ffn_calc.load(preset="bert-base")
+    with pytest.raises(ffn_calc.UsageError, match="--context"):
+        ffn_calc.memory(bert, gpu_memory="80GB", context=1024)  # no KV cache to fit
     with pytest.raises(ffn_calc.UsageError, match="--no-lm-head"):
         ffn_calc.decode(ffn_calc.load(d_model=64, n_heads=4), context=8, lm_head=False)
 

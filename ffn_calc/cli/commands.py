@@ -163,7 +163,7 @@ def crossover_cmd(
         return
 
     refuse(ctx, ("batch",), _("{option} goes with --decode (sequences decoded together); the prefill crossover is one sequence's."))  # fmt: skip
-    g = grid_report(model, GRID_D_MODELS, GRID_SEQ_LENS) if grid else None
+    g = grid_report(model, GRID_D_MODELS, GRID_SEQ_LENS, causal) if grid else None
     report = crossover_report(model, causal=causal, grid=g)
     if plot is not None:
         from ffn_calc import plot as figures
@@ -249,6 +249,8 @@ def memory_cmd(
         refuse(ctx, training_only, _("{option} goes with --training."))
         if gpu_memory is None:
             refuse(ctx, ("batch",), _("{option} goes with --gpu-memory (the longest context that fits at that batch)."))  # fmt: skip
+        elif not model.has_decoder:
+            refuse(ctx, ("batch", "context"), _("{option}: {model} is encoder-only: it keeps no KV cache, so only its weights are fitted."), model=model.name)  # fmt: skip
     if gpu_memory is None and context is not None:
         raise UsageError(_("--context goes with --gpu-memory (the largest batch that fits)."))
     gpu = parse_bytes(gpu_memory) if gpu_memory is not None else None
