@@ -530,3 +530,39 @@ def test_one_local_window_is_singular() -> None:
     assert cfg.local_label == "sliding-window attention over 1 token"
     r = run("params", "-p", "gemma-3-1b", "-f", "markdown")
     assert "sliding-window attention over 512 tokens" in r.stdout
+
+
+# --- a sweep: a size flag it varies, a field the model has no use for -----------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["-p", "gpt2-small", "--n-layers", "5", "-V", "n_layers=1:2"], "--n-layers"),
+        (["-p", "gpt2-small", "--no-bias", "-V", "ffn_bias=true,false"], "--no-bias"),
+        (["-p", "gpt2-small", "--no-tie", "-V", "tie_embeddings=true,false"], "--no-tie"),
+        (["-p", "llama-2-7b", "-V", "max_positions=1,2"], "--vary max_positions=1,2"),
+        (["-p", "deepseek-v2-lite", "-V", "n_kv_heads=1,2"], "--vary n_kv_heads=1,2"),
+        (["-p", "deepseek-v2-lite", "-V", "head_dim=64,128"], "--vary head_dim=64,128"),
+        (["--d-model", "64", "--n-heads", "4", "-V", "tie_embeddings=false"], "--vary"),
+    ],
+)
+def test_sweep_refuses_what_it_would_ignore(args: list[str], named: str) -> None:
+    r = run("sweep", *args)
+    assert r.exit_code == 2 and r.stdout == "" and named in r.stderr, r.stderr
+
+
+def test_sweep_varies_a_field_that_another_varied_field_enables() -> None:
+    r = run("sweep", "-p", "llama-2-7b", "-V", "positions=learned", "-V", "max_positions=1,2",
+            "-f", "json")  # fmt: skip
+    rows = r.json()["rows"]
+    # one more row of the learned table: d_model = 4,096 parameters (llama-2-7b)
+    assert rows[1]["total_params"] - rows[0]["total_params"] == 4096
+
+
+def test_sweep_keeps_the_flags_that_build_its_model() -> None:
+    # Without a source, --d-model and --n-heads build the base model the sweep varies.
+    r = run("sweep", "--d-model", "64", "--n-heads", "4", "-V", "n_heads=1,2", "-f", "json")
+    assert r.exit_code == 0 and len(r.json()["rows"]) == 2
+    r = run("sweep", "--d-model", "64", "--n-heads", "4", "--n-layers", "2", "-V", "n_layers=1")
+    assert r.exit_code == 2 and "--n-layers" in r.stderr

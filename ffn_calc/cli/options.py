@@ -97,30 +97,16 @@ def unused_flags(model: "ModelConfig", flags: dict[str, Any]) -> None:
     """Refuse a size flag the model has no use for (it would change no count)."""
     from ffn_calc.errors import UsageError
     from ffn_calc.i18n import _
+    from ffn_calc.unused import unused_field
 
-    if flags.get("max_positions") is not None and model.positions != "learned":
-        raise UsageError(
-            _(
-                "--max-positions sets the rows of a learned position table; {model} has "
-                "{positions} positions (add --positions learned)."
-            ).format(model=model.name, positions=model.positions)
-        )
-    if flags.get("tie") is not None and not model.has_lm_head:
-        option = "--tie" if flags["tie"] else "--no-tie"
-        raise UsageError(
-            _("{option}: {model} has no LM head to tie or untie.").format(
-                option=option, model=model.name
-            )
-        )
-    if model.attention == "mla":
-        for name, option in (("n_kv_heads", "--n-kv-heads"), ("head_dim", "--head-dim")):
-            if flags.get(name) is not None:
-                raise UsageError(
-                    _(
-                        "{option} does not apply to MLA attention: {model}'s head widths are "
-                        "kv_lora_rank, qk_nope_head_dim, qk_rope_head_dim and v_head_dim."
-                    ).format(option=option, model=model.name)
-                )
+    tie = "--no-tie" if flags.get("tie") is False else "--tie"
+    options = {"max_positions": "--max-positions", "n_kv_heads": "--n-kv-heads",
+               "head_dim": "--head-dim", "tie": tie}  # fmt: skip
+    for name, option in options.items():
+        field = "tie_embeddings" if name == "tie" else name
+        reason = unused_field(model, field) if flags.get(name) is not None else None
+        if reason:
+            raise UsageError(_("{option}: {reason}").format(option=option, reason=reason))
 
 
 def model_command(name: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
