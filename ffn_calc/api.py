@@ -143,24 +143,39 @@ def flops(
 
 
 def decode(
-    model: ModelConfig, context: int, batch: int = 1, source_len: int | None = None
+    model: ModelConfig,
+    context: int,
+    batch: int = 1,
+    source_len: int | None = None,
+    lm_head: bool = True,
+    unit: str = "flops",
 ) -> DecodeReport:
     """`ffn-calc flops --decode`: one decode step with `context` tokens cached."""
     from ffn_calc.inference_report import decode_report
 
     return decode_report(
         _model(model), _size("batch", batch), _size("context", context),
-        _optional_size("source_len", source_len),
+        _optional_size("source_len", source_len), lm_head=bool(lm_head),
+        unit=_choice("unit", unit, ("flops", "macs")),
     )  # fmt: skip
 
 
-def generate(model: ModelConfig, prompt: int, new: int, batch: int = 1) -> GenerationReport:
+def generate(
+    model: ModelConfig,
+    prompt: int,
+    new: int,
+    batch: int = 1,
+    causal: bool = False,
+    lm_head: bool = True,
+    unit: str = "flops",
+) -> GenerationReport:
     """`ffn-calc flops --seq-len PROMPT --generate NEW`: the prefill and the decode steps."""
     from ffn_calc.inference_report import generation_report
 
     return generation_report(
-        _model(model), _size("batch", batch), _size("prompt", prompt), _size("new", new)
-    )
+        _model(model), _size("batch", batch), _size("prompt", prompt), _size("new", new),
+        causal=bool(causal), lm_head=bool(lm_head), unit=_choice("unit", unit, ("flops", "macs")),
+    )  # fmt: skip
 
 
 def crossover(model: ModelConfig, causal: bool = False, grid: bool = False) -> CrossoverReport:
@@ -172,7 +187,7 @@ def crossover(model: ModelConfig, causal: bool = False, grid: bool = False) -> C
     if grid:
         from ffn_calc.report import GRID_D_MODELS, GRID_SEQ_LENS
 
-        g = grid_report(cfg, GRID_D_MODELS, GRID_SEQ_LENS)
+        g = grid_report(cfg, GRID_D_MODELS, GRID_SEQ_LENS, bool(causal))
     return crossover_report(cfg, causal=bool(causal), grid=g)
 
 
@@ -241,6 +256,11 @@ def memory(
 
     if gpu_memory is None and context is not None:
         raise UsageError(_("--context goes with --gpu-memory (the largest batch that fits)."))
+    if gpu_memory is None and batch != 1:
+        raise UsageError(
+            _("{option} goes with --gpu-memory (the longest context that fits at that batch).")
+            .format(option="batch")
+        )  # fmt: skip
     return memory_report(
         _model(model), _choice("dtype", dtype, DTYPE_BYTES), _gpu(gpu_memory),
         _size("batch", batch), _optional_size("context", context),

@@ -308,8 +308,14 @@ class ModelConfig(BaseModel):
         if self.dense_ffn_layers and self.has_encoder and self.has_decoder:
             top = max(self.dense_ffn_layers)
             if top >= self.decoder_layers:  # the indices apply to both stacks
+                one = self.decoder_layers == 1
                 raise InvariantError(
                     N_(
+                        "dense_ffn_layers index {index} is past the decoder's {layers} layer: "
+                        "an encoder-decoder model's indices apply to both stacks"
+                    )
+                    if one
+                    else N_(
                         "dense_ffn_layers index {index} is past the decoder's {layers} layers: "
                         "an encoder-decoder model's indices apply to both stacks"
                     ),
@@ -657,7 +663,8 @@ class ModelConfig(BaseModel):
     def local_label(self) -> str:
         """How a local layer is named: "sliding-window attention over 128 tokens"."""
         window = "sliding-window" if self.window_kind == "sliding" else "chunked"
-        return f"{window} attention over {self.attention_window or 0:,} tokens"
+        n = self.attention_window or 0
+        return f"{window} attention over {n:,} {'token' if n == 1 else 'tokens'}"
 
     @staticmethod
     def _ffn_only(dense: list[int], layers: int) -> list[tuple[str, str, int]]:

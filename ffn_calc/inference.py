@@ -203,14 +203,20 @@ def decode_layers(
 
 
 def decode_components(
-    cfg: ModelConfig, batch: int, context: int, source_len: int | None = None
+    cfg: ModelConfig,
+    batch: int,
+    context: int,
+    source_len: int | None = None,
+    *,
+    lm_head: bool = True,
 ) -> dict[str, int]:
-    """One decode step's FLOPs per contract component (the LM head over B new tokens)."""
+    """One decode step's FLOPs per contract component (the LM head over B new tokens; none
+    with lm_head=False)."""
     out = dict.fromkeys(fl.FLOP_COMPONENTS, 0)
     for layer in decode_layers(cfg, batch, context, source_len):
         for t in layer.terms:
             out[t.group] += layer.count * t.value
-    w = fl.Workload(batch=batch, seq_len=1, target_len=1)
+    w = fl.Workload(batch=batch, seq_len=1, target_len=1, lm_head=lm_head)
     for t in fl.model_flop_terms(cfg, w):
         out[t.group] += t.value
     return {
@@ -220,22 +226,50 @@ def decode_components(
     }
 
 
-def decode_flops(cfg: ModelConfig, batch: int, context: int, source_len: int | None = None) -> int:
-    return sum(decode_components(cfg, batch, context, source_len).values())
+def decode_flops(
+    cfg: ModelConfig,
+    batch: int,
+    context: int,
+    source_len: int | None = None,
+    *,
+    lm_head: bool = True,
+) -> int:
+    return sum(decode_components(cfg, batch, context, source_len, lm_head=lm_head).values())
 
 
 # --- a whole generation, and where attention overtakes the FFN at decode time -------------------
 
 
-def generation_flops(cfg: ModelConfig, batch: int, prompt: int, new: int) -> int:
+def prefill_workload(
+    cfg: ModelConfig, batch: int, prompt: int, *, causal: bool = False, lm_head: bool = True
+) -> fl.Workload:
+    """The forward pass over the prompt that generate() starts with (an encoder-decoder
+    model's decoder runs one token)."""
+    encdec = cfg.architecture == "encoder-decoder"
+    return fl.Workload(
+        batch=batch, seq_len=prompt, target_len=1 if encdec else None, causal=causal,
+        lm_head=lm_head,
+    )  # fmt: skip
+
+
+def generation_flops(
+    cfg: ModelConfig,
+    batch: int,
+    prompt: int,
+    new: int,
+    *,
+    causal: bool = False,
+    lm_head: bool = True,
+) -> int:
     """A prefill of `prompt` tokens (which yields the first new token) and new - 1 decode
     steps with prompt, ..., prompt + new - 2 tokens cached: what generate() runs for `new`
     tokens. Exact for any length: a step's FLOPs are linear in the context between the
-    windows' bends, so the steps are summed as arithmetic series."""
-    w = fl.Workload(
-        batch=batch, seq_len=prompt, target_len=1 if cfg.architecture == "encoder-decoder" else None
+    windows' bends, so the steps are summed as arithmetic series. causal: the prefill's
+    self-attention scores over the visible pairs only (a decode step's are so already);
+    lm_head=False: no LM head anywhere."""
+    total = fl.forward_flops(
+        cfg, prefill_workload(cfg, batch, prompt, causal=causal, lm_head=lm_head)
     )
-    total = fl.forward_flops(cfg, w)
     encdec = cfg.architecture == "encoder-decoder"
     # The decode steps' contexts: the prompt and what follows (an encoder-decoder model's
     # decoder starts from one token and attends to the prompt through its cross-attention).
@@ -246,8 +280,8 @@ def generation_flops(cfg: ModelConfig, batch: int, prompt: int, new: int) -> int
     source = prompt if encdec else None
     bends = sorted({first, last + 1} | {b for b in _bends(cfg) if first < b <= last})
     for a, b in itertools.pairwise(bends):  # [a, b): one linear piece
-        fa = decode_flops(cfg, batch, a, source)
-        slope = decode_flops(cfg, batch, a + 1, source) - fa if b - a > 1 else 0
+        fa = decode_flops(cfg, batch, a, source, lm_head=lm_head)
+        slope = decode_flops(cfg, batch, a + 1, source, lm_head=lm_head) - fa if b - a > 1 else 0
         n = b - a
         total += n * fa + slope * n * (n - 1) // 2
     return total

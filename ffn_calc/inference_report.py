@@ -119,6 +119,8 @@ class DecodeReport(Result):
     batch: int
     context: int
     source_len: int | None
+    unit: str = Field("flops", description="flops, or macs (multiply-adds = FLOPs / 2)")
+    lm_head_counted: bool = True
     decode_flops: int
     components: dict[str, int]
     shares: dict[str, float]
@@ -126,22 +128,62 @@ class DecodeReport(Result):
     convention: str
 
 
+def _conventions(text: str, unit: str, lm_head: bool, causal: bool = False) -> str:
+    """`text` with the notes of the options given: MACs, --causal, --no-lm-head."""
+    from ffn_calc.report import CAUSAL_NOTE, MACS_NOTE, NO_LM_HEAD_NOTE
+
+    if unit == "macs":
+        text = MACS_NOTE + " " + text
+    if causal:
+        text += " " + CAUSAL_NOTE
+    if not lm_head:
+        text += " " + NO_LM_HEAD_NOTE
+    return text
+
+
+def _divisor(unit: str) -> int:
+    """FLOPs per unit: every term carries the factor 2 of a multiply-add, so MACs are exact."""
+    if unit not in ("flops", "macs"):
+        from ffn_calc.errors import UsageError
+        from ffn_calc.i18n import _
+
+        raise UsageError(_("--unit {value}: use `flops` or `macs`.").format(value=unit))
+    return 2 if unit == "macs" else 1
+
+
 def decode_report(
-    cfg: ModelConfig, batch: int, context: int, source_len: int | None = None
+    cfg: ModelConfig,
+    batch: int,
+    context: int,
+    source_len: int | None = None,
+    *,
+    unit: str = "flops",
+    lm_head: bool = True,
 ) -> DecodeReport:
+    """One decode step; unit "macs" reports multiply-adds, lm_head=False leaves out the head."""
+    from ffn_calc import flop_counts as fl
+    from ffn_calc.report import check_workload
+
     inf.kv_kinds(cfg, batch, context, source_len)  # the model and options first
     inf.check_decode(cfg, context, source_len)
-    comps = inf.decode_components(cfg, batch, context, source_len)
+    div = _divisor(unit)
+    check_workload(cfg, fl.Workload(batch=batch, seq_len=1, lm_head=lm_head))
+    comps = {
+        k: v // div
+        for k, v in inf.decode_components(cfg, batch, context, source_len, lm_head=lm_head).items()
+    }
     total = sum(comps.values())
     layers = [
-        DecodeLayer(stack=x.stack, kind=x.kind, count=x.count, total=sum(t.value for t in x.terms),
-                    terms=[TermReport.of(t) for t in x.terms])
+        DecodeLayer(stack=x.stack, kind=x.kind, count=x.count,
+                    total=sum(t.value for t in x.terms) // div,
+                    terms=[TermReport.of(t, macs=div == 2) for t in x.terms])
         for x in inf.decode_layers(cfg, batch, context, source_len)
     ]  # fmt: skip
     return DecodeReport(
-        model=cfg.name, batch=batch, context=context, source_len=source_len, decode_flops=total,
+        model=cfg.name, batch=batch, context=context, source_len=source_len, unit=unit,
+        lm_head_counted=lm_head and cfg.has_lm_head, decode_flops=total,
         components=comps, shares={k: share(v, total) for k, v in comps.items()}, layers=layers,
-        convention=DECODE_CONVENTION,
+        convention=_conventions(DECODE_CONVENTION, unit, lm_head),
     )  # fmt: skip
 
 
@@ -150,6 +192,9 @@ class GenerationReport(Result):
     batch: int
     prompt: int
     new_tokens: int
+    unit: str = Field("flops", description="flops, or macs (multiply-adds = FLOPs / 2)")
+    causal: bool = False
+    lm_head_counted: bool = True
     prefill_flops: int
     decode_steps: int
     decode_flops: int = Field(description="all decode steps together")
@@ -157,19 +202,43 @@ class GenerationReport(Result):
     convention: str
 
 
-def generation_report(cfg: ModelConfig, batch: int, prompt: int, new: int) -> GenerationReport:
+def generation_report(
+    cfg: ModelConfig,
+    batch: int,
+    prompt: int,
+    new: int,
+    *,
+    unit: str = "flops",
+    causal: bool = False,
+    lm_head: bool = True,
+) -> GenerationReport:
+    """generate() for `new` tokens; unit "macs" reports multiply-adds, causal counts the
+    prefill's visible pairs only, lm_head=False leaves out the head."""
     from ffn_calc import flop_counts as fl
+    from ffn_calc.report import check_workload
 
     inf.kv_kinds(cfg, batch, prompt, None)  # a model that generates, first
     inf.check_generation(cfg, prompt, new)
-    encdec = cfg.architecture == "encoder-decoder"
-    w = fl.Workload(batch=batch, seq_len=prompt, target_len=1 if encdec else None)
-    prefill = fl.forward_flops(cfg, w)
-    total = inf.generation_flops(cfg, batch, prompt, new)
+    div = _divisor(unit)
+    w = inf.prefill_workload(cfg, batch, prompt, causal=causal, lm_head=lm_head)
+    check_workload(cfg, w)
+    if causal and cfg.architecture == "encoder-decoder":
+        from ffn_calc.errors import UsageError
+        from ffn_calc.i18n import _
+
+        raise UsageError(
+            _(
+                "--causal: {model}'s prefill runs its encoder, whose attention sees every "
+                "token, and its decoder over one token: there are no pairs to leave out."
+            ).format(model=cfg.name)
+        )
+    prefill = fl.forward_flops(cfg, w) // div
+    total = inf.generation_flops(cfg, batch, prompt, new, causal=causal, lm_head=lm_head) // div
     return GenerationReport(
-        model=cfg.name, batch=batch, prompt=prompt, new_tokens=new, prefill_flops=prefill,
+        model=cfg.name, batch=batch, prompt=prompt, new_tokens=new, unit=unit, causal=causal,
+        lm_head_counted=lm_head and cfg.has_lm_head, prefill_flops=prefill,
         decode_steps=new - 1, decode_flops=total - prefill, generation_flops=total,
-        convention=GENERATION_NOTE + " " + DECODE_CONVENTION,
+        convention=_conventions(GENERATION_NOTE + " " + DECODE_CONVENTION, unit, lm_head, causal),
     )  # fmt: skip
 
 
@@ -304,6 +373,16 @@ def memory_report(
 ) -> MemoryReport:
     from ffn_calc import param_counts as pm
 
+    if not cfg.has_decoder and (context is not None or batch != 1):
+        from ffn_calc.errors import UsageError
+        from ffn_calc.i18n import _
+
+        raise UsageError(
+            _(
+                "{option}: {model} is encoder-only: it keeps no KV cache, so only its weights "
+                "are fitted."
+            ).format(option="--context" if context is not None else "--batch", model=cfg.name)
+        )
     comps = pm.components(cfg)
     if context is not None:
         cfg.check_positions(context, f"--context {context}")

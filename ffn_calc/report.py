@@ -14,7 +14,7 @@ from ffn_calc import flop_counts as fl
 from ffn_calc import param_counts as pm
 from ffn_calc.config import ModelConfig
 from ffn_calc.errors import UsageError
-from ffn_calc.i18n import N_
+from ffn_calc.i18n import N_, _
 from ffn_calc.result import Result
 from ffn_calc.terms import Term
 
@@ -166,11 +166,29 @@ NO_LM_HEAD_NOTE = N_("--no-lm-head: the output projection is left out.")
 FLOPS_PIECES = (fl.CONVENTION, MACS_NOTE, CAUSAL_NOTE, NO_LM_HEAD_NOTE)
 
 
-def flops_report(cfg: ModelConfig, w: fl.Workload, unit: str = "flops") -> FlopsReport:
+def check_workload(cfg: ModelConfig, w: fl.Workload) -> None:
+    """Refuse the workload options that would change nothing for this model."""
     if w.target_len is not None and cfg.architecture != "encoder-decoder":
         raise UsageError(
-            f"--target-len applies to encoder-decoder models; {cfg.name} is {cfg.architecture}."
+            _("--target-len applies to encoder-decoder models; {model} is {architecture}.").format(
+                model=cfg.name, architecture=cfg.architecture
+            )
         )
+    if w.causal and not cfg.has_decoder:
+        raise UsageError(
+            _(
+                "--causal applies to decoder self-attention; {model} is encoder-only: its "
+                "attention sees every token."
+            ).format(model=cfg.name)
+        )
+    if not w.lm_head and not cfg.has_lm_head:
+        raise UsageError(
+            _("--no-lm-head: {model} has no LM head to leave out.").format(model=cfg.name)
+        )
+
+
+def flops_report(cfg: ModelConfig, w: fl.Workload, unit: str = "flops") -> FlopsReport:
+    check_workload(cfg, w)
     fl.check_lengths(cfg, w)
     div = 2 if unit == "macs" else 1  # every term carries the factor 2: exact
     comps = {k: v // div for k, v in fl.flop_components(cfg, w).items()}
@@ -258,6 +276,7 @@ class CrossoverRow(Result):
 
 
 class GridReport(Result):
+    causal: bool = False
     d_models: list[int]
     d_ff: list[int]
     seq_lens: list[int]
@@ -324,6 +343,13 @@ def _row(pt: fl.PerToken, s: Fraction, causal: bool, marks: list[str]) -> Crosso
 def crossover_report(
     cfg: ModelConfig, causal: bool = False, grid: GridReport | None = None
 ) -> CrossoverReport:
+    if causal and fl.crossover_layer(cfg).stack == "encoder":
+        raise UsageError(
+            _(
+                "--causal applies to decoder self-attention; the crossover describes {model}'s "
+                "encoder layer, whose attention sees every token."
+            ).format(model=cfg.name)
+        )
     pt = fl.per_token(cfg)
     points, past = fl.reached_crossovers(cfg, causal)
     limit = cfg.position_limit
@@ -367,13 +393,16 @@ GRID_D_MODELS = [256, 512, 1024, 2048, 4096, 8192, 16384]
 GRID_SEQ_LENS = [2**k for k in range(6, 18)]
 
 
-def grid_report(cfg: ModelConfig, d_models: list[int], seq_lens: list[int]) -> GridReport:
-    """scores : FFN of one layer at each (S, d_model), the model's d_ff ratio and head layout."""
+def grid_report(
+    cfg: ModelConfig, d_models: list[int], seq_lens: list[int], causal: bool = False
+) -> GridReport:
+    """scores : FFN of one layer at each (S, d_model), the model's d_ff ratio and head layout;
+    causal: the scores over the S(S+1)/2 visible pairs, as the crossover with --causal."""
     scaled = [fl.scaled(cfg, d) for d in d_models]
     pts = [fl.per_token(c) for c in scaled]
-    ratios = [[share(p.scores(s), p.ffn) for p in pts] for s in seq_lens]
+    ratios = [[share(p.scores(s, causal), p.ffn) for p in pts] for s in seq_lens]
     return GridReport(
-        d_models=d_models, d_ff=[c.d_ff for c in scaled], seq_lens=seq_lens, ratios=ratios,
-        scores_vs_ffn=[num(fl.solve(p, p.ffn)) for p in pts],
-        scores_vs_ffn_exact=[exact(fl.solve(p, p.ffn)) for p in pts],
+        causal=causal, d_models=d_models, d_ff=[c.d_ff for c in scaled], seq_lens=seq_lens,
+        ratios=ratios, scores_vs_ffn=[num(fl.solve(p, p.ffn, causal)) for p in pts],
+        scores_vs_ffn_exact=[exact(fl.solve(p, p.ffn, causal)) for p in pts],
     )  # fmt: skip

@@ -276,12 +276,18 @@ def _read_raw_header(path: Path) -> tuple[bytes, int]:
             raise FileError(_(NOT_REGULAR).format(path=path))
         size = st.st_size
         if size < 8:
-            raise FileError(
+            message = (
                 _(
+                    "'{path}' is not a safetensors file: {size} byte, too short for the 8-byte "
+                    "header length."
+                )
+                if size == 1
+                else _(
                     "'{path}' is not a safetensors file: {size} bytes, too short for the 8-byte "
                     "header length."
-                ).format(path=path, size=f"{size:,}")
+                )
             )
+            raise FileError(message.format(path=path, size=f"{size:,}"))
         n = int.from_bytes(_read_exact(fd, 8), "little")
         _check_length(path, n, size)
         raw = _read_exact(fd, n)
@@ -425,12 +431,15 @@ def _offsets(value: Any, buffer: int) -> tuple[int, int]:
             _("data_offsets [{begin}, {end}] end before they begin.").format(begin=begin, end=end)
         )
     if end > buffer:
-        raise _Bad(
-            _(
+        message = (
+            _("data_offsets [{begin}, {end}] reach past the end of the data buffer ({size} byte).")
+            if buffer == 1
+            else _(
                 "data_offsets [{begin}, {end}] reach past the end of the data buffer "
                 "({size} bytes)."
-            ).format(begin=begin, end=end, size=f"{buffer:,}")
+            )
         )
+        raise _Bad(message.format(begin=begin, end=end, size=f"{buffer:,}"))
     return begin, end
 
 
@@ -467,9 +476,15 @@ def _entry(path: Path, name: str, info: Any, buffer: int) -> tuple[Entry, _Span]
         begin, end = _offsets(info["data_offsets"], buffer)
         nbytes = _nbytes(dtype, shape)
         if nbytes != end - begin:
+            held = (
+                _("data_offsets [{begin}, {end}] hold {held} byte, but {what} needs {needed}.")
+                if end - begin == 1
+                else _(
+                    "data_offsets [{begin}, {end}] hold {held} bytes, but {what} needs {needed}."
+                )
+            )
             raise _Bad(
-                _("data_offsets [{begin}, {end}] hold {held} bytes, but {what} needs {needed}.")
-                .format(
+                held.format(
                     begin=begin, end=end, held=f"{end - begin:,}",
                     what=f"{dtype} x {_shape_text(shape)}", needed=f"{nbytes:,}",
                 )
@@ -524,12 +539,18 @@ def _check_layout(path: Path, spans: list[_Span], buffer: int) -> None:
             )  # fmt: skip
         cursor, last = span.end, span
     if cursor != buffer:
-        raise FileError(
+        message = (
             _(
+                "'{path}': the last byte of the {size}-byte data buffer belongs to no tensor; "
+                "the format requires the tensors to cover the buffer to its end."
+            )
+            if buffer - cursor == 1
+            else _(
                 "'{path}': the last {count} bytes of the {size}-byte data buffer belong to no "
                 "tensor; the format requires the tensors to cover the buffer to its end."
-            ).format(path=path, count=f"{buffer - cursor:,}", size=f"{buffer:,}")
+            )
         )
+        raise FileError(message.format(path=path, count=f"{buffer - cursor:,}", size=f"{buffer:,}"))
 
 
 def read_header(path: Path) -> list[Entry]:

@@ -32,12 +32,13 @@ def either(names: list[str]) -> str:
 _INT = re.compile(r"[+-]?\d[\d_]*")
 
 
-def parse_int(text: str, where: str) -> int:
+def parse_int(text: str, where: str, option: str = "--vary") -> int:
+    """An integer in `option`'s argument `where` (as the user wrote it, for the message)."""
     t = text.strip().replace("_", "")
     if not _INT.fullmatch(t) or len(t) > 20:
         raise UsageError(
-            _("--vary {spec}: {value} is not an integer.").format(
-                spec=where, value=repr(text.strip())
+            _("{option} {spec}: {value} is not an integer.").format(
+                option=option, spec=where, value=repr(text.strip())
             )
         )
     return int(t)
@@ -176,44 +177,48 @@ class Metric:
     argument: int
 
 
-def parse_metric(text: str) -> Metric:
-    """`total_params`, or `forward_flops@2048` for a metric that takes a length."""
+def parse_metric(text: str, option: str = "--metric", given: str | None = None) -> Metric:
+    """`total_params`, or `forward_flops@2048` for a metric that takes a length. Errors name
+    `option` and what the user gave there (`given`: a --where's whole expression)."""
     key, at, arg = text.strip().partition("@")
+    shown = text if given is None else given
     kind = METRICS.get(key)
     if kind is None:
         close = difflib.get_close_matches(key, METRICS, n=3)
         if close:
             raise UsageError(
-                _("--metric: unknown metric {name}. Did you mean {choices}? Metrics: {metrics}.")
-                .format(name=repr(key), choices=either(close), metrics=", ".join(METRICS))
+                _("{option}: unknown metric {name}. Did you mean {choices}? Metrics: {metrics}.")
+                .format(option=option, name=repr(key), choices=either(close), metrics=", ".join(METRICS))
             )  # fmt: skip
         raise UsageError(
-            _("--metric: unknown metric {name}. Metrics: {metrics}.").format(
-                name=repr(key), metrics=", ".join(METRICS)
+            _("{option}: unknown metric {name}. Metrics: {metrics}.").format(
+                option=option, name=repr(key), metrics=", ".join(METRICS)
             )
         )
     if not kind.argument:
         if at:
             raise UsageError(
-                _("--metric {text}: {metric} takes no @ argument.").format(text=text, metric=key)
+                _("{option} {text}: {metric} takes no @ argument.").format(
+                    option=option, text=shown, metric=key
+                )
             )
         return Metric(key, kind, 0)
     length = kind.argument == "S"
     if not at:
         raise UsageError(
             (
-                _("--metric {text}: {metric} needs a sequence length: {metric}@2048.")
+                _("{option} {text}: {metric} needs a sequence length: {metric}@2048.")
                 if length
-                else _("--metric {text}: {metric} needs a context length: {metric}@2048.")
-            ).format(text=text, metric=key)
+                else _("{option} {text}: {metric} needs a context length: {metric}@2048.")
+            ).format(option=option, text=shown, metric=key)
         )
-    n = parse_int(arg, f"--metric {text}") if arg.strip() else 0
+    n = parse_int(arg, shown, option) if arg.strip() else 0
     if not 1 <= n <= MAX_SIZE:
         raise UsageError(
             (
-                _("--metric {text}: a sequence length from 1 to {max}.")
+                _("{option} {text}: a sequence length from 1 to {max}.")
                 if length
-                else _("--metric {text}: a context length from 1 to {max}.")
-            ).format(text=text, max=f"{MAX_SIZE:,}")
+                else _("{option} {text}: a context length from 1 to {max}.")
+            ).format(option=option, text=shown, max=f"{MAX_SIZE:,}")
         )
     return Metric(f"{key}@{n}", kind, n)

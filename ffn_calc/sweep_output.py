@@ -17,7 +17,7 @@ from typing import IO, Any
 from ffn_calc import i18n
 from ffn_calc.i18n import N_, _, language
 from ffn_calc.sweeps import Sweep, text
-from ffn_calc.views import Column, Kind, Table
+from ffn_calc.views import Column, Kind, Table, by_count
 
 BLOCK = 1000  # rows per table block
 CHART_ROWS = 60  # a chart is drawn when one field varies over at most this many rows
@@ -34,24 +34,35 @@ def title(s: Sweep) -> str:
     return message.format(model=s.base.name, fields=fields, count=f"{n:,}")
 
 
+# The metrics each note describes: a note is shown only with one of its metrics.
+PARAMETER_METRICS = {
+    "total_params", "active_params", "non_embedding_params", "embedding_params",
+    "attention_params", "ffn_params", "norm_params", "lm_head_params", "ffn_share",
+    "weights_bytes",
+}  # fmt: skip
+CROSSOVER_METRICS = {"scores_vs_ffn", "scores_vs_projections", "scores_vs_dense"}
+
+
 def conventions(s: Sweep) -> list[str]:
-    """What the metrics count, for the notes under the table: in English (the JSON's
-    "convention"); the tables and Markdown show them translated (_ on each)."""
-    args = {m.kind.argument for m in s.metrics}
+    """What the metrics shown count, for the notes under the table: in English (the JSON's
+    "convention"); the tables and Markdown show them translated (_ on each). Each note is
+    there only when a metric it describes is a column."""
     names = {m.name.partition("@")[0] for m in s.metrics}
     out = []
-    if any(n.endswith(("_params", "_share", "_bytes")) for n in names):
+    if names & PARAMETER_METRICS:
         out.append(
             N_("Parameters: what the reference implementation instantiates, tied weights once.")
         )
-    if "S" in args:
+    if names & {"forward_flops", "training_flops"}:
         out.append(
             N_(
                 "FLOPs @S: one sequence of S tokens (batch 1), 2 FLOPs per multiply-add, matmuls "
-                "only, scores over the full S x S square; training = 3 x forward."
+                "only, scores over the full S x S square."
             )
         )
-    if names & {"scores_vs_ffn", "scores_vs_projections", "scores_vs_dense"}:
+    if "training_flops" in names:
+        out.append(N_("training_flops = 3 x forward."))
+    if names & CROSSOVER_METRICS:
         out.append(
             N_("Crossovers: the S where one layer's scores equal the term (no causal mask).")
         )
@@ -65,12 +76,13 @@ def conventions(s: Sweep) -> list[str]:
                     "never reaches (as `crossover` reports it)."
                 )
             )
-    if "L" in args:
+    if names & {"kv_elements", "kv_bytes"}:
+        out.append(N_("KV cache @L: after a prefill of L tokens, batch 1."))
+    if "kv_bytes" in names:
+        out.append(N_("kv_bytes: 2 bytes per cached element (bf16)."))
+    if "decode_flops" in names:
         out.append(
-            N_(
-                "@L: after a prefill of L tokens, batch 1; bytes in bf16 (2 per element); a "
-                "decode step is one new token with L cached."
-            )
+            N_("decode_flops @L: one decode step, batch 1: one new token with L tokens cached.")
         )
     if "weights_bytes" in names:
         out.append(N_("weights_bytes: every parameter in bf16 (2 bytes)."))
@@ -84,11 +96,12 @@ def notes(s: Sweep) -> list[str]:
 
 def summary(s: Sweep) -> list[str]:
     """How many rows matched, were filtered out, and were skipped (with the reasons)."""
-    out = [
-        _("{matched} of {combinations} combinations shown.").format(
-            matched=f"{s.matched:,}", combinations=f"{s.combinations:,}"
-        )
-    ]
+    shown = by_count(
+        s.combinations,
+        _("{matched} of {combinations} combination shown."),
+        _("{matched} of {combinations} combinations shown."),
+    )
+    out = [shown.format(matched=f"{s.matched:,}", combinations=f"{s.combinations:,}")]
     if s.where:
         what = _(" and ").join(f.text for f in s.where)
         out.append(
@@ -110,11 +123,13 @@ def summary(s: Sweep) -> list[str]:
             )
         if len(common) > REASONS_SHOWN:
             rest = sum(n for _reason, n in common[REASONS_SHOWN:])
-            out.append(
-                _("- {count} x {reasons} other reasons").format(
-                    count=f"{rest:,}", reasons=len(common) - REASONS_SHOWN
-                )
+            others = len(common) - REASONS_SHOWN
+            line = by_count(
+                others,
+                _("- {count} x {reasons} other reason"),
+                _("- {count} x {reasons} other reasons"),
             )
+            out.append(line.format(count=f"{rest:,}", reasons=others))
     return out
 
 

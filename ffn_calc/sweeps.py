@@ -260,7 +260,8 @@ def parse_filter(text: str) -> Filter:
             ).format(expr=repr(text))
         )
     op = "==" if m.group(2) == "=" else m.group(2)
-    return Filter(parse_metric(m.group(1)), op, parse_bound(m.group(3), text), text.strip())
+    metric = parse_metric(m.group(1), "--where", text.strip())
+    return Filter(metric, op, parse_bound(m.group(3), text), text.strip())
 
 
 # --- the sweep ------------------------------------------------------------------------------
@@ -303,6 +304,22 @@ def _combinations(axes: list[Sequence[Value]]) -> Iterator[tuple[Value, ...]]:
             yield (*prefix, v)
 
 
+def _check_used(base: ModelConfig, axes: Sequence[Axis]) -> None:
+    """A varied field the model has no use for, and that no other varied field gives a use,
+    would give the same row for every value: refused."""
+    from ffn_calc.unused import ENABLED_BY, unused_field
+
+    varied = {a.field for a in axes}
+    for a in axes:
+        if varied & set(ENABLED_BY.get(a.field, ())):
+            continue
+        reason = unused_field(base, a.field)
+        if reason:
+            raise UsageError(
+                _("--vary {spec}: {reason}").format(spec=f"{a.field}={a.spec}", reason=reason)
+            )
+
+
 class Sweep:
     """The rows of a sweep, produced one at a time: each a dict of the varied fields and the
     metrics. After (or during) iteration, `matched`, `filtered_out` and `skipped` (a Counter of
@@ -342,6 +359,7 @@ class Sweep:
                     "larger step."
                 ).format(count=f"{self.combinations:,}", max=f"{MAX_COMBINATIONS:,}")
             )
+        _check_used(base, self.axes)
         try:  # a metric that cannot apply to the model at all is an error, not a skip
             self._values(base)
         except PositionLimitError as exc:

@@ -73,6 +73,12 @@ def check(cfg: ModelConfig, par: Parallel) -> None:
                 value=par.recompute, choices=", ".join(RECOMPUTE)
             )
         )
+    if par.sequence_parallel and t == 1:
+        raise UsageError(
+            _(
+                "--sequence-parallel splits activations across the --tp GPUs: it needs --tp 2 or more."
+            )
+        )
     widths = [("n_heads", cfg.n_heads), ("n_kv_heads", cfg.kv_heads), ("d_ff", cfg.d_ff)]
     widths += [(k, v) for k, v in (("shared_expert_d_ff", cfg.shared_expert_d_ff),
                ("dense_d_ff", cfg.dense_d_ff if cfg.dense_ffn_layers else None)) if v]  # fmt: skip

@@ -113,11 +113,26 @@ def _activations(
     return kinds, outside, comps
 
 
+def _check_dp(recipe: str, dp: int) -> None:
+    """DP changes a GPU's share only of what the recipe shards (the distributed optimizer)."""
+    if dp > 1 and recipe in tr.RECIPES and not tr.RECIPES[recipe][2]:
+        from ffn_calc.errors import UsageError
+        from ffn_calc.i18n import _
+
+        raise UsageError(
+            _(
+                "--dp divides the optimizer states that --recipe distributed shards; with "
+                "--recipe {recipe} every data-parallel GPU holds all of the model states."
+            ).format(recipe=recipe)
+        )
+
+
 def training_report(
     cfg: ModelConfig, recipe: str, par: tr.Parallel, s: int | None, b: int, gpu: int | None
 ) -> TrainingReport:
     """`s` None: DEFAULT_SEQ_LEN, or the learned position table when it is shorter."""
     tr.check(cfg, par)
+    _check_dp(recipe, par.dp)
     lowered = False
     if s is None:
         s = DEFAULT_SEQ_LEN

@@ -212,12 +212,18 @@ KIND_LABELS = {
     "full attention": N_("full attention"),
     "cross-attention": N_("cross-attention"),
 }
-_LOCAL = re.compile(r"(sliding-window|chunked) attention over ([\d,]+) tokens")
+_LOCAL = re.compile(r"(sliding-window|chunked) attention over ([\d,]+) tokens?")
 _LAYER = re.compile(r"(\w+) \((.+)\)")
 
 
 def _cjk() -> bool:
     return language() in CJK_UNITS
+
+
+def by_count(n: int, one: str, many: str) -> str:
+    """`one` (translated) when the count n is 1, else `many`: "1 token", "2 tokens". English
+    inflects for number; Japanese and Chinese translate both alike."""
+    return one if n == 1 else many
 
 
 def _listed(items: list[str]) -> str:
@@ -260,9 +266,19 @@ def _kind(kind: str) -> str:
         if m is None:
             out.append(_(KIND_LABELS[part]) if part in KIND_LABELS else part)
         elif m.group(1) == "sliding-window":
-            out.append(_("sliding-window attention over {tokens} tokens").format(tokens=m[2]))
+            text = by_count(
+                int(m[2].replace(",", "")),
+                _("sliding-window attention over {tokens} token"),
+                _("sliding-window attention over {tokens} tokens"),
+            )
+            out.append(text.format(tokens=m[2]))
         else:
-            out.append(_("chunked attention over {tokens} tokens").format(tokens=m[2]))
+            text = by_count(
+                int(m[2].replace(",", "")),
+                _("chunked attention over {tokens} token"),
+                _("chunked attention over {tokens} tokens"),
+            )
+            out.append(text.format(tokens=m[2]))
     return _listed(out)
 
 
@@ -410,9 +426,16 @@ def flops_tables(r: FlopsReport, explain: bool = False) -> list[Table]:
     t.add(_("forward"), r.forward_flops, 1.0, style="total")
     t.add(_("training (3 x forward)"), r.training_flops, None, style="total")
     t.notes.append(
-        _(
-            "Forward {forward} {unit}, {per_token} {unit} per token ({tokens} tokens); "
-            "training {training} {unit}."
+        by_count(
+            r.tokens,
+            _(
+                "Forward {forward} {unit}, {per_token} {unit} per token ({tokens} token); "
+                "training {training} {unit}."
+            ),
+            _(
+                "Forward {forward} {unit}, {per_token} {unit} per token ({tokens} tokens); "
+                "training {training} {unit}."
+            ),
         ).format(
             forward=human(r.forward_flops),
             unit=unit,
@@ -548,6 +571,8 @@ def crossover_tables(r: CrossoverReport) -> list[Table]:
             grid.add(s, *ratios, style="grid")
         at = ", ".join(f"{x:,}" if isinstance(x, int) else f"{x:,.1f}" for x in g.scores_vs_ffn)
         grid.notes.append(_("scores = FFN at S = {lengths} (per column).").format(lengths=at))
+        if g.causal:
+            grid.notes.append(_(CAUSAL_PAIRS))
         widths = ", ".join(f"{d}->{f}" for d, f in zip(g.d_models, g.d_ff, strict=True))
         grid.notes.append(
             _(
@@ -858,9 +883,11 @@ def exercise_result_tables(r: ExerciseResult) -> list[Table]:
 
 def kv_tables(r: KvReport) -> list[Table]:
     t = Table(
-        _("{model}: KV cache, batch {batch}, {context} tokens cached ({dtype})").format(
-            model=r.model, batch=r.batch, context=f"{r.context:,}", dtype=r.dtype
-        ),
+        by_count(
+            r.context,
+            _("{model}: KV cache, batch {batch}, {context} token cached ({dtype})"),
+            _("{model}: KV cache, batch {batch}, {context} tokens cached ({dtype})"),
+        ).format(model=r.model, batch=r.batch, context=f"{r.context:,}", dtype=r.dtype),
         [Column(_("layers"), "text"), Column(_("count")), Column(_("cached tokens")),
          Column(_("elements per layer")), Column(_("bytes per layer")), Column(_("elements"))],
     )  # fmt: skip
@@ -869,9 +896,16 @@ def kv_tables(r: KvReport) -> list[Table]:
         t.add(label, k.count, k.cached_tokens, k.elements, k.bytes, k.count * k.elements)
     t.add(_("total"), None, None, None, None, r.kv_elements, style="total")
     t.notes.append(
-        _(
-            "{elements} elements = {bytes} bytes ({human}) in {dtype}; {per_token} elements "
-            "per cached token."
+        by_count(
+            r.kv_bytes,
+            _(
+                "{elements} elements = {bytes} byte ({human}) in {dtype}; {per_token} elements "
+                "per cached token."
+            ),
+            _(
+                "{elements} elements = {bytes} bytes ({human}) in {dtype}; {per_token} elements "
+                "per cached token."
+            ),
         ).format(
             elements=f"{r.kv_elements:,}",
             bytes=f"{r.kv_bytes:,}",
@@ -889,7 +923,11 @@ def kv_tables(r: KvReport) -> list[Table]:
     return [t]
 
 
-def decode_tables(r: DecodeReport) -> list[Table]:
+def decode_tables(r: DecodeReport, explain: bool = False) -> list[Table]:
+    from ffn_calc.inference_report import DECODE_CONVENTION
+
+    unit = "MACs" if r.unit == "macs" else "FLOPs"
+    convention = _translated(r.convention, (DECODE_CONVENTION, *FLOPS_PIECES))
     tables: list[Table] = []
     for layer in r.layers:
         if layer.kind:
@@ -908,23 +946,27 @@ def decode_tables(r: DecodeReport) -> list[Table]:
             )  # fmt: skip
         t = Table(
             title,
-            [Column(_("term"), "text"), Column(_("component"), "text"), Column("FLOPs"), Column(_("share of layer"), "pct")],
+            [Column(_("term"), "text"), Column(_("component"), "text"), Column(unit), Column(_("share of layer"), "pct")],
         )  # fmt: skip
         for term in layer.terms:
             share = term.value / layer.total if layer.total else 0.0
             t.add(_term(term.name), _component(term.group), term.value, share)
         t.add(_("layer total"), "", layer.total, 1.0, style="total")
+        if explain:
+            t.notes += [_explain(x.name, x.formula, x.numbers, x.value) for x in layer.terms]
         tables.append(t)
     t = Table(
-        _("{model}: one decode step, batch {batch}, {context} tokens cached").format(
-            model=r.model, batch=r.batch, context=f"{r.context:,}"
-        ),
-        [Column(_("component"), "text"), Column("FLOPs"), Column(_("share"), "pct")],
+        by_count(
+            r.context,
+            _("{model}: one decode step, batch {batch}, {context} token cached"),
+            _("{model}: one decode step, batch {batch}, {context} tokens cached"),
+        ).format(model=r.model, batch=r.batch, context=f"{r.context:,}"),
+        [Column(_("component"), "text"), Column(unit), Column(_("share"), "pct")],
     )
     for key, value in r.components.items():
         t.add(_component(key), value, r.shares[key])
     t.add(_("decode step"), r.decode_flops, 1.0, style="total")
-    t.notes.append(_(r.convention))  # DECODE_CONVENTION, marked where it is defined
+    t.notes.append(convention)
     tables.append(t)
     return tables
 
@@ -989,17 +1031,19 @@ def generation_tables(r: GenerationReport) -> list[Table]:
     from ffn_calc.inference_report import DECODE_CONVENTION, GENERATION_NOTE
 
     t = Table(
-        _("{model}: generating {new} tokens after a {prompt}-token prompt (batch {batch})").format(
-            model=r.model, new=f"{r.new_tokens:,}", prompt=f"{r.prompt:,}", batch=r.batch
-        ),
-        [Column(_("part"), "text"), Column("FLOPs"), Column(_("share"), "pct")],
-    )
+        by_count(
+            r.new_tokens,
+            _("{model}: generating {new} token after a {prompt}-token prompt (batch {batch})"),
+            _("{model}: generating {new} tokens after a {prompt}-token prompt (batch {batch})"),
+        ).format(model=r.model, new=f"{r.new_tokens:,}", prompt=f"{r.prompt:,}", batch=r.batch),
+        [Column(_("part"), "text"), Column("MACs" if r.unit == "macs" else "FLOPs"), Column(_("share"), "pct")],
+    )  # fmt: skip
     total = r.generation_flops
     t.add(_("prefill"), r.prefill_flops, r.prefill_flops / total)
-    t.add(_("{steps} decode steps").format(steps=f"{r.decode_steps:,}"), r.decode_flops,
-          r.decode_flops / total)  # fmt: skip
+    steps = by_count(r.decode_steps, _("{steps} decode step"), _("{steps} decode steps"))
+    t.add(steps.format(steps=f"{r.decode_steps:,}"), r.decode_flops, r.decode_flops / total)
     t.add(_("generation"), total, 1.0, style="total")
-    t.notes.append(_translated(r.convention, (GENERATION_NOTE, DECODE_CONVENTION)))
+    t.notes.append(_translated(r.convention, (GENERATION_NOTE, DECODE_CONVENTION, *FLOPS_PIECES)))
     return [t]
 
 
@@ -1025,9 +1069,11 @@ def memory_tables(r: MemoryReport) -> list[Table]:
     tables = [t]
     if r.gpu_memory_bytes is not None:
         f = Table(
-            _("{model}: what fits in {bytes} bytes ({dtype})").format(
-                model=r.model, bytes=f"{r.gpu_memory_bytes:,}", dtype=r.dtype
-            ),
+            by_count(
+                r.gpu_memory_bytes,
+                _("{model}: what fits in {bytes} byte ({dtype})"),
+                _("{model}: what fits in {bytes} bytes ({dtype})"),
+            ).format(model=r.model, bytes=f"{r.gpu_memory_bytes:,}", dtype=r.dtype),
             [Column(_("question"), "text"), Column(_("answer"), "text")],
         )
         free = r.free_bytes if r.free_bytes is not None else _("none")
@@ -1048,9 +1094,16 @@ def memory_tables(r: MemoryReport) -> list[Table]:
             )
         if r.weights_fit is False:
             f.notes.append(
-                _(
-                    "The weights alone do not fit: {weights} bytes in {dtype} > {gpu} bytes; "
-                    "nothing is left for the KV cache."
+                by_count(
+                    r.gpu_memory_bytes or 0,
+                    _(
+                        "The weights alone do not fit: {weights} bytes in {dtype} > {gpu} "
+                        "byte; nothing is left for the KV cache."
+                    ),
+                    _(
+                        "The weights alone do not fit: {weights} bytes in {dtype} > {gpu} "
+                        "bytes; nothing is left for the KV cache."
+                    ),
                 ).format(
                     weights=f"{r.weights_bytes:,}", dtype=r.dtype, gpu=f"{r.gpu_memory_bytes:,}"
                 )
@@ -1081,7 +1134,11 @@ def memory_tables(r: MemoryReport) -> list[Table]:
 
 
 def _explain_act(x: ActivationTerm) -> str:
-    return _("{name}: {formula} = {bytes} bytes ({component})").format(
+    return by_count(
+        x.bytes,
+        _("{name}: {formula} = {bytes} byte ({component})"),
+        _("{name}: {formula} = {bytes} bytes ({component})"),
+    ).format(
         name=_(x.name), formula=x.formula, bytes=f"{x.bytes:,}", component=_component(x.component)
     )
 
@@ -1136,9 +1193,11 @@ def training_tables(r: TrainingReport, explain: bool = False) -> list[Table]:
     if len(r.layer_kinds) > 1:
         for k in r.layer_kinds:
             t.notes.append(
-                _("{kind} layers (x{count}): {bytes} bytes of activations each.").format(
-                    count=k.count, kind=_training_kind(k), bytes=f"{k.bytes:,}"
-                )
+                by_count(
+                    k.count,
+                    _("{kind} layer (x{count}): {bytes} bytes of activations."),
+                    _("{kind} layers (x{count}): {bytes} bytes of activations each."),
+                ).format(count=k.count, kind=_training_kind(k), bytes=f"{k.bytes:,}")
             )
         t.notes.append(
             _(
@@ -1148,9 +1207,18 @@ def training_tables(r: TrainingReport, explain: bool = False) -> list[Table]:
         )
     else:
         t.notes.append(
-            _(
-                "One layer stores {bytes} bytes of activations ({layers} layers). The scores' "
-                "activations (5as^2b) overtake the FFN's at s = {length} (any micro-batch)."
+            by_count(
+                r.layers,
+                _(
+                    "One layer stores {bytes} bytes of activations ({layers} layer). The "
+                    "scores' activations (5as^2b) overtake the FFN's at s = {length} (any "
+                    "micro-batch)."
+                ),
+                _(
+                    "One layer stores {bytes} bytes of activations ({layers} layers). The "
+                    "scores' activations (5as^2b) overtake the FFN's at s = {length} (any "
+                    "micro-batch)."
+                ),
             ).format(
                 bytes=f"{r.activations_per_layer_bytes:,}",
                 layers=r.layers,
@@ -1159,7 +1227,11 @@ def training_tables(r: TrainingReport, explain: bool = False) -> list[Table]:
         )
     if r.max_micro_batch is not None and r.gpu_memory_bytes is not None:
         t.notes.append(
-            _("Fits in {bytes} bytes: micro-batch up to {micro_batch} at s = {seq_len}.").format(
+            by_count(
+                r.gpu_memory_bytes,
+                _("Fits in {bytes} byte: micro-batch up to {micro_batch} at s = {seq_len}."),
+                _("Fits in {bytes} bytes: micro-batch up to {micro_batch} at s = {seq_len}."),
+            ).format(
                 bytes=f"{r.gpu_memory_bytes:,}",
                 micro_batch=f"{r.max_micro_batch:,}",
                 seq_len=f"{r.seq_len:,}",

@@ -111,7 +111,7 @@ REFUSED: dict[str, tuple[dict[str, Any], str]] = {
     "t5-moe-dense-past-the-decoder": (
         {**LLAMA, "architecture": "encoder-decoder", "n_layers": 4, "n_decoder_layers": 1,
          **MOE, "dense_ffn_layers": [0, 1, 2]},
-        "dense_ffn_layers index 2 is past the decoder's 1 layers"),
+        "dense_ffn_layers index 2 is past the decoder's 1 layer:"),
     "mla-encdec": ({**LLAMA, "architecture": "encoder-decoder", "n_layers": 2,
                     "attention": "mla", "kv_lora_rank": 32, "qk_nope_head_dim": 16,
                     "qk_rope_head_dim": 8, "v_head_dim": 24}, "'mla' goes with one stack"),

@@ -235,6 +235,39 @@ ExplainOpt = Annotated[
 ]
 
 
+def given(ctx: typer.Context, *names: str) -> list[str]:
+    """Of the parameters `names`, those the user gave (not left at their default), in the
+    order the command declares them."""
+    out = []
+    for p in ctx.command.params:
+        if p.name in names:
+            source = ctx.get_parameter_source(p.name)
+            if source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP"):
+                out.append(p.name)
+    return out
+
+
+def spelled(ctx: typer.Context, name: str) -> str:
+    """A parameter as the user wrote it: --no-lm-head for lm_head given false."""
+    p = next(p for p in ctx.command.params if p.name == name)
+    secondary = getattr(p, "secondary_opts", None)
+    if secondary and ctx.params.get(name) is False:
+        return str(secondary[0])
+    opts = [o for o in p.opts if o.startswith("--")] or list(p.opts)
+    return str(opts[0])
+
+
+def refuse(ctx: typer.Context, names: tuple[str, ...], message: str, **values: str) -> None:
+    """Exit 2 when the user gave any of the parameters `names`: `message` (translated, with
+    {option}, the first one given, as the user wrote it) on stderr."""
+    got = given(ctx, *names)
+    if got:
+        from ffn_calc.errors import UsageError
+
+        with user_errors():
+            raise UsageError(message.format(option=spelled(ctx, got[0]), **values))
+
+
 @contextmanager
 def user_errors() -> Iterator[None]:
     """Turn core errors into a message on stderr and exit code 2, without a traceback."""

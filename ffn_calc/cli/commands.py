@@ -14,12 +14,13 @@ from ffn_calc.cli.app import (
     command,
     emit,
     output_errors,
+    refuse,
     user_errors,
     views,
 )
 from ffn_calc.cli.options import Unit, model_command
 from ffn_calc.errors import UsageError
-from ffn_calc.i18n import _
+from ffn_calc.i18n import N_, _
 
 MAX_SIZE = 2**40  # ffn_calc.config.MAX_SIZE (not imported: it would load Pydantic at start)
 
@@ -32,13 +33,38 @@ PlotOpt = Annotated[
 if TYPE_CHECKING:
     from ffn_calc.config import ModelConfig
 
+# --explain writes the formulas as notes under the tables: JSON holds them already, CSV no notes.
+EXPLAIN_FORMATS = N_(
+    "{option} writes each term's formula under the tables: use it with --format table or "
+    "markdown (JSON holds every term's formula and numbers already; CSV holds no notes)."
+)
+
+
+def _explain_format(ctx: typer.Context, fmt: Format) -> None:
+    if fmt in (Format.json, Format.csv):
+        refuse(ctx, ("explain",), _(EXPLAIN_FORMATS))
+
+
+def _generates(model: "ModelConfig", option: str) -> None:
+    """--decode and --generate need a decoder."""
+    if not model.has_decoder:
+        raise UsageError(
+            _("{option}: {model} is encoder-only: it generates nothing and keeps no KV cache.")
+            .format(option=option, model=model.name)
+        )  # fmt: skip
+
 
 @model_command("params")
 def params_cmd(
-    model: "ModelConfig", explain: ExplainOpt = False, format: FormatOpt = Format.table
+    ctx: typer.Context,
+    model: "ModelConfig",
+    explain: ExplainOpt = False,
+    format: FormatOpt = Format.table,
 ) -> None:
     """Parameters per layer kind and per component, with shares and the FFN : attention ratio."""
     from ffn_calc.report import params_report
+
+    _explain_format(ctx, format)
 
     report = params_report(model)
     emit(report, lambda: views().params_tables(report, explain), format)
@@ -46,6 +72,7 @@ def params_cmd(
 
 @model_command("flops")
 def flops_cmd(
+    ctx: typer.Context,
     model: "ModelConfig",
     seq_len: Annotated[int | None, typer.Option("--seq-len", "-s", min=1, max=MAX_SIZE, help="Sequence length S (source length for encoder-decoder); required without --decode.")] = None,
     decode: Annotated[bool, typer.Option("--decode", help="One decode step: one new token per sequence with --context tokens cached.")] = False,
@@ -54,10 +81,10 @@ def flops_cmd(
     generate: Annotated[int | None, typer.Option("--generate", min=1, max=MAX_SIZE, help="N new tokens after a prompt of --seq-len S: the prefill and N - 1 decode steps.")] = None,
     batch: Annotated[int, typer.Option("--batch", "-b", min=1, max=MAX_SIZE, help="Batch size B.")] = 1,
     target_len: Annotated[int | None, typer.Option("--target-len", "-t", min=1, max=MAX_SIZE, help="Target length T of an encoder-decoder model (default S).")] = None,
-    unit: Annotated[Unit, typer.Option("--unit", help="flops (2 per multiply-add) or macs (multiply-adds).")] = Unit.flops,
-    causal: Annotated[bool, typer.Option("--causal", help="Decoder self-attention scores over the S(S+1)/2 visible pairs only.")] = False,
-    lm_head: Annotated[bool, typer.Option("--lm-head/--no-lm-head", help="Count the output projection.")] = True,
-    explain: ExplainOpt = False,
+    unit: Annotated[Unit, typer.Option("--unit", help="flops (2 per multiply-add) or macs (multiply-adds); also with --decode and --generate.")] = Unit.flops,
+    causal: Annotated[bool, typer.Option("--causal", help="Decoder self-attention scores over the S(S+1)/2 visible pairs only (with --generate: the prefill's).")] = False,
+    lm_head: Annotated[bool, typer.Option("--lm-head/--no-lm-head", help="Count the output projection (also with --decode and --generate).")] = True,
+    explain: Annotated[bool, typer.Option("--explain", help="Print every term's formula with the numbers put in (not with --generate).")] = False,
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
     """Forward and training FLOPs per component, per layer and per token, with rules of thumb;
@@ -65,22 +92,31 @@ def flops_cmd(
     from ffn_calc.flop_counts import Workload
     from ffn_calc.report import flops_report
 
+    _explain_format(ctx, format)
     if decode:
+        refuse(ctx, ("generate",), _("{option} and --decode: choose one (--generate counts the prefill and every decode step)."))  # fmt: skip
+        refuse(ctx, ("seq_len", "target_len", "causal"), _("{option} applies to a forward pass over S tokens, not to --decode (one new token per sequence with --context L cached)."))  # fmt: skip
         if context is None:
             raise UsageError(_("--decode needs --context L (the tokens already cached)."))
         from ffn_calc.inference_report import decode_report
 
-        dr = decode_report(model, batch, context, source_len)
-        emit(dr, lambda: views().decode_tables(dr), format)
+        _generates(model, "--decode")
+        dr = decode_report(model, batch, context, source_len, unit=unit.value, lm_head=lm_head)
+        emit(dr, lambda: views().decode_tables(dr, explain), format)
         return
     if context is not None or source_len is not None:
         raise UsageError(_("--context and --source-len go with --decode."))
     if seq_len is None:
         raise UsageError(_("flops needs --seq-len S (or --decode --context L)."))
     if generate is not None:
+        refuse(ctx, ("target_len",), _("{option} does not apply to --generate: an encoder-decoder model's decoder starts from one token and grows by one per step."))  # fmt: skip
+        refuse(ctx, ("explain",), _("{option} goes with a forward pass or --decode: --generate shows no terms."))  # fmt: skip
         from ffn_calc.inference_report import generation_report
 
-        gr = generation_report(model, batch, seq_len, generate)
+        _generates(model, "--generate")
+        gr = generation_report(
+            model, batch, seq_len, generate, unit=unit.value, causal=causal, lm_head=lm_head
+        )
         emit(gr, lambda: views().generation_tables(gr), format)
         return
 
@@ -93,6 +129,7 @@ def flops_cmd(
 
 @model_command("crossover")
 def crossover_cmd(
+    ctx: typer.Context,
     model: "ModelConfig",
     causal: Annotated[bool, typer.Option("--causal", help="Scores over the S(S+1)/2 visible pairs only.")] = False,
     grid: Annotated[bool, typer.Option("--grid", help="Add the S x d_model grid of scores : FFN.")] = False,
@@ -110,6 +147,7 @@ def crossover_cmd(
             raise UsageError(_("--grid and --causal apply to the prefill crossover, not --decode."))
         from ffn_calc.inference_report import decode_crossover_report
 
+        _generates(model, "--decode")
         dr = decode_crossover_report(model, batch)
         if plot is not None:
             from ffn_calc import plot as figures
@@ -124,7 +162,8 @@ def crossover_cmd(
         emit(dr, lambda: views().decode_crossover_tables(dr), format, decode_bars)
         return
 
-    g = grid_report(model, GRID_D_MODELS, GRID_SEQ_LENS) if grid else None
+    refuse(ctx, ("batch",), _("{option} goes with --decode (sequences decoded together); the prefill crossover is one sequence's."))  # fmt: skip
+    g = grid_report(model, GRID_D_MODELS, GRID_SEQ_LENS, causal) if grid else None
     report = crossover_report(model, causal=causal, grid=g)
     if plot is not None:
         from ffn_calc import plot as figures
@@ -178,20 +217,21 @@ class Recompute(StrEnum):
 
 @model_command("memory")
 def memory_cmd(
+    ctx: typer.Context,
     model: "ModelConfig",
-    dtype: Annotated[Dtype, typer.Option("--dtype", help="Bytes per weight and cached element: fp32 4, bf16 / fp16 2, fp8 / int8 1, int4 1/2.")] = Dtype.bf16,
+    dtype: Annotated[Dtype, typer.Option("--dtype", help="Bytes per weight and cached element: fp32 4, bf16 / fp16 2, fp8 / int8 1, int4 1/2 (not with --training: see --recipe).")] = Dtype.bf16,
     gpu_memory: Annotated[str | None, typer.Option("--gpu-memory", metavar="SIZE", help="Memory to fit in: 80GB (10^9 bytes), 80GiB (2^30), or bytes.")] = None,
-    batch: Annotated[int, typer.Option("--batch", "-b", min=1, max=MAX_SIZE, help="Sequences, for the longest context that fits.")] = 1,
-    context: Annotated[int | None, typer.Option("--context", "-L", min=1, max=MAX_SIZE, help="Cached tokens, for the largest batch that fits.")] = None,
+    batch: Annotated[int, typer.Option("--batch", "-b", min=1, max=MAX_SIZE, help="--gpu-memory: sequences, for the longest context that fits (--training: see --micro-batch).")] = 1,
+    context: Annotated[int | None, typer.Option("--context", "-L", min=1, max=MAX_SIZE, help="--gpu-memory: cached tokens, for the largest batch that fits (not with --training).")] = None,
     training: Annotated[bool, typer.Option("--training", help="Training: model states by --recipe and activations (Korthikanti et al. 2022).")] = False,
     recipe: Annotated[Recipe, typer.Option("--recipe", help="--training: mixed (18 bytes per parameter), distributed (6 + 12 / DP) or fp32 (16).")] = Recipe.mixed,
-    dp: Annotated[int, typer.Option("--dp", min=1, max=MAX_SIZE, help="--training: data-parallel degree (divides what the recipe shards).")] = 1,
+    dp: Annotated[int, typer.Option("--dp", min=1, max=MAX_SIZE, help="--training --recipe distributed: data-parallel degree (divides the optimizer states it shards).")] = 1,
     tp: Annotated[int, typer.Option("--tp", min=1, max=MAX_SIZE, help="--training: tensor-parallel degree.")] = 1,
-    sequence_parallel: Annotated[bool, typer.Option("--sequence-parallel", help="--training: sequence parallelism (with --tp).")] = False,
+    sequence_parallel: Annotated[bool, typer.Option("--sequence-parallel", help="--training: sequence parallelism (with --tp 2 or more).")] = False,
     recompute: Annotated[Recompute, typer.Option("--recompute", help="--training: none, selective (the attention scores) or full.")] = Recompute.none,
     seq_len: Annotated[int | None, typer.Option("--seq-len", "-s", min=1, max=MAX_SIZE, help="--training: sequence length (default 2048, or the model's learned position table when shorter).", show_default=False)] = None,
     micro_batch: Annotated[int, typer.Option("--micro-batch", min=1, max=MAX_SIZE, help="--training: micro-batch size.")] = 1,
-    explain: ExplainOpt = False,
+    explain: Annotated[bool, typer.Option("--explain", help="--training: print every activation term's formula with the numbers put in.")] = False,
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
     """The weights in bytes per component; with --gpu-memory, the longest context and largest
@@ -199,6 +239,18 @@ def memory_cmd(
     from ffn_calc.inference import parse_bytes
     from ffn_calc.inference_report import memory_report
 
+    if training:
+        refuse(ctx, ("dtype",), _("{option} does not apply to --training: --recipe sets the bytes of the weights, gradients and optimizer states; activations are counted in 16 bits."))  # fmt: skip
+        refuse(ctx, ("batch",), _("{option} does not apply to --training: give the sequences per step with --micro-batch."))  # fmt: skip
+        refuse(ctx, ("context",), _("{option} does not apply to --training: give the sequence length with --seq-len."))  # fmt: skip
+        _explain_format(ctx, format)
+    else:
+        training_only = ("recipe", "dp", "tp", "sequence_parallel", "recompute", "seq_len", "micro_batch", "explain")  # fmt: skip
+        refuse(ctx, training_only, _("{option} goes with --training."))
+        if gpu_memory is None:
+            refuse(ctx, ("batch",), _("{option} goes with --gpu-memory (the longest context that fits at that batch)."))  # fmt: skip
+        elif not model.has_decoder:
+            refuse(ctx, ("batch", "context"), _("{option}: {model} is encoder-only: it keeps no KV cache, so only its weights are fitted."), model=model.name)  # fmt: skip
     if gpu_memory is None and context is not None:
         raise UsageError(_("--context goes with --gpu-memory (the largest batch that fits)."))
     gpu = parse_bytes(gpu_memory) if gpu_memory is not None else None
@@ -216,20 +268,24 @@ def memory_cmd(
 
 @model_command("tensors")
 def tensors_cmd(
+    ctx: typer.Context,
     model: "ModelConfig",
-    seq_len: Annotated[int, typer.Option("--seq-len", "-s", min=1, max=MAX_SIZE, help="Sequence length for the matmul list.")] = 1,
+    seq_len: Annotated[int, typer.Option("--seq-len", "-s", min=1, max=MAX_SIZE, help="--matmuls: sequence length for the matmul list.")] = 1,
     matmuls: Annotated[bool, typer.Option("--matmuls", help="Also list the matmuls of one forward pass.")] = False,
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
     """List every parameter tensor (name, shape, count) as the reference implementation stores it."""
     from ffn_calc.verify import tensors_report
 
+    if not matmuls:
+        refuse(ctx, ("seq_len",), _("{option} goes with --matmuls (the parameter tensors do not depend on it)."))  # fmt: skip
     report = tensors_report(model, seq_len, matmuls)
     emit(report, lambda: views().tensors_tables(report), format)
 
 
 @command("verify")
 def verify_cmd(
+    ctx: typer.Context,
     preset: Annotated[list[str] | None, typer.Option("--preset", "-p", help="A preset to verify; repeat for several.")] = None,
     all_presets: Annotated[bool, typer.Option("--all", help="Verify every shipped preset.")] = False,
     config: Annotated[Path | None, typer.Option("--config", "-c", help="A TOML or JSON file in ffn-calc's schema.")] = None,
@@ -246,6 +302,8 @@ def verify_cmd(
     from ffn_calc.presets import preset_names, resolve_model
     from ffn_calc.verify import verify
 
+    if all_presets:
+        refuse(ctx, ("preset",), _("{option} and --all: choose one (--all verifies every preset)."))  # fmt: skip
     with user_errors():
         names = preset_names() if all_presets else list(preset or [])
         models = [resolve_model(preset=n) for n in names]
@@ -298,6 +356,7 @@ def compare_cmd(
 
 @command("activations")
 def activations_cmd(
+    ctx: typer.Context,
     x: Annotated[list[float] | None, typer.Option("--x", help="Points to evaluate at; repeat for several (default -3 ... 3).")] = None,
     no_plot: Annotated[bool, typer.Option("--no-plot", help="Leave out the curves drawn in the terminal (table format).")] = False,
     plot: PlotOpt = None,
@@ -306,6 +365,8 @@ def activations_cmd(
     """ReLU, GELU (exact), GELU tanh approximation and SiLU, with their derivatives."""
     from ffn_calc.activations import DEFAULT_X, activations_report
 
+    if format is not Format.table:
+        refuse(ctx, ("no_plot",), _("{option} goes with --format table (the curves are drawn in the terminal only)."))  # fmt: skip
     with user_errors():
         report = activations_report(list(x) if x else list(DEFAULT_X))
         if plot is not None:

@@ -85,10 +85,28 @@ def load_model(opts: dict[str, Any]) -> "ModelConfig":
     from ffn_calc.presets import resolve_model
 
     flags = {k: (v.value if isinstance(v, Enum) else v) for k, v in opts.items()}
-    return resolve_model(
+    model = resolve_model(
         preset=flags.pop("preset"), config=flags.pop("config"),
         hf_config=flags.pop("hf_config"), flags=flags,
     )  # fmt: skip
+    unused_flags(model, flags)
+    return model
+
+
+def unused_flags(model: "ModelConfig", flags: dict[str, Any]) -> None:
+    """Refuse a size flag the model has no use for (it would change no count)."""
+    from ffn_calc.errors import UsageError
+    from ffn_calc.i18n import _
+    from ffn_calc.unused import unused_field
+
+    tie = "--no-tie" if flags.get("tie") is False else "--tie"
+    options = {"max_positions": "--max-positions", "n_kv_heads": "--n-kv-heads",
+               "head_dim": "--head-dim", "tie": tie}  # fmt: skip
+    for name, option in options.items():
+        field = "tie_embeddings" if name == "tie" else name
+        reason = unused_field(model, field) if flags.get(name) is not None else None
+        if reason:
+            raise UsageError(_("{option}: {reason}").format(option=option, reason=reason))
 
 
 def model_command(name: str) -> Callable[[Callable[..., None]], Callable[..., None]]:

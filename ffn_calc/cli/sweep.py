@@ -6,8 +6,8 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ffn_calc.cli.app import Format, FormatOpt, output_errors
-from ffn_calc.cli.options import model_command
+from ffn_calc.cli.app import Format, FormatOpt, given, output_errors, spelled
+from ffn_calc.cli.options import MODEL_OPTION_NAMES, model_command
 
 if TYPE_CHECKING:
     from ffn_calc.config import ModelConfig
@@ -21,8 +21,34 @@ METRIC_HELP = (
 )
 
 
+# The fields a size flag sets, where they are not the flag's own name.
+FLAG_SETS = {
+    "bias": {"attention_bias", "ffn_bias", "attention_out_bias"},
+    "tie": {"tie_embeddings"},
+}
+
+
+def _flags_varied(ctx: typer.Context, fields: set[str]) -> None:
+    """A size flag whose field the sweep varies would be overwritten by every value: refused
+    (but --d-model and --n-heads, which build the base model when no source is given)."""
+    from ffn_calc.errors import UsageError
+    from ffn_calc.i18n import _
+
+    flags = given(ctx, *MODEL_OPTION_NAMES)
+    if not {"preset", "config", "hf_config"} & set(flags):
+        flags = [f for f in flags if f not in ("d_model", "n_heads")]
+    for name in flags:
+        hit = sorted(FLAG_SETS.get(name, {name}) & fields)
+        if hit:
+            raise UsageError(
+                _("{option} and --vary {field}: the sweep sets {field}; leave out {option}.")
+                .format(option=spelled(ctx, name), field=hit[0])
+            )  # fmt: skip
+
+
 @model_command("sweep")
 def sweep_cmd(
+    ctx: typer.Context,
     model: "ModelConfig",
     vary: Annotated[list[str], typer.Option("--vary", "-V", metavar="FIELD=VALUES", help="A field and its values: d_ff=8192:16384:1024 (a range, the end included), n_layers=1:64:*2 (doubling), n_kv_heads=1,2,4,8 (a list), activation=gelu,swiglu; repeat for several (every combination).")],
     metric: Annotated[list[str] | None, typer.Option("--metric", "-m", metavar="NAME", help=METRIC_HELP)] = None,
@@ -40,9 +66,11 @@ def sweep_cmd(
     from ffn_calc.sweeps import Sweep, parse_axis, parse_filter
 
     names = metric or (["total_params", "active_params"] if model.is_moe else ["total_params"])
+    axes = [parse_axis(v) for v in vary]
+    _flags_varied(ctx, {a.field for a in axes})
     s = Sweep(
         model,
-        [parse_axis(v) for v in vary],
+        axes,
         [parse_metric(m) for m in names],
         [parse_filter(w) for w in where or []],
     )

@@ -88,10 +88,15 @@ def _chunked(r: Reader, layers: int) -> list[str]:
     assert interval is not None
     rope = r.data.get("no_rope_layers") or [int((i + 1) % interval != 0) for i in range(layers)]
     if not isinstance(rope, list) or len(rope) != layers or not all(x in (0, 1) for x in rope):
-        raise ConfigError(
-            _(
+        message = (
+            _("{where}: no_rope_layers = {value}: expected 0 or 1 for the {layers} layer.")
+            if layers == 1
+            else _(
                 "{where}: no_rope_layers = {value}: expected 0 or 1 for each of the {layers} layers."
-            ).format(where=r.where("no_rope_layers"), value=shown(rope), layers=layers)
+            )
+        )
+        raise ConfigError(
+            message.format(where=r.where("no_rope_layers"), value=shown(rope), layers=layers)
         )
     chunked = "attention_chunk_size" not in r.data or r.data["attention_chunk_size"] is not None
     return ["chunked_attention" if x and chunked else "full_attention" for x in rope]
