@@ -1,12 +1,11 @@
 """`ffn-calc sweep`: one model with fields varied, each combination counted, rows streamed."""
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ffn_calc.cli.app import Format, FormatOpt, output_errors
+from ffn_calc.cli.app import Format, FormatOpt, Streamed, output_errors
 from ffn_calc.cli.options import model_command
 
 if TYPE_CHECKING:
@@ -57,4 +56,6 @@ def sweep_cmd(
 
         figures.sweep(s, plot)
     with output_errors():
-        write(s, sys.stdout)
+        stream = Streamed()
+        write(s, stream)  # type: ignore[arg-type]  (a text stream's write and flush)
+        stream.done()
