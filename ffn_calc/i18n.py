@@ -21,7 +21,7 @@ where a constant is defined and translated later; placeholders are `str.format` 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
@@ -48,6 +48,51 @@ def _(message: str) -> str:
     if _language == "en":
         return message
     return str(_catalog(_language).gettext(message))
+
+
+class Text:
+    """A message for people, kept apart from its fields: `str()` is the English text (what
+    results and JSON hold), `shown()` the text in the current language. A field may itself be
+    a Text (translated with it), or a plain string that a view translates (`shown(kind=...)`:
+    a function per field name). Build one with `say(N_("..."), field=...)`."""
+
+    __slots__ = ("fields", "msgid")
+
+    def __init__(self, msgid: str, fields: tuple[tuple[str, str | Text], ...] = ()) -> None:
+        self.msgid = msgid
+        self.fields = fields
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Text) and (self.msgid, self.fields) == (other.msgid, other.fields)
+
+    def __hash__(self) -> int:
+        return hash((self.msgid, self.fields))
+
+    def __repr__(self) -> str:
+        return f"Text({self.msgid!r}, {self.fields!r})"
+
+    def __str__(self) -> str:
+        if not self.fields:
+            return self.msgid
+        return self.msgid.format(**{k: str(v) for k, v in self.fields})
+
+    def shown(self, **translate: Callable[[str], str]) -> str:
+        if not self.fields:
+            return _(self.msgid)
+        values = {
+            k: translate[k](v) if k in translate and isinstance(v, str) else shown(v, **translate)
+            for k, v in self.fields
+        }
+        return _(self.msgid).format(**values)
+
+
+def say(msgid: str, **fields: str | Text) -> Text:
+    return Text(msgid, tuple(fields.items()))
+
+
+def shown(line: str | Text, **translate: Callable[[str], str]) -> str:
+    """A line in the current language (a plain str, a formula with numbers, as it is)."""
+    return line.shown(**translate) if isinstance(line, Text) else line
 
 
 def language() -> str:

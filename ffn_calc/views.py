@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Literal
 
-from ffn_calc.i18n import N_, _, language
+from ffn_calc.i18n import N_, _, language, shown
 from ffn_calc.report import CAUSAL_PAIRS, CROSSOVER_CONVENTION, CROSSOVER_LABELS, FLOPS_PIECES
 
 if TYPE_CHECKING:  # the report types only annotate: importing them would load every command
@@ -341,7 +341,7 @@ def params_tables(r: ParamsReport, explain: bool = False) -> list[Table]:
     )
     if explain:
         t.notes += [_explain(x.name, x.formula, x.numbers, x.value) for x in r.other_terms]
-        t.notes += r.active_terms
+        t.notes += [shown(x, stack=_stack, kind=_kind) for x in r.active_lines()]
     if r.source:
         t.notes.append(_("Source: {source}").format(source=r.source))
     if r.note:

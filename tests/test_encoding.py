@@ -89,7 +89,9 @@ def test_a_language_the_encoding_cannot_write_falls_back_to_english(
 def test_the_fallback_is_the_same_for_a_file_and_a_pipe(tmp_path: Path) -> None:
     out, err = tmp_path / "out.txt", tmp_path / "err.txt"
     with out.open("wb") as o, err.open("wb") as e:
-        r = run("crossover", "-p", "gpt2-small", "--lang", "zh", encoding="big5", stdout=o, stderr=e)
+        r = run(
+            "crossover", "-p", "gpt2-small", "--lang", "zh", encoding="big5", stdout=o, stderr=e
+        )
     piped = run("crossover", "-p", "gpt2-small", "--lang", "zh", encoding="big5")
     assert r.returncode == piped.returncode == 0
     assert out.read_bytes() == piped.stdout and err.read_bytes() == piped.stderr
@@ -154,7 +156,9 @@ def test_chart_bars_are_drawn_in_ascii_where_the_encoding_lacks_them(
 
 def test_a_name_the_encoding_cannot_write_exits_74_with_nothing_written(tmp_path: Path) -> None:
     cfg = tmp_path / "m.toml"
-    cfg.write_text('name = "モデル"\nd_model = 64\nd_ff = 256\nn_heads = 4\nn_layers = 2\n', encoding="utf-8")
+    cfg.write_text(
+        'name = "モデル"\nd_model = 64\nd_ff = 256\nn_heads = 4\nn_layers = 2\n', encoding="utf-8"
+    )
     for fmt in ("table", "markdown", "csv"):
         r = run("params", "-c", str(cfg), "-f", fmt, encoding="ascii")
         no_traceback(r)
