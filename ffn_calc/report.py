@@ -14,7 +14,7 @@ from ffn_calc import flop_counts as fl
 from ffn_calc import param_counts as pm
 from ffn_calc.config import ModelConfig
 from ffn_calc.errors import UsageError
-from ffn_calc.i18n import N_, Text
+from ffn_calc.i18n import N_, Text, _
 from ffn_calc.result import Result
 from ffn_calc.terms import Term
 
@@ -178,7 +178,9 @@ FLOPS_PIECES = (fl.CONVENTION, MACS_NOTE, CAUSAL_NOTE, NO_LM_HEAD_NOTE)
 def flops_report(cfg: ModelConfig, w: fl.Workload, unit: str = "flops") -> FlopsReport:
     if w.target_len is not None and cfg.architecture != "encoder-decoder":
         raise UsageError(
-            f"--target-len applies to encoder-decoder models; {cfg.name} is {cfg.architecture}."
+            _("--target-len applies to encoder-decoder models; {model} is {architecture}.").format(
+                model=cfg.name, architecture=cfg.architecture
+            )
         )
     div = 2 if unit == "macs" else 1  # every term carries the factor 2: exact
     comps = {k: v // div for k, v in fl.flop_components(cfg, w).items()}

@@ -356,8 +356,34 @@ def params_tables(r: ParamsReport, explain: bool = False) -> list[Table]:
     return tables
 
 
+# Words inside a formula (param_counts' and training's terms), translated where the formula
+# is shown; its symbols and numbers read the same in every language.
+FORMULA_PIECES = (
+    N_("biases of one expert"),
+    N_("gate, up, act, product"),
+    N_("activation input and output"),
+)
+_EXPERTS = re.compile(r"\bx (\d+) experts\b")
+_NORM_INPUTS = re.compile(r"(\d+) norm inputs")
+
+
+def _formula(text: str) -> str:
+    """A formula in the current language: FORMULA_PIECES and "x 2 experts" translated."""
+    if not _cjk():
+        return text
+    for piece in FORMULA_PIECES:
+        text = text.replace(piece, _(piece))
+    return _EXPERTS.sub(lambda m: _("x {count} experts").format(count=m[1]), text)
+
+
+def _activation_term(name: str) -> str:
+    """A stored activation's name (training.layer_terms): "2 norm inputs" has its count."""
+    m = _NORM_INPUTS.fullmatch(name)
+    return _("{count} norm inputs").format(count=m[1]) if m else _(name)
+
+
 def _explain(name: str, formula: str, numbers: str, value: int) -> str:
-    name = _term(name)
+    name, formula = _term(name), _formula(formula)
     if numbers == f"{value:,}":
         return f"{name}: {formula} = {value:,}"
     return f"{name}: {formula} = {numbers} = {value:,}"
@@ -957,8 +983,8 @@ def training_tables(r: TrainingReport, explain: bool = False) -> list[Table]:
     if explain:
         t.notes += [
             _("{name}: {formula} = {bytes} bytes ({component})").format(
-                name=_(x.name),
-                formula=x.formula,
+                name=_activation_term(x.name),
+                formula=_formula(x.formula),
                 bytes=f"{x.bytes:,}",
                 component=_component(x.component),
             )

@@ -53,7 +53,7 @@ def run(
         env=e,
         cwd=ROOT,
         timeout=120,
-        preexec_fn=(lambda: os.close(2)) if close_stderr else None,  # noqa: PLW1509
+        preexec_fn=(lambda: os.close(2)) if close_stderr else None,
         check=False,
     )
 

@@ -1,7 +1,7 @@
 """`ffn-calc sweep`: one model with fields varied, each combination counted, rows streamed."""
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import IO, TYPE_CHECKING, Annotated, cast
 
 import typer
 
@@ -57,5 +57,5 @@ def sweep_cmd(
         figures.sweep(s, plot)
     with output_errors():
         stream = Streamed()
-        write(s, stream)  # type: ignore[arg-type]  (a text stream's write and flush)
+        write(s, cast("IO[str]", stream))  # a text stream's write and flush
         stream.done()
