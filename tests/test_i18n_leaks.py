@@ -127,12 +127,16 @@ def _commands(tmp: Path) -> Iterator[list[str]]:
     bad_toml, bad_json, bad_catalog = tmp / "bad.toml", tmp / "bad.json", tmp / "catalog.toml"
     bad_toml.write_text('d_model = 64\nn_heads = 4\nd_ff = -1\nbogus = 3\nn_layers = "x"\n')
     bad_json.write_text('{"model_type": "llama", "hidden_size": 64}')
+    broken_toml, broken_json = tmp / "broken.toml", tmp / "broken.json"
+    broken_toml.write_text("a = 1\na = 2\n")
+    broken_json.write_text('{"d_model": 64,')
     bad_catalog.write_text(
         '[[exercise]]\nid = ""\nquestion = 5\nquantity = "bogus"\nx = inf\nsig_figs = 99\n'
         '[[exercise]]\nid = "b"\nquestion = "q"\nquantity = "total_params"\n'
     )
     yield from (
         ["params", "-p", "nope"], ["params"], ["params", "-c", str(bad_toml)], ["params", "--hf-config", str(bad_json)],
+        ["params", "-c", str(broken_toml)], ["params", "-c", str(broken_json)],
         ["params", "--d-model", "100", "--n-heads", "3"], ["flops", "-p", "gpt2-small"],
         ["flops", "-p", "gpt2-small", "-s", "10", "-t", "4"], ["activations", "--x", "nan"],
         ["activations", "--x", "inf"], ["swiglu-size", "--d-model", "64", "--ffn-dim-multiplier", "0"],
@@ -222,6 +226,23 @@ def test_the_sweep_csv_summary_is_in_the_language_and_the_data_is_not() -> None:
     assert en.stdout == ja.stdout
     assert "combinations shown" in en.stderr and "combinations shown" not in ja.stderr
     assert "768" in ja.stderr  # the skipped combination's message has its numbers: d_model (768)
+
+
+@pytest.mark.parametrize(
+    ("text", "suffix", "english"),
+    [("a = 1\na = 2\n", ".toml", "malformed TOML: Cannot overwrite a value (at line 2, column 6)."),
+     ('{"d_model": 64,', ".json", "malformed JSON: Expecting property name enclosed in double quotes."),
+     ("x = [", ".toml", "malformed TOML: Invalid value (at end of document).")],
+)  # fmt: skip
+def test_parser_messages_are_translated_and_english_is_unchanged(
+    text: str, suffix: str, english: str, tmp_path: Path
+) -> None:
+    path = tmp_path / f"c{suffix}"
+    path.write_text(text)
+    assert english in run("params", "-c", str(path), "--lang", "en").stderr
+    for lang in ("ja", "zh"):
+        r = run("params", "-c", str(path), "--lang", lang)
+        assert r.exit_code == 2 and r.stdout == "" and english.split(": ")[1][:12] not in r.stderr
 
 
 def test_json_stays_english_for_the_messages_built_with_fields() -> None:
