@@ -31,6 +31,15 @@ def main() -> None:
     one = name in COMMANDS or name == "exercise"
     try:
         build_app(name if one and not completing else None)()
+    except UnicodeEncodeError as exc:  # a write that no command caught (see app.fit)
+        from ffn_calc.i18n import _
+
+        say(
+            _("Error: cannot write the output: {reason}.").format(
+                reason=f"{exc.encoding}: U+{ord(exc.object[exc.start]):04X}"
+            )
+        )
+        sys.exit(EXIT_OUTPUT_ERROR)
     except OSError as exc:  # a write that no command caught (commands use output_errors)
         if exc.errno not in WRITE_ERRORS:
             raise
