@@ -2,6 +2,12 @@
 
 Commands are load -> compute -> emit. Core errors (FfnCalcError) become one message on
 stderr and exit code 2; nothing is written to stdout on error.
+
+Output is checked against the encoding of stdout before it is written (fit): a language the
+encoding cannot write falls back to English with a note (fit_language), chart bars fall back
+to ASCII, JSON escapes, and anything else that cannot be written exits EXIT_OUTPUT_ERROR (74)
+with nothing on stdout. Messages go through `say`, which never fails: a full or closed stderr
+does not change the exit code.
 """
 
 import contextlib
@@ -357,8 +363,8 @@ def emit(
 # when the encoding is not a UTF one.
 ASCII_GLYPHS = str.maketrans({"\u2588": "#", "\u2592": "+", "\u2591": ".", "\u2501": "-",
                               "\u2500": "-", "\u2502": "|"})  # fmt: skip
-# Error handlers that never fail: the user asked for characters to be replaced
-# (PYTHONIOENCODING=ascii:replace), so the output is written as it is.
+# Error handlers that never fail: the user asked for missing characters to be replaced
+# (PYTHONIOENCODING=ascii:replace), so the output is written with them replaced.
 LENIENT = {"replace", "ignore", "backslashreplace", "xmlcharrefreplace", "namereplace"}
 
 
@@ -382,12 +388,13 @@ def fit(text: str, json: bool = False) -> str:
     (ASCII_GLYPHS); anything else cannot be written."""
     stream = sys.stdout
     encoding = encoding_of(stream)
-    if getattr(stream, "errors", "strict") in LENIENT or encodes(text, encoding):
+    if encodes(text, encoding):
         return text
     if json:
         return "".join(c if c.isascii() else _json_escape(c) for c in text)
     plain = text.translate(ASCII_GLYPHS)
-    plain.encode(encoding)  # raises UnicodeEncodeError, naming the first missing character
+    if getattr(stream, "errors", "strict") not in LENIENT:
+        plain.encode(encoding)  # raises UnicodeEncodeError, naming the first missing character
     return plain
 
 
