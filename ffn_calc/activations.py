@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from ffn_calc.errors import UsageError
+from ffn_calc.i18n import _
 from ffn_calc.result import Result
 
 SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
@@ -101,5 +102,9 @@ def activations_report(xs: list[float]) -> ActivationsReport:
     """Every x must be finite: inf and nan have no row to show (exit 2 in the CLI)."""
     for x in xs:
         if not math.isfinite(x):
-            raise UsageError(f"--x {x}: give finite numbers; inf and nan are not evaluated.")
+            raise UsageError(
+                _("--x {value}: give finite numbers; inf and nan are not evaluated.").format(
+                    value=x
+                )
+            )
     return ActivationsReport(rows=[ActivationRow(**row) for row in table(xs)])

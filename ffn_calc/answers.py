@@ -39,38 +39,11 @@ from itertools import pairwise
 from typing import Literal
 
 from ffn_calc.errors import FfnCalcError
-from ffn_calc.i18n import N_, _
+from ffn_calc.i18n import N_, Text, _, say, shown
+
+__all__ = ["Text", "say", "shown"]  # the message type, kept here for its users
 
 Kind = Literal["int", "ratio", "percent", "number"]
-
-
-@dataclass(frozen=True)
-class Text:
-    """A message for people, kept apart from its fields: `str()` is the English text (what
-    results and JSON hold), `shown()` the text in the current language. A field may itself be
-    a Text (translated with it). Build one with `say(N_("..."), field=...)`."""
-
-    msgid: str
-    fields: tuple[tuple[str, str | Text], ...] = ()
-
-    def __str__(self) -> str:
-        if not self.fields:
-            return self.msgid
-        return self.msgid.format(**{k: str(v) for k, v in self.fields})
-
-    def shown(self) -> str:
-        if not self.fields:
-            return _(self.msgid)
-        return _(self.msgid).format(**{k: shown(v) for k, v in self.fields})
-
-
-def say(msgid: str, **fields: str | Text) -> Text:
-    return Text(msgid, tuple(fields.items()))
-
-
-def shown(line: str | Text) -> str:
-    """A line in the current language (a plain str, a formula with numbers, as it is)."""
-    return line.shown() if isinstance(line, Text) else line
 
 
 # An answer must carry at least this many significant figures (an exercise may ask for more):

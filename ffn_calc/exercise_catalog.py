@@ -22,7 +22,7 @@ from ffn_calc.errors import FfnCalcError, FileError
 from ffn_calc.exercises import Exercise, answer
 from ffn_calc.files import parse_toml, read_text_file
 from ffn_calc.i18n import _
-from ffn_calc.presets import FLAG_FIELDS
+from ffn_calc.presets import FLAG_FIELDS, field_message
 
 
 def _model_table() -> type[BaseModel]:
@@ -64,8 +64,10 @@ def _phrase(err: ErrorDetails, keys: Sequence[str], table: str | None = None) ->
         return _("unknown key '{key}'; the keys are {keys}").format(key=name, keys=", ".join(keys))
     if err["type"] == "missing":
         return _("required key '{key}' is missing").format(key=name)
-    msg = err["msg"][0].lower() + err["msg"][1:]
-    return f"{name} = {_toml(err['input'])}: {msg}" if name else msg
+    msg = field_message(err)
+    if not name:
+        return msg
+    return _("{key} = {value}: {problem}").format(key=name, value=_toml(err["input"]), problem=msg)
 
 
 def _problems(raw: Any) -> tuple[Exercise | None, list[str]]:
@@ -142,7 +144,10 @@ def load_catalog(path: Path | None = None) -> list[Exercise]:
         try:
             answer(e)
         except FfnCalcError as exc:
-            raise FfnCalcError(f"{label}: {exc}") from None
+            problem = str(exc).rstrip(".\u3002")  # the sentence ends once, in the language's stop
+            raise FfnCalcError(
+                _("{where}: {problem}.").format(where=label, problem=problem)
+            ) from None
         out.append(e)
     return out
 

@@ -223,6 +223,55 @@ def _check_depth(text: str, origin: str) -> None:
             quote = ""  # TOML literal strings end at the line's end
 
 
+# What Python's TOML and JSON parsers say (in English), shown in the reader's language; a
+# message not listed here is shown as the parser wrote it.
+PARSER_MESSAGES = frozenset((
+    N_("Invalid value"), N_("Invalid statement"), N_("Cannot overwrite a value"),
+    N_("Unclosed array"), N_("Unclosed inline table"), N_("Unterminated string"),
+    N_("Invalid date or datetime"), N_("Invalid hex value"),
+    N_("Invalid initial character for a key part"),
+    N_("Expected '=' after a key in a key/value pair"),
+    N_("Expected ']' at the end of a table declaration"),
+    N_("Expected ']]' at the end of an array declaration"),
+    N_("Expected newline or end of document after a statement"),
+    N_("Unescaped '\\' in a string"), N_("Escaped character is not a Unicode scalar value"),
+    N_("Expecting value"), N_("Expecting property name enclosed in double quotes"),
+    N_("Expecting ':' delimiter"), N_("Expecting ',' delimiter"),
+    N_("Unterminated string starting at"), N_("Extra data"), N_("Invalid \\escape"),
+    N_("Invalid control character at"), N_("Invalid \\uXXXX escape"),
+))  # fmt: skip
+PARSER_TEMPLATES = (
+    (re.compile(r"Cannot declare (.+) twice"), N_("Cannot declare {key} twice")),
+    (re.compile(r"Duplicate inline table key (.+)"), N_("Duplicate inline table key {key}")),
+    (re.compile(r"Cannot redefine namespace (.+)"), N_("Cannot redefine namespace {key}")),
+    (re.compile(r"Cannot mutate immutable namespace (.+)"),
+     N_("Cannot mutate immutable namespace {key}")),
+    (re.compile(r"Illegal character (.+)"), N_("Illegal character {key}")),
+    (re.compile(r"Found invalid character (.+)"), N_("Found invalid character {key}")),
+    (re.compile(r"Expected (.+)"), N_("Expected {key}")),
+)  # fmt: skip
+_AT = re.compile(r"(.*) \(at (?:line (\d+), column (\d+)|end of document)\)", re.DOTALL)
+
+
+def parser_error(text: str) -> str:
+    """A TOML or JSON parser's message in the current language, its position included."""
+    m = _AT.fullmatch(text)
+    message = m[1] if m else text
+    shown = _(message) if message in PARSER_MESSAGES else message
+    if shown is message:
+        for pattern, template in PARSER_TEMPLATES:
+            if found := pattern.fullmatch(message):
+                shown = _(template).format(key=found[1])
+                break
+    if m is None:
+        return shown
+    if m[2] is None:
+        return _("{error} (at end of document)").format(error=shown)
+    return _("{error} (at line {line}, column {column})").format(
+        error=shown, line=m[2], column=m[3]
+    )
+
+
 def parse_toml(text: str, origin: str) -> dict[str, Any]:
     """Parse TOML text; malformed, too deep or absurd integers become a FileError."""
     _check_depth(text, origin)
@@ -230,7 +279,9 @@ def parse_toml(text: str, origin: str) -> dict[str, Any]:
         return tomllib.loads(text.removeprefix(BOM))
     except tomllib.TOMLDecodeError as exc:
         raise FileError(
-            _("{origin}: malformed TOML: {error}.").format(origin=origin, error=exc)
+            _("{origin}: malformed TOML: {error}.").format(
+                origin=origin, error=parser_error(str(exc))
+            )
         ) from None
     except ValueError as exc:  # an integer of thousands of digits
         raise FileError(_digits_message(exc, origin)) from None
@@ -290,7 +341,7 @@ def parse_json(text: str, origin: str) -> Any:
     except json.JSONDecodeError as exc:
         raise FileError(
             _("{origin}, line {line}, column {column}: malformed JSON: {error}.").format(
-                origin=origin, line=exc.lineno, column=exc.colno, error=exc.msg
+                origin=origin, line=exc.lineno, column=exc.colno, error=parser_error(exc.msg)
             )
         ) from None
     except ValueError as exc:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ffn_calc.config import ModelConfig
+from ffn_calc.i18n import N_, Text, say
 from ffn_calc.terms import Term, term, total
 
 
@@ -346,33 +347,62 @@ def stored_buffers(cfg: ModelConfig) -> int:
     return (cfg.moe_layers(cfg.encoder_layers) + cfg.moe_layers(cfg.decoder_layers)) * cfg.n_experts
 
 
-def active_lines(cfg: ModelConfig) -> list[str]:
+def active_lines(cfg: ModelConfig) -> list[Text]:
     """How the active parameters add up, layer kind by layer kind (MoE models): one routed
-    expert, each kind's layers less their idle experts, the rest, and the sum term by term."""
+    expert, each kind's layers less their idle experts, the rest, and the sum term by term.
+    Each line is a message with its fields: str() is the English (JSON's `active_terms`); a
+    view shows it translated, with the stack and the layer kind in the reader's words."""
     if not cfg.is_moe or cfg.n_experts is None or cfg.experts_per_token is None:
         return []
     e, k, one = cfg.n_experts, cfg.experts_per_token, expert_params(cfg)
     mats = 3 if cfg.gated else 2
     biases = one - mats * cfg.d_model * cfg.d_ff
     shape = f"{mats} x d_model x d_ff = {mats} x {cfg.d_model:,} x {cfg.d_ff:,}"
-    lines = [f"one routed expert: {shape}" + (f" + {biases:,} biases" if biases else "")
-             + f" = {one:,}"]  # fmt: skip
+    if biases:
+        first = say(
+            N_("one routed expert: {shape} + {biases} biases = {value}"),
+            shape=shape, biases=f"{biases:,}", value=f"{one:,}",
+        )  # fmt: skip
+    else:
+        first = say(N_("one routed expert: {shape} = {value}"), shape=shape, value=f"{one:,}")
+    lines = [first]
     parts = []
     for layer in layer_counts(cfg):
-        kind = f"{layer.stack} layers" + (f", {layer.kind}" if layer.kind else "")
         idle = 0 if layer.kind.startswith("dense FFN") else (e - k) * one
         per = layer.total - idle
         parts.append(layer.count * per)
-        how = (
-            f"({layer.total:,} - ({e} - {k}) idle experts x {one:,})"
-            if idle
-            else f"{layer.total:,}"
-        )
-        lines.append(f"active, {kind}: {layer.count} x {how} = {layer.count * per:,}")
+        fields: dict[str, str] = {
+            "stack": layer.stack, "count": str(layer.count), "value": f"{layer.count * per:,}",
+            "total": f"{layer.total:,}", "experts": str(e), "k": str(k), "one": f"{one:,}",
+        }  # fmt: skip
+        if layer.kind:
+            fields["kind"] = layer.kind
+        lines.append(say(ACTIVE_LAYER[bool(layer.kind), bool(idle)], **fields))
     rest = sum(t.value for t in model_terms(cfg))
-    lines.append(f"active, outside the layers (embeddings, final norm, head): {rest:,}")
-    lines.append(f"active = {' + '.join(f'{x:,}' for x in [*parts, rest])} = {sum(parts) + rest:,}")
+    lines.append(
+        say(
+            N_("active, outside the layers (embeddings, final norm, head): {value}"),
+            value=f"{rest:,}",
+        )
+    )
+    terms = " + ".join(f"{x:,}" for x in [*parts, rest])
+    lines.append(say(N_("active = {terms} = {value}"), terms=terms, value=f"{sum(parts) + rest:,}"))
     return lines
+
+
+# A layer kind's line in active_lines, by (a stack of several kinds, experts idle in it).
+ACTIVE_LAYER = {
+    (False, False): N_("active, {stack} layers: {count} x {total} = {value}"),
+    (True, False): N_("active, {stack} layers, {kind}: {count} x {total} = {value}"),
+    (False, True): N_(
+        "active, {stack} layers: {count} x ({total} - ({experts} - {k}) idle experts x {one}) "
+        "= {value}"
+    ),
+    (True, True): N_(
+        "active, {stack} layers, {kind}: {count} x ({total} - ({experts} - {k}) idle experts "
+        "x {one}) = {value}"
+    ),
+}
 
 
 def active_params(cfg: ModelConfig) -> int:

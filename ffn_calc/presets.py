@@ -107,6 +107,8 @@ _FIELD_MESSAGES = {
     "list_type": N_("input should be a valid list"),
     "dict_type": N_("input should be a valid dictionary"),
     "literal_error": N_("input should be {choices} or {last}"),
+    "string_too_short": N_("string should have at least {min_length} character"),
+    "finite_number": N_("input should be a finite number"),
     "value_error": N_("value error, {error}"),
 }
 
@@ -119,7 +121,8 @@ def field_message(err: Mapping[str, Any]) -> str:
     if template is None:
         return english
     ctx = err.get("ctx") or {}
-    values: dict[str, str] = {k: str(v) for k, v in ctx.items() if k in ("gt", "ge", "lt", "le")}
+    bounds = ("gt", "ge", "lt", "le", "min_length")
+    values: dict[str, str] = {k: str(v) for k, v in ctx.items() if k in bounds}
     error = ctx.get("error")
     if err["type"] == "value_error":
         values["error"] = str(error)

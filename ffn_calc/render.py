@@ -384,7 +384,8 @@ def _rstrip(line: str) -> str:
 def draw(
     tables: list[Table], extra: list[RenderableType] | None = None, con: Console | None = None
 ) -> str:
-    """The tables (then `extra`) as the console shows them, without trailing spaces."""
+    """The tables (then `extra`) as the console shows them, without trailing spaces: a string,
+    which the command line checks against stdout's encoding before writing any of it."""
     con = con or console()
     with con.capture() as cap:
         for t in tables:
@@ -392,12 +393,6 @@ def draw(
         for e in extra or []:
             con.print(e, no_wrap=True, crop=False)
     return "".join(_rstrip(line) + "\n" for line in cap.get().splitlines())
-
-
-def print_tables(tables: list[Table], extra: list[RenderableType] | None = None) -> None:
-    """Draw the tables on stdout; a closed pipe raises BrokenPipeError for the CLI to handle."""
-    con = console()
-    con.file.write(draw(tables, extra, con))
 
 
 def console(width: int | None = None) -> Console:

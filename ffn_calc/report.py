@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from pydantic import Field
+from pydantic import Field, PrivateAttr
 
 from ffn_calc import flop_counts as fl
 from ffn_calc import param_counts as pm
 from ffn_calc.config import ModelConfig
 from ffn_calc.errors import UsageError
-from ffn_calc.i18n import N_, _
+from ffn_calc.i18n import N_, Text, _
 from ffn_calc.result import Result
 from ffn_calc.terms import Term
 
@@ -87,6 +87,12 @@ class ParamsReport(Result):
     layers: list[ParamLayer]
     other_terms: list[TermReport]
     active_terms: list[str] = Field(description="how active_params adds up (MoE)")
+    # The same as messages (not in JSON), for a view to show in the reader's language.
+    _active_lines: list[Text] = PrivateAttr(default_factory=list)
+
+    def active_lines(self) -> list[str | Text]:
+        """active_terms as messages (English strings for a report read back from JSON)."""
+        return list(self._active_lines) if self._active_lines else list(self.active_terms)
 
 
 def params_report(cfg: ModelConfig) -> ParamsReport:
@@ -101,7 +107,8 @@ def params_report(cfg: ModelConfig) -> ParamsReport:
         )
         for layer in pm.layer_counts(cfg)
     ]  # fmt: skip
-    return ParamsReport(
+    active = pm.active_lines(cfg)
+    report = ParamsReport(
         model=cfg.name,
         source=cfg.source,
         note=cfg.note,
@@ -109,7 +116,7 @@ def params_report(cfg: ModelConfig) -> ParamsReport:
         active_params=tot - pm.idle_params(cfg),
         active_params_without_embedding=tot - pm.idle_params(cfg) - comps["embedding"],
         checkpoint_elements=tot + pm.stored_buffers(cfg),
-        active_terms=pm.active_lines(cfg),
+        active_terms=[str(line) for line in active],
         non_embedding_params=tot - comps["embedding"] - comps["lm_head"],
         components=comps,
         shares={k: share(v, tot) for k, v in comps.items()},
@@ -117,6 +124,8 @@ def params_report(cfg: ModelConfig) -> ParamsReport:
         layers=layers,
         other_terms=[TermReport.of(t) for t in pm.model_terms(cfg)],
     )
+    report._active_lines = active
+    return report
 
 
 class FlopLayer(Result):

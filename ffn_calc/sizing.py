@@ -7,6 +7,7 @@ from fractions import Fraction
 
 from ffn_calc.config import MAX_SIZE
 from ffn_calc.errors import UsageError
+from ffn_calc.i18n import _
 from ffn_calc.result import Result
 
 
@@ -25,12 +26,18 @@ def llama_d_ff(
         scaled = ffn_dim_multiplier * hidden  # a float product, as in Meta's code
         if not (math.isfinite(ffn_dim_multiplier) and ffn_dim_multiplier > 0):
             raise UsageError(
-                f"--ffn-dim-multiplier must be a positive finite number, not {ffn_dim_multiplier}."
+                _("--ffn-dim-multiplier must be a positive finite number, not {value}.").format(
+                    value=ffn_dim_multiplier
+                )
             )
         if not scaled <= MAX_SIZE:
             raise UsageError(
-                f"--ffn-dim-multiplier {ffn_dim_multiplier:g} x {hidden:,} is beyond ffn-calc's "
-                f"bound on sizes, 2^40 = {MAX_SIZE:,}."
+                _(
+                    "--ffn-dim-multiplier {value} x {hidden} is beyond ffn-calc's bound on "
+                    "sizes, 2^40 = {bound}."
+                ).format(
+                    value=f"{ffn_dim_multiplier:g}", hidden=f"{hidden:,}", bound=f"{MAX_SIZE:,}"
+                )
             )
         hidden = int(scaled)
     return multiple_of * -(-hidden // multiple_of)  # ceil, in integers

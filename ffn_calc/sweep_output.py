@@ -189,12 +189,9 @@ def write_table(s: Sweep, out: IO[str]) -> None:
 
 
 def write_csv(s: Sweep, out: IO[str]) -> None:
-    """A data file: English, whatever the language (the summary on stderr too)."""
-    with i18n.use("en"):
-        _write_csv(s, out)
-
-
-def _write_csv(s: Sweep, out: IO[str]) -> None:
+    """A data file: the same in every language (field and metric names, numbers, true and
+    false; nothing in it is translated); the summary, on stderr, is for people and in their
+    language, skipped combinations' reasons included."""
     w = csv.writer(out, lineterminator="\n")
     names = s.columns
     w.writerow(names)

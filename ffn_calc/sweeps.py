@@ -190,10 +190,11 @@ def make_axis(name: str, values: Iterable[Value], spec: str | None = None) -> Ax
         try:
             model.model_validate({name: v})
         except ValidationError as exc:
-            msg = exc.errors()[0]["msg"]
+            from ffn_calc.presets import field_message
+
             raise UsageError(
                 _("--vary {field}: {value} is not a valid {field}: {reason}.").format(
-                    field=name, value=repr(v), reason=f"{msg[0].lower()}{msg[1:]}"
+                    field=name, value=repr(v), reason=field_message(exc.errors()[0])
                 )
             ) from None
     if spec is None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Literal
 
-from ffn_calc.i18n import N_, _, language
+from ffn_calc.i18n import N_, _, language, shown
 from ffn_calc.report import (
     CAUSAL_PAIRS,
     CROSSOVER_CONVENTION,
@@ -369,7 +369,7 @@ def params_tables(r: ParamsReport, explain: bool = False) -> list[Table]:
     )
     if explain:
         t.notes += [_explain(x.name, x.formula, x.numbers, x.value) for x in r.other_terms]
-        t.notes += r.active_terms
+        t.notes += [shown(x, stack=_stack, kind=_kind) for x in r.active_lines()]
     if r.source:
         t.notes.append(_("Source: {source}").format(source=r.source))
     if r.note:
@@ -384,8 +384,34 @@ def params_tables(r: ParamsReport, explain: bool = False) -> list[Table]:
     return tables
 
 
+# Words inside a formula (param_counts' and training's terms), translated where the formula
+# is shown; its symbols and numbers read the same in every language.
+FORMULA_PIECES = (
+    N_("biases of one expert"),
+    N_("gate, up, act, product"),
+    N_("activation input and output"),
+)
+_EXPERTS = re.compile(r"\bx (\d+) experts\b")
+_NORM_INPUTS = re.compile(r"(\d+) norm inputs")
+
+
+def _formula(text: str) -> str:
+    """A formula in the current language: FORMULA_PIECES and "x 2 experts" translated."""
+    if not _cjk():
+        return text
+    for piece in FORMULA_PIECES:
+        text = text.replace(piece, _(piece))
+    return _EXPERTS.sub(lambda m: _("x {count} experts").format(count=m[1]), text)
+
+
+def _activation_term(name: str) -> str:
+    """A stored activation's name (training.layer_terms): "2 norm inputs" has its count."""
+    m = _NORM_INPUTS.fullmatch(name)
+    return _("{count} norm inputs").format(count=m[1]) if m else _(name)
+
+
 def _explain(name: str, formula: str, numbers: str, value: int) -> str:
-    name = _term(name)
+    name, formula = _term(name), _formula(formula)
     if numbers == f"{value:,}":
         return f"{name}: {formula} = {value:,}"
     return f"{name}: {formula} = {numbers} = {value:,}"
@@ -1139,7 +1165,10 @@ def _explain_act(x: ActivationTerm) -> str:
         _("{name}: {formula} = {bytes} byte ({component})"),
         _("{name}: {formula} = {bytes} bytes ({component})"),
     ).format(
-        name=_(x.name), formula=x.formula, bytes=f"{x.bytes:,}", component=_component(x.component)
+        name=_activation_term(x.name),
+        formula=_formula(x.formula),
+        bytes=f"{x.bytes:,}",
+        component=_component(x.component),
     )
 
 

@@ -135,7 +135,10 @@ def test_csv_and_json_are_the_same_bytes_in_every_language(command: str, fmt: st
     outs = {lang: run(command, lang, fmt) for lang in LANGS}
     assert all(code == 0 for code, _, _ in outs.values())
     assert outs["en"][1] == outs["ja"][1] == outs["zh"][1]
-    assert outs["en"][2] == outs["ja"][2] == outs["zh"][2]  # the sweep's CSV summary: stderr
+    # stderr is for people, in their language like every message: the sweep's CSV summary
+    # (tests/test_i18n_leaks.py) is translated; nothing else is written there.
+    if not command.startswith("sweep") or fmt == "json":
+        assert outs["en"][2] == outs["ja"][2] == outs["zh"][2]
 
 
 def test_sweep_json_keeps_english_conventions() -> None:

@@ -77,7 +77,7 @@ def test_dense_and_moe_layers_are_named_by_their_indices() -> None:
 
 def test_active_parameters_add_up_term_by_term() -> None:
     """`params --explain`: one routed expert, each layer kind less its idle experts, the rest."""
-    lines = pm.active_lines(ModelConfig(**DEEPSEEK_V3))
+    lines = [str(line) for line in pm.active_lines(ModelConfig(**DEEPSEEK_V3))]
     # One expert: 3 x 7,168 x 2,048; a dense layer 583,483,392 and a MoE layer 11,507,286,016
     # (params --explain's layer tables); embeddings 2 x 129,280 x 7,168 + the final norm 7,168.
     assert lines == [

@@ -10,7 +10,7 @@ import sys
 
 from ffn_calc.cli import commands as _commands  # noqa: F401  (registers the commands)
 from ffn_calc.cli import sweep as _sweep  # noqa: F401
-from ffn_calc.cli.app import COMMANDS, EXIT_OUTPUT_ERROR, build_app, drop_stdout
+from ffn_calc.cli.app import COMMANDS, EXIT_OUTPUT_ERROR, build_app, drop_stdout, quiet_stderr, say
 
 WRITE_ERRORS = {errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EDQUOT}
 
@@ -20,21 +20,31 @@ app = build_app()
 def main() -> None:
     """Console-script entry point: builds only the command asked for, when it is one."""
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")  # no entry-point scan at start
+    quiet_stderr()  # a message that cannot be written never changes the exit code
     if sys.stdout is None:  # started with stdout closed (`>&-`): nowhere to write results
-        if sys.stderr is not None:
-            sys.stderr.write("Error: cannot write the output: standard output is closed.\n")
+        from ffn_calc.i18n import _
+
+        say(_("Error: cannot write the output: standard output is closed."))
         sys.exit(EXIT_OUTPUT_ERROR)
     name = sys.argv[1] if len(sys.argv) > 1 else None
     completing = "_FFN_CALC_COMPLETE" in os.environ  # the shell asks for completions
     one = name in COMMANDS or name == "exercise"
     try:
         build_app(name if one and not completing else None)()
+    except UnicodeEncodeError as exc:  # a write that no command caught (see app.fit)
+        from ffn_calc.i18n import _
+
+        say(
+            _("Error: cannot write the output: {reason}.").format(
+                reason=f"{exc.encoding}: U+{ord(exc.object[exc.start]):04X}"
+            )
+        )
+        sys.exit(EXIT_OUTPUT_ERROR)
     except OSError as exc:  # a write that no command caught (commands use output_errors)
         if exc.errno not in WRITE_ERRORS:
             raise
         drop_stdout()
         from ffn_calc.i18n import _
 
-        message = _("Error: cannot write the output: {reason}.").format(reason=exc.strerror)
-        sys.stderr.write(message + "\n")
+        say(_("Error: cannot write the output: {reason}.").format(reason=exc.strerror))
         sys.exit(EXIT_OUTPUT_ERROR)

@@ -2,9 +2,16 @@
 
 Commands are load -> compute -> emit. Core errors (FfnCalcError) become one message on
 stderr and exit code 2; nothing is written to stdout on error.
+
+Output is checked against the encoding of stdout before it is written (fit): a language the
+encoding cannot write falls back to English with a note (fit_language), chart bars fall back
+to ASCII, JSON escapes, and anything else that cannot be written exits EXIT_OUTPUT_ERROR (74)
+with nothing on stdout. Messages go through `say`, which never fails: a full or closed stderr
+does not change the exit code.
 """
 
 import contextlib
+import io
 import os
 import sys
 from collections.abc import Callable, Iterator
@@ -15,6 +22,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ffn_calc.errors import FfnCalcError
+from ffn_calc.i18n import N_
 
 if TYPE_CHECKING:
     from ffn_calc.views import Table
@@ -180,21 +188,19 @@ def with_metavars(func: Callable[..., None]) -> Callable[..., None]:
     return func
 
 
-class Lang(StrEnum):
-    en = "en"
-    ja = "ja"
-    zh = "zh"
-
-
 LANG_OPTION = typer.Option(
     "--lang",
-    help="Language of tables, notes and messages: en, ja or zh (default: FFN_CALC_LANG, "
-    "else the locale). JSON and CSV stay English.",
+    metavar="[en|ja|zh]",
+    autocompletion=lambda: ["en", "ja", "zh"],
+    help="Language of tables, notes and messages: en, ja or zh, in any case, or a locale name "
+    "such as ja_JP.UTF-8 (default: FFN_CALC_LANG, else the locale). JSON and CSV stay English.",
 )
 
 
 def with_lang(func: Callable[..., None]) -> Callable[..., None]:
-    """Add `--lang` to a command: the language is set before anything is read or written."""
+    """Add `--lang` to a command: the language is set before anything is read or written,
+    read as FFN_CALC_LANG is (i18n.read), and kept only if the output can be written in it
+    (fit_language)."""
     import functools
     import inspect
 
@@ -203,16 +209,18 @@ def with_lang(func: Callable[..., None]) -> Callable[..., None]:
         return func
 
     @functools.wraps(func)
-    def wrapper(*args: Any, lang: Lang | None = None, **kwargs: Any) -> None:
+    def wrapper(*args: Any, lang: str | None = None, **kwargs: Any) -> None:
         from ffn_calc import i18n
 
         with user_errors():
-            i18n.set_language(lang.value if lang is not None else None)
+            i18n.set_language(lang)
+        fmt = getattr(kwargs.get("format"), "value", None)
+        fit_language(quiet=fmt in ("json", "csv", "toml"))
         func(*args, **kwargs)
 
     param = inspect.Parameter(
         "lang", inspect.Parameter.KEYWORD_ONLY, default=None,
-        annotation=Annotated[Lang | None, LANG_OPTION],
+        annotation=Annotated[str | None, LANG_OPTION],
     )  # fmt: skip
     params = [*sig.parameters.values(), param]
     wrapper.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
@@ -276,8 +284,74 @@ def user_errors() -> Iterator[None]:
     except FfnCalcError as exc:
         from ffn_calc.i18n import _
 
-        typer.echo(_("Error: {message}").format(message=exc), err=True)
+        say(_("Error: {message}").format(message=exc))
         raise typer.Exit(exc.exit_code) from None
+
+
+def say(line: str) -> None:
+    """A line on stderr for people. It never fails: stderr is what a failure would be told on
+    (console.main makes a full or closed stderr swallow what is written to it, and a character
+    its encoding lacks is written as a backslash escape)."""
+    stream = sys.stderr
+    if stream is None:  # started with stderr closed (`2>&-`)
+        return
+    try:
+        stream.write(line + "\n")
+        stream.flush()
+    except UnicodeEncodeError:  # an encoding set to be strict (PYTHONIOENCODING=latin-1:strict)
+        encoding = getattr(stream, "encoding", None) or "ascii"
+        with contextlib.suppress(OSError, ValueError):
+            stream.write((line + "\n").encode(encoding, "backslashreplace").decode(encoding))
+            stream.flush()
+    except (OSError, ValueError):
+        pass  # nowhere left to tell it; the exit code still does
+
+
+class _Quiet(io.RawIOBase):
+    """A file descriptor whose writes never fail: what cannot be written is dropped."""
+
+    def __init__(self, fd: int) -> None:
+        super().__init__()
+        self.fd = fd
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self.fd
+
+    def isatty(self) -> bool:
+        try:
+            return os.isatty(self.fd)
+        except OSError:
+            return False
+
+    def write(self, data: Any) -> int:
+        try:
+            return os.write(self.fd, data)
+        except OSError:  # a full device, a closed pipe, an I/O error
+            return len(memoryview(data).cast("B"))
+
+
+def quiet_stderr() -> None:
+    """Make stderr a stream whose writes never fail (a full device, `2>/dev/full`, a closed
+    pipe): a failed message must not turn into exit code 1, nor into a traceback that cannot
+    be written either. A character stderr's encoding lacks is written as a backslash escape,
+    as Python's own stderr does. A closed stderr (`2>&-`) becomes /dev/null, so that code
+    writing to sys.stderr needs no test for None. Done once, by the console script."""
+    old = sys.stderr
+    if old is None:  # started with stderr closed (`2>&-`): messages go nowhere, and fail never
+        with contextlib.suppress(OSError):
+            sys.stderr = open(os.devnull, "w")  # noqa: SIM115 (for the whole run)
+        return
+    try:
+        fd = old.fileno()
+    except (AttributeError, OSError, ValueError):  # not a file (a test runner)
+        return
+    sys.stderr = io.TextIOWrapper(
+        io.BufferedWriter(_Quiet(fd)), encoding=encoding_of(old), errors="backslashreplace",
+        line_buffering=True, write_through=True,
+    )  # fmt: skip
 
 
 def views() -> Any:
@@ -293,27 +367,168 @@ def emit(
     fmt: Format,
     extra: Callable[[], list[Any]] | None = None,
 ) -> None:
-    """JSON straight from the report; other formats from the plain tables."""
+    """JSON straight from the report; other formats from the plain tables. The whole output
+    is made, then checked against stdout's encoding (see fit), then written: nothing is
+    written when it cannot all be."""
     with output_errors():
         if fmt is Format.json:
-            print(report.model_dump_json(indent=2))
+            write(report.model_dump_json(indent=2) + "\n", json=True)
         elif fmt is Format.csv:
             from ffn_calc.formats import to_csv
             from ffn_calc.i18n import use
 
             with use("en"):  # what programs read stays English
-                sys.stdout.write(to_csv(tables()))
+                write(to_csv(tables()))
         elif fmt is Format.markdown:
             from ffn_calc.formats import to_markdown
 
-            sys.stdout.write(to_markdown(tables()))
+            write(in_a_fitting_language(lambda: to_markdown(tables())))
         else:
-            from ffn_calc.render import print_tables
+            from ffn_calc.render import draw
 
-            print_tables(tables(), extra() if extra else None)
+            write(in_a_fitting_language(lambda: draw(tables(), extra() if extra else None)))
 
 
-# Exit status when stdout cannot be written (a full disk, an I/O error): sysexits' EX_IOERR.
+# --- what the output's encoding can write -----------------------------------------------------
+
+# Drawing characters a legacy encoding (latin-1, ASCII, Big5 ...) may lack, and what they are
+# written as there: the shades of a chart's bars. Rich draws its table rules in ASCII itself
+# when the encoding is not a UTF one.
+ASCII_GLYPHS = str.maketrans({"\u2588": "#", "\u2592": "+", "\u2591": ".", "\u2501": "-",
+                              "\u2500": "-", "\u2502": "|"})  # fmt: skip
+# Error handlers that never fail: the user asked for missing characters to be replaced
+# (PYTHONIOENCODING=ascii:replace), so the output is written with them replaced.
+LENIENT = {"replace", "ignore", "backslashreplace", "xmlcharrefreplace", "namereplace"}
+
+
+def encoding_of(stream: Any) -> str:
+    return getattr(stream, "encoding", None) or "utf-8"
+
+
+def encodes(text: str, encoding: str) -> bool:
+    try:
+        text.encode(encoding)
+    except UnicodeEncodeError:
+        return False
+    except LookupError:  # an encoding Python does not know: it fails on the first write too
+        return text.isascii()
+    return True
+
+
+def fit(text: str, json: bool = False) -> str:
+    """`text` as stdout's encoding can write it, or UnicodeEncodeError. Where a character is
+    missing: JSON escapes it (\\uXXXX, the same document); chart bars are drawn in ASCII
+    (ASCII_GLYPHS); anything else cannot be written."""
+    stream = sys.stdout
+    encoding = encoding_of(stream)
+    if encodes(text, encoding):
+        return text
+    if json:
+        return "".join(c if c.isascii() else _json_escape(c) for c in text)
+    plain = text.translate(ASCII_GLYPHS)
+    if getattr(stream, "errors", "strict") not in LENIENT:
+        plain.encode(encoding)  # raises UnicodeEncodeError, naming the first missing character
+    return plain
+
+
+def _json_escape(c: str) -> str:
+    code = ord(c)
+    if code < 0x10000:
+        return f"\\u{code:04x}"
+    code -= 0x10000  # a UTF-16 surrogate pair, as JSON writes characters beyond the BMP
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+def write(text: str, json: bool = False) -> None:
+    """Write the output (or a whole piece of it) to stdout, all of it or nothing (fit)."""
+    sys.stdout.write(fit(text, json))
+
+
+class Streamed:
+    """stdout for output written piece by piece (a sweep's rows). A piece is written only when
+    all of it can be (fit). When the first cannot, nothing is written and the error is raised;
+    a later one (after rows already written) is written with the missing characters as
+    backslash escapes, and the error is raised once everything is written (`done`)."""
+
+    def __init__(self) -> None:
+        self.started = False
+        self.missing: UnicodeEncodeError | None = None
+
+    def write(self, text: str) -> int:
+        try:
+            text = fit(text)
+        except UnicodeEncodeError as exc:
+            if not self.started:
+                raise
+            self.missing = self.missing or exc
+            encoding = encoding_of(sys.stdout)
+            text = (
+                text.translate(ASCII_GLYPHS).encode(encoding, "backslashreplace").decode(encoding)
+            )
+        self.started = self.started or bool(text)
+        return sys.stdout.write(text)
+
+    def flush(self) -> None:
+        sys.stdout.flush()
+
+    def done(self) -> None:
+        if self.missing is not None:
+            raise self.missing
+
+
+LANGUAGE_NAMES = {"ja": N_("Japanese"), "zh": N_("Chinese (Simplified)")}
+
+
+def fit_language(quiet: bool = False) -> None:
+    """Keep the language only if stdout and stderr can write it: under a terminal encoding
+    that cannot (Simplified Chinese on Big5, Japanese on latin-1 or ASCII) everything is
+    written in English, with one line on stderr saying why (`quiet`: not for JSON and CSV,
+    which are English anyway). The test is i18n.PROBES[language], a few of the language's
+    most common characters; the output is checked as a whole again when it is written."""
+    from ffn_calc import i18n
+
+    lang = i18n.language()
+    if lang == "en":
+        return
+    probe = i18n.PROBES[lang]
+    streams = [s for s in (sys.stdout, sys.stderr) if s is not None]
+    missing = [encoding_of(s) for s in streams if not encodes(probe, encoding_of(s))]
+    if missing:
+        i18n.set_language("en")
+        if not quiet:
+            _language_note(lang, missing[0])
+
+
+def _language_note(lang: str, encoding: str) -> None:
+    from ffn_calc.i18n import _
+
+    say(
+        _(
+            "Note: the output's encoding ({encoding}) cannot write {language}; writing "
+            "English (use a UTF-8 locale, or set PYTHONIOENCODING=utf-8)."
+        ).format(encoding=encoding, language=_(LANGUAGE_NAMES[lang]))
+    )
+
+
+def in_a_fitting_language(render: Callable[[], str]) -> str:
+    """What `render` draws, in the current language if stdout's encoding can write all of it,
+    else (a character the probe did not cover) drawn again in English, with a note."""
+    from ffn_calc import i18n
+
+    text = render()
+    lang = i18n.language()
+    if lang == "en":
+        return text
+    try:
+        return fit(text)
+    except UnicodeEncodeError:
+        i18n.set_language("en")
+        _language_note(lang, encoding_of(sys.stdout))
+        return render()
+
+
+# Exit status when stdout cannot be written (a full disk, an I/O error, an encoding without
+# a character of the output): sysexits' EX_IOERR.
 EXIT_OUTPUT_ERROR = 74
 
 
@@ -327,12 +542,25 @@ def output_errors() -> Iterator[None]:
     except BrokenPipeError:
         drop_stdout()
         raise typer.Exit(141) from None
+    except UnicodeEncodeError as exc:
+        from ffn_calc.i18n import _
+
+        with contextlib.suppress(OSError, ValueError):
+            sys.stdout.flush()  # what was written (a sweep's rows) stays
+        char = exc.object[exc.start] if isinstance(exc.object, str) else "?"
+        say(
+            _(
+                "Error: cannot write the output: standard output's encoding ({encoding}) has "
+                "no {character}; use a UTF-8 locale, or set PYTHONIOENCODING=utf-8."
+            ).format(encoding=encoding_of(sys.stdout), character=f"U+{ord(char):04X}")
+        )
+        raise typer.Exit(EXIT_OUTPUT_ERROR) from None
     except OSError as exc:
         drop_stdout()
         from ffn_calc.i18n import _
 
         reason = exc.strerror or exc
-        typer.echo(_("Error: cannot write the output: {reason}.").format(reason=reason), err=True)
+        say(_("Error: cannot write the output: {reason}.").format(reason=reason))
         raise typer.Exit(EXIT_OUTPUT_ERROR) from None
 
 

@@ -1,6 +1,5 @@
 """The commands: each loads a model, computes a report and emits it."""
 
-import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -17,6 +16,7 @@ from ffn_calc.cli.app import (
     refuse,
     user_errors,
     views,
+    write,
 )
 from ffn_calc.cli.options import Unit, model_command
 from ffn_calc.errors import UsageError
@@ -438,6 +438,6 @@ def import_hf_cmd(
         cfg = resolve_model(hf_config=path)
     with output_errors():
         if format is ConfigFormat.json:
-            sys.stdout.write(cfg.model_dump_json(indent=2, exclude_none=True) + "\n")
+            write(cfg.model_dump_json(indent=2, exclude_none=True) + "\n", json=True)
         else:
-            sys.stdout.write(dump_toml(cfg))
+            write(dump_toml(cfg))

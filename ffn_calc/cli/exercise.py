@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ffn_calc.cli.app import Format, FormatOpt, emit, output_errors, user_errors, views
+from ffn_calc.cli.app import Format, FormatOpt, emit, output_errors, user_errors, views, write
 
 if TYPE_CHECKING:
     from ffn_calc.exercises import ExerciseResult
@@ -56,11 +56,14 @@ def _emit(result: "ExerciseResult", lines: list[str], fmt: Format) -> None:
         from ffn_calc.render import console, wrap
 
         width = console().width
+        out = []
+        for line in lines:
+            indent = line[: len(line) - len(line.lstrip(" "))]
+            out += [
+                indent + part for part in wrap(line.strip(), max(20, width - len(indent))) or [""]
+            ]
         with output_errors():
-            for line in lines:
-                indent = line[: len(line) - len(line.lstrip(" "))]
-                for part in wrap(line.strip(), max(20, width - len(indent))) or [""]:
-                    typer.echo(indent + part)
+            write("".join(f"{line}\n" for line in out))  # all of it, or nothing (app.fit)
         return
     emit(result, lambda: views().exercise_result_tables(result), fmt)
 

@@ -1,12 +1,11 @@
 """`ffn-calc sweep`: one model with fields varied, each combination counted, rows streamed."""
 
-import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import IO, TYPE_CHECKING, Annotated, cast
 
 import typer
 
-from ffn_calc.cli.app import Format, FormatOpt, given, output_errors, spelled
+from ffn_calc.cli.app import Format, FormatOpt, Streamed, given, output_errors, spelled
 from ffn_calc.cli.options import MODEL_OPTION_NAMES, model_command
 
 if TYPE_CHECKING:
@@ -85,4 +84,6 @@ def sweep_cmd(
 
         figures.sweep(s, plot)
     with output_errors():
-        write(s, sys.stdout)
+        stream = Streamed()
+        write(s, cast("IO[str]", stream))  # a text stream's write and flush
+        stream.done()
