@@ -26,9 +26,11 @@ DECODE_CONVENTION = N_(
     "an encoder-decoder step reuses the cached cross-attention keys and values."
 )
 GENERATION_NOTE = N_(
-    "generate() for N new tokens: the prefill of the prompt (which yields the first new token; "
-    "an encoder-decoder model's decoder runs one token) and N - 1 decode steps, each with one "
-    "more token cached."
+    "generate() for N new tokens (greedy, its default cache): the prefill of the prompt, which "
+    "yields the first new token, and N - 1 decode steps, each with one more token cached. The "
+    "prefill is the forward pass over the prompt with the LM head over its last position only "
+    "(generate() passes logits_to_keep=1); an encoder-decoder model runs its encoder over the "
+    "prompt once and its decoder over the start token."
 )
 DECODE_CROSSOVER_CONVENTION = N_(
     "One decode step of one layer: the scores grow with the context L (2 x n_heads x (L + 1) x "
@@ -134,11 +136,7 @@ class GenerationReport(Result):
 
 
 def generation_report(cfg: ModelConfig, batch: int, prompt: int, new: int) -> GenerationReport:
-    from ffn_calc import flop_counts as fl
-
-    encdec = cfg.architecture == "encoder-decoder"
-    w = fl.Workload(batch=batch, seq_len=prompt, target_len=1 if encdec else None)
-    prefill = fl.forward_flops(cfg, w)
+    prefill = inf.prefill_flops(cfg, batch, prompt)
     total = inf.generation_flops(cfg, batch, prompt, new)
     return GenerationReport(
         model=cfg.name, batch=batch, prompt=prompt, new_tokens=new, prefill_flops=prefill,
