@@ -22,7 +22,7 @@ def test_reference_figures() -> None:
     d = run("flops", "-p", "gpt2-small", "--decode", "-L", "512", "-f", "json").json()
     assert d["decode_flops"] == 265_975_296
     assert sum(d["components"].values()) == d["decode_flops"]
-    # The prefill of 512 tokens is forward_flops at S = 512: 136,160,477,184.
+    # One forward pass over 512 tokens (model(input_ids): the LM head at every position).
     assert forward_flops(resolve_model(preset="gpt2-small"), Workload(1, 512)) == 136_160_477_184
     llama = run("kv", "-p", "llama-3-8b", "-L", "512", "-f", "json").json()
     assert (llama["kv_elements"], llama["kv_bytes"]) == (33_554_432, 67_108_864)
@@ -90,16 +90,18 @@ def test_huge_values_stay_exact() -> None:
 def test_generation_is_the_prefill_and_the_steps() -> None:
     cfg = resolve_model(preset="gpt2-small")
     data = run("flops", "-p", "gpt2-small", "-s", "512", "--generate", "3", "-f", "json").json()
-    # The prefill (136,160,477,184, forward_flops at S = 512) and 2 steps at L = 512, 513.
-    assert data["generation_flops"] == 136_160_477_184 + decode_flops(cfg, 1, 512) + decode_flops(
+    # The prefill as generate() runs it (96,713,958,912: forward_flops at S = 512 less the LM
+    # head over the 511 positions before the last, 511 x 2 x 768 x 50,257) and 2 steps at
+    # L = 512, 513.
+    assert data["generation_flops"] == 96_713_958_912 + decode_flops(cfg, 1, 512) + decode_flops(
         cfg, 1, 513
     )
     # Across a sliding window's bend, the closed sum equals the steps one by one.
     oss = resolve_model(preset="gpt-oss-20b")
-    from ffn_calc.inference import generation_flops
+    from ffn_calc.inference import generation_flops, prefill_flops
 
     steps = sum(decode_flops(oss, 2, c) for c in range(100, 100 + 299))
-    assert generation_flops(oss, 2, 100, 300) == forward_flops(oss, Workload(2, 100)) + steps
+    assert generation_flops(oss, 2, 100, 300) == prefill_flops(oss, 2, 100) + steps
 
 
 def test_decode_crossovers() -> None:
