@@ -130,9 +130,7 @@ def generated_flops(model: Any, ids: Any, new: int) -> int:
     return int(counter.get_total_flops())
 
 
-def check_cache(
-    model: Any, cfg: ModelConfig, ids: Any, surplus: int = 0, new: int = 3
-) -> None:
+def check_cache(model: Any, cfg: ModelConfig, ids: Any, surplus: int = 0, new: int = 3) -> None:
     """With the cache on, as generate() runs the model: (a) after a prefill of `ids` (an
     encoder-decoder model: `ids` the source and a target of about half as many tokens) the
     sum of numel() over every cached key and value equals kv_elements; (b) one decode step with
