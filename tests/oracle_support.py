@@ -119,13 +119,27 @@ def cache_numel(cache: Any) -> int:
 
 def generated_flops(model: Any, ids: Any, new: int) -> int:
     """FlopCounterMode over `model.generate(ids)` of exactly `new` tokens, greedy, with the
-    default cache (an encoder-decoder model: `ids` the source)."""
+    default cache (an encoder-decoder model: `ids` the source; its decoder starts from token 0
+    where the config names no start token, as T5's does). generate() sizes its default cache
+    by the config's num_hidden_layers, which for T5 is the encoder's num_layers: with more
+    decoder layers it fails (IndexError), so there it gets the same cache grown lazily."""
+    encdec = model.config.is_encoder_decoder
+    start: dict[str, Any] = {}
+    if encdec and model.generation_config.decoder_start_token_id is None:
+        start["decoder_start_token_id"] = 0
+    decoder = model.config.get_text_config(decoder=True)
+    if encdec and getattr(decoder, "num_decoder_layers", None) not in (
+        None,
+        decoder.num_hidden_layers,
+    ):
+        start["past_key_values"] = transformers.EncoderDecoderCache(
+            transformers.DynamicCache(), transformers.DynamicCache()
+        )
     with torch.no_grad(), FlopCounterMode(display=False) as counter:
         out = model.generate(
             ids, attention_mask=torch.ones_like(ids), max_new_tokens=new, min_new_tokens=new,
-            do_sample=False, num_beams=1,
+            do_sample=False, num_beams=1, **start,
         )  # fmt: skip
-    encdec = model.config.is_encoder_decoder
     assert out.shape[1] == (1 if encdec else ids.shape[1]) + new  # no early stop
     return int(counter.get_total_flops())
 
