@@ -14,9 +14,11 @@ from ffn_calc.result import Result
 
 KV_CONVENTION = N_(
     "Elements: every cached key and value tensor's numel() after a prefill of `context` tokens "
-    "(transformers' cache): 2 x n_kv_heads x head_dim per token and layer (MLA: kv_lora_rank + "
-    "qk_rope_head_dim); a sliding-window or chunked layer keeps min(context, window - 1) "
-    "tokens; an encoder-decoder model adds its cross-attention cache over the source."
+    "(transformers' cache): 2 x n_kv_heads x head_dim per token and layer (2 x n_heads x "
+    "head_dim where the model broadcasts K and V to every query head before caching them, as "
+    "Falcon's new decoder architecture does; MLA: kv_lora_rank + qk_rope_head_dim); a "
+    "sliding-window or chunked layer keeps min(context, window - 1) tokens; an encoder-decoder "
+    "model adds its cross-attention cache over the source."
 )
 DECODE_CONVENTION = N_(
     "One decode step: one new token per sequence with `context` tokens cached, FLOPs = 2 x "
