@@ -155,6 +155,11 @@ class ModelConfig(BaseModel):
         "(ERNIE 4.5) or a buffer that checkpoints store (DeepSeek-V3, GLM-4.5).",
     )  # fmt: skip
     attention_sinks: bool = Field(False, description="An [n_heads] sink logit per layer (gpt-oss).")
+    cache_broadcast_kv: bool = Field(
+        False, description="The KV cache holds K and V broadcast to every query head (n_heads "
+        "per layer, not n_kv_heads), as Falcon's new decoder architecture caches them; changes "
+        "no parameter or FLOP count.",
+    )  # fmt: skip
     window_layers: list[int] = Field(
         [], description="Layers (0-based) whose attention is local: a sliding window or chunks "
         "of attention_window tokens (gpt-oss, Gemma 2/3, Llama 4); the others attend to every "
@@ -548,6 +553,12 @@ class ModelConfig(BaseModel):
     def kv_dim(self) -> int:
         """Width of K and of V: n_kv_heads x head_dim."""
         return self.kv_heads * self.head_size
+
+    @property
+    def cache_kv_heads(self) -> int:
+        """Heads of K and of V the cache holds per layer: n_kv_heads, or n_heads where the
+        reference broadcasts them before caching (cache_broadcast_kv)."""
+        return self.n_heads if self.cache_broadcast_kv else self.kv_heads
 
     @property
     def out_bias(self) -> bool:

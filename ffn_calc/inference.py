@@ -1,8 +1,10 @@
 """Inference: the KV cache after a prefill, and the FLOPs of one decode step (closed forms).
 
 Conventions (what the reference implementation does, transformers 5 with its cache):
-- the cache holds, per layer, a key and a value of n_kv_heads x head_dim per cached token;
-  MLA holds its compressed latent and the shared rotary key (kv_lora_rank + qk_rope_head_dim);
+- the cache holds, per layer, a key and a value of n_kv_heads x head_dim per cached token
+  (n_heads x head_dim where the reference broadcasts K and V to every query head before
+  caching them: Falcon's new decoder architecture, `cache_broadcast_kv`); MLA holds its
+  compressed latent and the shared rotary key (kv_lora_rank + qk_rope_head_dim);
 - after a prefill of L tokens a full-attention layer holds L tokens; a sliding-window or
   chunked layer holds min(L, window - 1);
 - an encoder-decoder model caches its decoder's self-attention over the target tokens and its
@@ -11,7 +13,12 @@ Conventions (what the reference implementation does, transformers 5 with its cac
   scores over the tokens the new one attends to (the cached ones it may see, and itself);
   MLA re-expands every cached latent through kv_b_proj at every step, as the reference does;
   an encoder-decoder step reuses the cached cross-attention keys and values (Q, O and the
-  scores over the source only). FLOPs = 2 x multiply-adds, as everywhere.
+  scores over the source only). FLOPs = 2 x multiply-adds, as everywhere;
+- generate() (greedy, its default cache) runs a prefill and then one decode step per further
+  token. The prefill of a decoder-only model is the forward pass over the prompt with the LM
+  head over the last position only (generate() passes logits_to_keep=1, which every
+  decoder-only class counted here accepts); an encoder-decoder model's prefill runs the
+  encoder over the prompt once and the decoder over its start token.
 
 The decode crossovers (where one step's scores reach the FFN, the projections, both; where its
 cache read reaches the FFN weights read) come from this step as a function of the context L,
@@ -60,12 +67,13 @@ def _local(cfg: ModelConfig) -> tuple[int, int]:
 
 
 def cached_per_token(cfg: ModelConfig) -> int:
-    """Elements one layer caches per token: keys and values of every KV head, or MLA's latent
-    and rotary key."""
+    """Elements one layer caches per token: keys and values of every head the cache holds
+    (the KV heads, or every query head where the reference broadcasts K and V before caching
+    them), or MLA's latent and rotary key."""
     if cfg.attention == "mla":
         assert cfg.kv_lora_rank is not None and cfg.qk_rope_head_dim is not None
         return cfg.kv_lora_rank + cfg.qk_rope_head_dim
-    return 2 * cfg.kv_heads * cfg.head_size
+    return 2 * cfg.cache_kv_heads * cfg.head_size
 
 
 def cached_tensors(cfg: ModelConfig) -> tuple[int, int]:
@@ -252,6 +260,28 @@ def prefill_workload(
     )  # fmt: skip
 
 
+def _head_flops(cfg: ModelConfig, batch: int, positions: int) -> int:
+    """The LM head (and a masked-LM head's transform) over `positions` per sequence."""
+    w = fl.Workload(batch=batch, seq_len=positions)
+    return sum(t.value for t in fl.model_flop_terms(cfg, w) if t.group == "lm_head")
+
+
+def prefill_flops(
+    cfg: ModelConfig, batch: int, prompt: int, *, causal: bool = False, lm_head: bool = True
+) -> int:
+    """The prefill as generate() runs it. Decoder-only: the forward pass over the prompt with
+    the LM head over the last position only (generate() passes logits_to_keep=1; a narrow
+    embedding's projection out still runs at every position, inside the decoder).
+    Encoder-decoder: the encoder over the prompt and the decoder over its start token.
+    causal: the prompt's self-attention scores over the visible pairs only; lm_head=False:
+    no LM head."""
+    w = prefill_workload(cfg, batch, prompt, causal=causal, lm_head=lm_head)
+    full = fl.forward_flops(cfg, w)
+    if cfg.architecture == "encoder-decoder" or not lm_head:
+        return full
+    return full - _head_flops(cfg, batch, prompt) + _head_flops(cfg, batch, 1)
+
+
 def generation_flops(
     cfg: ModelConfig,
     batch: int,
@@ -261,15 +291,13 @@ def generation_flops(
     causal: bool = False,
     lm_head: bool = True,
 ) -> int:
-    """A prefill of `prompt` tokens (which yields the first new token) and new - 1 decode
-    steps with prompt, ..., prompt + new - 2 tokens cached: what generate() runs for `new`
-    tokens. Exact for any length: a step's FLOPs are linear in the context between the
-    windows' bends, so the steps are summed as arithmetic series. causal: the prefill's
-    self-attention scores over the visible pairs only (a decode step's are so already);
-    lm_head=False: no LM head anywhere."""
-    total = fl.forward_flops(
-        cfg, prefill_workload(cfg, batch, prompt, causal=causal, lm_head=lm_head)
-    )
+    """A prefill of `prompt` tokens (which yields the first new token; see prefill_flops)
+    and new - 1 decode steps with prompt, ..., prompt + new - 2 tokens cached: what
+    generate() runs for `new` tokens (greedy, with its default cache). Exact for any length:
+    a step's FLOPs are linear in the context between the windows' bends, so the steps are
+    summed as arithmetic series. causal: the prefill's self-attention scores over the
+    visible pairs only (a decode step's are so already); lm_head=False: no LM head anywhere."""
+    total = prefill_flops(cfg, batch, prompt, causal=causal, lm_head=lm_head)
     encdec = cfg.architecture == "encoder-decoder"
     # The decode steps' contexts: the prompt and what follows (an encoder-decoder model's
     # decoder starts from one token and attends to the prompt through its cross-attention).

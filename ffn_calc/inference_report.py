@@ -15,9 +15,11 @@ from ffn_calc.result import Result
 
 KV_CONVENTION = N_(
     "Elements: every cached key and value tensor's numel() after a prefill of `context` tokens "
-    "(transformers' cache): 2 x n_kv_heads x head_dim per token and layer (MLA: kv_lora_rank + "
-    "qk_rope_head_dim); a sliding-window or chunked layer keeps min(context, window - 1) "
-    "tokens; an encoder-decoder model adds its cross-attention cache over the source."
+    "(transformers' cache): 2 x n_kv_heads x head_dim per token and layer (2 x n_heads x "
+    "head_dim where the model broadcasts K and V to every query head before caching them, as "
+    "Falcon's new decoder architecture does; MLA: kv_lora_rank + qk_rope_head_dim); a "
+    "sliding-window or chunked layer keeps min(context, window - 1) tokens; an encoder-decoder "
+    "model adds its cross-attention cache over the source."
 )
 DECODE_CONVENTION = N_(
     "One decode step: one new token per sequence with `context` tokens cached, FLOPs = 2 x "
@@ -27,9 +29,11 @@ DECODE_CONVENTION = N_(
     "an encoder-decoder step reuses the cached cross-attention keys and values."
 )
 GENERATION_NOTE = N_(
-    "generate() for N new tokens: the prefill of the prompt (which yields the first new token; "
-    "an encoder-decoder model's decoder runs one token) and N - 1 decode steps, each with one "
-    "more token cached."
+    "generate() for N new tokens (greedy, its default cache): the prefill of the prompt, which "
+    "yields the first new token, and N - 1 decode steps, each with one more token cached. The "
+    "prefill is the forward pass over the prompt with the LM head over its last position only "
+    "(generate() passes logits_to_keep=1); an encoder-decoder model runs its encoder over the "
+    "prompt once and its decoder over the start token."
 )
 DECODE_CROSSOVER_CONVENTION = N_(
     "One decode step of one layer: the scores grow with the context L (2 x n_heads x (L + 1) x "
@@ -214,7 +218,6 @@ def generation_report(
 ) -> GenerationReport:
     """generate() for `new` tokens; unit "macs" reports multiply-adds, causal counts the
     prefill's visible pairs only, lm_head=False leaves out the head."""
-    from ffn_calc import flop_counts as fl
     from ffn_calc.report import check_workload
 
     inf.kv_kinds(cfg, batch, prompt, None)  # a model that generates, first
@@ -232,7 +235,7 @@ def generation_report(
                 "token, and its decoder over one token: there are no pairs to leave out."
             ).format(model=cfg.name)
         )
-    prefill = fl.forward_flops(cfg, w) // div
+    prefill = inf.prefill_flops(cfg, batch, prompt, causal=causal, lm_head=lm_head) // div
     total = inf.generation_flops(cfg, batch, prompt, new, causal=causal, lm_head=lm_head) // div
     return GenerationReport(
         model=cfg.name, batch=batch, prompt=prompt, new_tokens=new, unit=unit, causal=causal,

@@ -9,7 +9,10 @@ skip cleanly and this module, which needs both, is never imported.
 - `inventory_names`, `param_shapes`: ffn-calc's untied tensors and the model's parameters, by
   real name and shape.
 - `token_ids`, `counted_flops`: FlopCounterMode's count over one forward pass.
-- `check_counts`: parameters, names and shapes, FLOPs of a model against ffn-calc's.
+- `check_counts`: parameters, names and shapes, FLOPs of a model against ffn-calc's, and for a
+  decoder-only model `check_cache`.
+- `check_cache`: with the cache on, the cache after a prefill, one decode step and a whole
+  `generate()` against kv_elements, decode_flops and generation_flops (any decoder).
 - `check_hub_config`: all of it for one config.json, its saved checkpoint included.
 - `save`, `verify`, `check_verifies`, `check_wider_ffn_fails`: `ffn-calc verify --checkpoint`
   against what `save_pretrained` writes.
@@ -33,7 +36,7 @@ from torch.utils.flop_counter import FlopCounterMode
 
 from ffn_calc.config import ModelConfig
 from ffn_calc.flop_counts import Workload, forward_flops
-from ffn_calc.inference import decode_flops, kv_elements
+from ffn_calc.inference import decode_flops, generation_flops, kv_elements
 from ffn_calc.instantiate import instantiate
 from ffn_calc.param_counts import total_params
 from ffn_calc.presets import resolve_model
@@ -89,19 +92,23 @@ def counted_flops(model: Any, *args: Any, **inputs: Any) -> int:
 def check_counts(model: Any, cfg: ModelConfig, ids: Any | None, **inputs: Any) -> None:
     """The instantiated model against ffn-calc's: (a) parameters, (b) names and shapes of the
     untied tensors, (c) FLOPs of a forward pass on `ids` (batch x seq_len token ids, with the
-    other `inputs`; None: no forward pass)."""
+    other `inputs`; None: no forward pass), (d) a decoder-only model's cache, decode step and
+    generate() (`check_cache`, always with the cache on)."""
     assert sum(p.numel() for p in model.parameters()) == total_params(cfg)
     assert param_shapes(model) == inventory_names(cfg)
     if ids is not None:
         batch, s = ids.shape
         got = counted_flops(model, input_ids=ids, **inputs)
         assert got == forward_flops(cfg, Workload(batch=batch, seq_len=s))
-        if cfg.architecture == "decoder-only" and not inputs:
+        if cfg.architecture == "decoder-only":
             check_cache(model, cfg, ids)
 
 
 def cache_numel(cache: Any) -> int:
-    """Elements of every cached key and value tensor (transformers' Cache layers)."""
+    """Elements of every cached key and value tensor (transformers' Cache layers; an
+    encoder-decoder cache: its self-attention and cross-attention caches)."""
+    if hasattr(cache, "cross_attention_cache"):
+        return cache_numel(cache.self_attention_cache) + cache_numel(cache.cross_attention_cache)
     return sum(
         t.numel()
         for layer in cache.layers
@@ -110,15 +117,60 @@ def cache_numel(cache: Any) -> int:
     )
 
 
-def check_cache(model: Any, cfg: ModelConfig, ids: Any) -> None:
-    """After a prefill of `ids` with the cache on, its numel() equals kv_elements, and one
-    decode step with that cache costs decode_flops (FlopCounterMode)."""
+def generated_flops(model: Any, ids: Any, new: int) -> int:
+    """FlopCounterMode over `model.generate(ids)` of exactly `new` tokens, greedy, with the
+    default cache (an encoder-decoder model: `ids` the source; its decoder starts from token 0
+    where the config names no start token, as T5's does). generate() sizes its default cache
+    by the config's num_hidden_layers, which for T5 is the encoder's num_layers: with more
+    decoder layers it fails (IndexError), so there it gets the same cache grown lazily."""
+    encdec = model.config.is_encoder_decoder
+    start: dict[str, Any] = {}
+    if encdec and model.generation_config.decoder_start_token_id is None:
+        start["decoder_start_token_id"] = 0
+    decoder = model.config.get_text_config(decoder=True)
+    if encdec and getattr(decoder, "num_decoder_layers", None) not in (
+        None,
+        decoder.num_hidden_layers,
+    ):
+        start["past_key_values"] = transformers.EncoderDecoderCache(
+            transformers.DynamicCache(), transformers.DynamicCache()
+        )
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        out = model.generate(
+            ids, attention_mask=torch.ones_like(ids), max_new_tokens=new, min_new_tokens=new,
+            do_sample=False, num_beams=1, **start,
+        )  # fmt: skip
+    assert out.shape[1] == (1 if encdec else ids.shape[1]) + new  # no early stop
+    return int(counter.get_total_flops())
+
+
+def check_cache(model: Any, cfg: ModelConfig, ids: Any, surplus: int = 0, new: int = 3) -> None:
+    """With the cache on, as generate() runs the model: (a) after a prefill of `ids` (an
+    encoder-decoder model: `ids` the source and a target of about half as many tokens) the
+    sum of numel() over every cached key and value equals kv_elements; (b) one decode step with
+    that cache costs decode_flops; (c) generate() of `new` tokens costs generation_flops
+    (FlopCounterMode; on the meta device only (a) and (b)). `surplus`: FLOPs per token and
+    sequence the reference runs beyond ffn-calc's convention (Llama 4's eager experts; a
+    decoder-only model)."""
     batch, s = ids.shape
+    encdec = cfg.architecture == "encoder-decoder"
     with torch.no_grad():
-        cache = model(input_ids=ids, use_cache=True).past_key_values
-        assert cache_numel(cache) == kv_elements(cfg, batch, s)
-        step = counted_flops(model, input_ids=ids[:, -1:], past_key_values=cache, use_cache=True)
-    assert step == decode_flops(cfg, batch, s)
+        if encdec:
+            t = max(1, s // 2)
+            out = model(input_ids=ids, decoder_input_ids=ids[:, :t], use_cache=True)
+            step_inputs = {"encoder_outputs": (out.encoder_last_hidden_state,),
+                           "decoder_input_ids": ids[:, t - 1 : t]}  # fmt: skip
+            context, source = t, s
+        else:
+            out = model(input_ids=ids, use_cache=True)
+            step_inputs, context, source = {"input_ids": ids[:, -1:]}, s, None
+        cache = out.past_key_values
+        assert cache_numel(cache) == kv_elements(cfg, batch, context, source)
+        step = counted_flops(model, **step_inputs, past_key_values=cache, use_cache=True)
+    assert step == decode_flops(cfg, batch, context, source) + surplus * batch
+    if ids.device.type != "meta":  # (a decoder-only model runs s + new - 1 tokens)
+        got = generated_flops(model, ids, new)
+        assert got == generation_flops(cfg, batch, s, new) + surplus * batch * (s + new - 1)
 
 
 def save(model: Any, out: Path, **kwargs: Any) -> Path:

@@ -8,6 +8,9 @@ L = 512 cached tokens): gpt2-small KV cache 9,437,184 elements and one decode st
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 from conftest import run
 
 from ffn_calc.config import ModelConfig
@@ -22,7 +25,7 @@ def test_reference_figures() -> None:
     d = run("flops", "-p", "gpt2-small", "--decode", "-L", "512", "-f", "json").json()
     assert d["decode_flops"] == 265_975_296
     assert sum(d["components"].values()) == d["decode_flops"]
-    # The prefill of 512 tokens is forward_flops at S = 512: 136,160,477,184.
+    # One forward pass over 512 tokens (model(input_ids): the LM head at every position).
     assert forward_flops(resolve_model(preset="gpt2-small"), Workload(1, 512)) == 136_160_477_184
     llama = run("kv", "-p", "llama-3-8b", "-L", "512", "-f", "json").json()
     assert (llama["kv_elements"], llama["kv_bytes"]) == (33_554_432, 67_108_864)
@@ -90,16 +93,18 @@ def test_huge_values_stay_exact() -> None:
 def test_generation_is_the_prefill_and_the_steps() -> None:
     cfg = resolve_model(preset="gpt2-small")
     data = run("flops", "-p", "gpt2-small", "-s", "512", "--generate", "3", "-f", "json").json()
-    # The prefill (136,160,477,184, forward_flops at S = 512) and 2 steps at L = 512, 513.
-    assert data["generation_flops"] == 136_160_477_184 + decode_flops(cfg, 1, 512) + decode_flops(
+    # The prefill as generate() runs it (96,713,958,912: forward_flops at S = 512 less the LM
+    # head over the 511 positions before the last, 511 x 2 x 768 x 50,257) and 2 steps at
+    # L = 512, 513.
+    assert data["generation_flops"] == 96_713_958_912 + decode_flops(cfg, 1, 512) + decode_flops(
         cfg, 1, 513
     )
     # Across a sliding window's bend, the closed sum equals the steps one by one.
     oss = resolve_model(preset="gpt-oss-20b")
-    from ffn_calc.inference import generation_flops
+    from ffn_calc.inference import generation_flops, prefill_flops
 
     steps = sum(decode_flops(oss, 2, c) for c in range(100, 100 + 299))
-    assert generation_flops(oss, 2, 100, 300) == forward_flops(oss, Workload(2, 100)) + steps
+    assert generation_flops(oss, 2, 100, 300) == prefill_flops(oss, 2, 100) + steps
 
 
 def test_decode_crossovers() -> None:
@@ -147,3 +152,65 @@ def test_memory_and_fit() -> None:
     for bad in ("lots", "80XB", "0GB"):
         r = run("memory", "-p", "gpt2-small", "--gpu-memory", bad)
         assert r.exit_code == 2 and "--gpu-memory" in r.stderr and r.stdout == ""
+
+
+# --- generate(): the prefill as generate() runs it; the cache the reference really holds ------
+
+
+def test_generate_runs_the_lm_head_at_the_last_prompt_position_only() -> None:
+    # gpt2-small, a 512-token prompt and 2 new tokens. generate() passes logits_to_keep=1, so
+    # the prefill is the forward pass (136,160,477,184) less the LM head over the 511 positions
+    # before the last: 511 x 2 x 768 x 50,257 = 39,446,518,272, giving 96,713,958,912; then one
+    # decode step with 512 tokens cached (265,975,296): 96,979,934,208 in all (counting the head
+    # at every prompt position gave 136,426,452,480, 40.7% more).
+    data = run("flops", "-p", "gpt2-small", "-s", "512", "--generate", "2", "-f", "json").json()
+    assert data["prefill_flops"] == 96_713_958_912
+    assert data["decode_flops"] == 265_975_296
+    assert data["generation_flops"] == 96_979_934_208
+    assert "logits_to_keep=1" in data["convention"]
+    # llama-3-8b, 2,048 + 2: the forward pass at S = 2,048 (32,938,104,193,024) less 2,047 x
+    # 2 x 4,096 x 128,256 (2,150,727,942,144), plus one step at L = 2,048 (16,083,582,976).
+    llama = run("flops", "-p", "llama-3-8b", "-s", "2048", "--generate", "2", "-f", "json").json()
+    assert llama["prefill_flops"] == 32_938_104_193_024 - 2_150_727_942_144
+    assert llama["generation_flops"] == 30_803_459_833_856
+
+
+def test_generate_prefill_keeps_every_position_before_the_head() -> None:
+    from ffn_calc.inference import prefill_flops
+
+    # OPT's narrow embedding: project_out runs inside the decoder at every position, the head
+    # over the last one only (2 x B x (S - 1) x embedding_dim 16 x vocab 50 fewer FLOPs).
+    opt = ModelConfig(family="opt", n_layers=2, d_model=32, n_heads=4, d_ff=40, vocab_size=50,
+                      embedding_dim=16, positions="learned", max_positions=64)  # fmt: skip
+    assert prefill_flops(opt, 2, 7) == forward_flops(opt, Workload(2, 7)) - 2 * 2 * 6 * 16 * 50
+    # An encoder-decoder model: the encoder over the prompt, the decoder over its start token.
+    t5 = resolve_model(preset="t5-base")
+    assert prefill_flops(t5, 1, 100) == forward_flops(t5, Workload(1, 100, target_len=1))
+
+
+FALCON_40B = {  # tiiuae/falcon-40b config.json (the fields ffn-calc reads)
+    "model_type": "falcon", "architectures": ["FalconForCausalLM"], "hidden_size": 8192,
+    "num_attention_heads": 128, "num_kv_heads": 8, "num_hidden_layers": 60, "vocab_size": 65024,
+    "new_decoder_architecture": True, "multi_query": True, "parallel_attn": True, "bias": False,
+    "alibi": False,
+}  # fmt: skip
+
+
+def test_falcon_new_architecture_caches_every_query_head(tmp_path: Path) -> None:
+    # FalconAttention (new_decoder_architecture) broadcasts K and V to all 128 query heads
+    # before it caches them: 60 layers x 2 x 128 x head_dim 64 x 2,048 tokens = 2,013,265,920
+    # elements, 16 x the 125,829,120 of 8 KV heads.
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(FALCON_40B))
+    kv = run("kv", "--hf-config", str(path), "-L", "2048", "-f", "json").json()
+    assert kv["kv_elements"] == 60 * 2 * 128 * 64 * 2048 == 2_013_265_920
+    cross = run("crossover", "--hf-config", str(path), "--decode", "-f", "json").json()
+    assert cross["kv_elements_per_token"] == 2 * 128 * 64
+    # The scores run over every query head either way: the decode step is unchanged.
+    cfg = resolve_model(hf_config=path)
+    assert cfg.cache_broadcast_kv and cfg.cache_kv_heads == 128 and cfg.kv_heads == 8
+    grouped = cfg.model_copy(update={"cache_broadcast_kv": False})
+    assert decode_flops(cfg, 1, 2048) == decode_flops(grouped, 1, 2048)
+    assert kv_elements(grouped, 1, 2048) == 125_829_120
+    # Falcon-7B (multi-query, the old architecture) caches its one KV head.
+    assert not resolve_model(preset="falcon-7b").cache_broadcast_kv

@@ -394,16 +394,20 @@ def test_generate_applies_no_lm_head_causal_and_macs() -> None:
         return run("flops", "-p", "gpt2-small", "-s", "64", *extra, "-f", "json").json()
 
     base = gen()
-    # The prefill is the forward pass over the prompt, with the same options.
-    assert base["prefill_flops"] == fwd()["forward_flops"] == 15_963_095_040
+    # The prefill is the forward pass over the prompt, with the same options, but the LM head
+    # over the last prompt position only (generate() passes logits_to_keep=1): 15,963,095,040
+    # less 63 x 2 x 768 x 50,257 = 4,863,269,376.
+    assert base["prefill_flops"] == fwd()["forward_flops"] - 63 * LM_HEAD_ONE_TOKEN
+    assert base["prefill_flops"] == 15_963_095_040 - 4_863_269_376
     no_head = gen("--no-lm-head")
     assert no_head["prefill_flops"] == fwd("--no-lm-head")["forward_flops"]
+    assert no_head["prefill_flops"] == base["prefill_flops"] - LM_HEAD_ONE_TOKEN
     # Three decode steps (L = 64, 65, 66), each without its LM head over one token.
     assert no_head["decode_flops"] == base["decode_flops"] - 3 * LM_HEAD_ONE_TOKEN
     causal = gen("--causal")
     # --causal: the prefill's scores over S(S+1)/2 = 2080 pairs instead of 64^2 = 4096; the
     # decode steps attend to the cached tokens and themselves either way.
-    assert causal["prefill_flops"] == fwd("--causal")["forward_flops"]
+    assert causal["prefill_flops"] == fwd("--causal")["forward_flops"] - 63 * LM_HEAD_ONE_TOKEN
     assert causal["decode_flops"] == base["decode_flops"] and causal["causal"] is True
     scores = fwd()["components"]["attention_scores"]  # 12 x 2 x 2 x 12 x 64 x 64 x 64
     assert base["prefill_flops"] - causal["prefill_flops"] == scores - scores * 2080 // 4096

@@ -4,7 +4,8 @@ Optional: they need torch and transformers (the `oracle` extra) and skip cleanly
 Small random config.json files go through ffn-calc's reader (`--hf-config`) and through the
 transformers class that the family counts. Parameter counts come from the instantiated model,
 tensor names from `named_parameters()`, FLOPs from `torch.utils.flop_counter.FlopCounterMode`
-over a real CPU forward pass (eager attention, no cache), checkpoints from `save_pretrained`.
+over a real CPU forward pass (eager attention, the cache on), the cache after a prefill, one
+decode step and generate() (`check_cache`), checkpoints from `save_pretrained`.
 
 T5: transformers 5 ties the head to `shared` whatever config.json says, while ffn-calc follows
 config.json (an untied head where it says tie_word_embeddings false, as T5 v1.1's does). The
@@ -28,6 +29,7 @@ transformers = pytest.importorskip("transformers")
 from conftest import DATA  # noqa: E402
 from oracle_support import (  # noqa: E402
     build_hf,
+    check_cache,
     check_verifies,
     check_wider_ffn_fails,
     counted_flops,
@@ -115,8 +117,9 @@ def as_built(cfg: ModelConfig) -> ModelConfig:
 
 
 def seq2seq_flops(model: Any, ids: Any, target: Any) -> int:
-    """FlopCounterMode over one forward: B x S source tokens, B x T target tokens."""
-    return counted_flops(model, input_ids=ids, decoder_input_ids=target, use_cache=False)
+    """FlopCounterMode over one forward: B x S source tokens, B x T target tokens (the cache
+    on: the cross-attention keys and values are computed once either way)."""
+    return counted_flops(model, input_ids=ids, decoder_input_ids=target, use_cache=True)
 
 
 def add_separate_head(out: Path) -> None:
@@ -152,8 +155,11 @@ def test_random_configs_against_transformers(
         assert param_shapes(model) == inventory_names(built)
         # (c) forward FLOPs: encoder over S, decoder over T, cross-attention K/V over S
         vocab = data["vocab_size"]
-        got = seq2seq_flops(model, token_ids(vocab, batch, s), token_ids(vocab, batch, t))
+        ids = token_ids(vocab, batch, s)
+        got = seq2seq_flops(model, ids, token_ids(vocab, batch, t))
         assert got == forward_flops(cfg, Workload(batch=batch, seq_len=s, target_len=t))
+        # the cache after a prefill, one decode step, generate() (encoder once, start token)
+        check_cache(model, cfg, ids)
         # The untied convention: a separate head, vocab_size x d_model more, stated in the note.
         untied = data.get("tie_word_embeddings") is False
         head = data["vocab_size"] * data["d_model"]

@@ -1,14 +1,18 @@
-"""Differential tests of the KV cache and one decode step against transformers' cache.
+"""Differential tests of the KV cache, one decode step and generate() against transformers.
 
 After a real prefill of L tokens on the CPU (eager attention, eager experts), the sum of
 numel() over every cached key and value equals ffn-calc's kv_elements, and FlopCounterMode
 over one decode step with that cache equals its decode_flops, at contexts shorter and longer
-than the windows. Llama 4's eager experts run every expert for every token: there the
-reference exceeds the top-k count by 2 x B x (E - k) x 3 x d_model x d_ff per MoE layer.
+than the windows. FlopCounterMode over `model.generate()` itself (greedy, exactly N new
+tokens, its default cache) equals generation_flops, with prompts shorter and longer than the
+windows and steps that cross them. Llama 4's eager experts run every expert for every token:
+there the reference exceeds the top-k count by 2 x B x (E - k) x 3 x d_model x d_ff per MoE
+layer and token.
 """
 
 from __future__ import annotations
 
+import inspect
 import warnings
 from typing import Any
 
@@ -17,12 +21,13 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from oracle_support import cache_numel  # noqa: E402
+from oracle_support import cache_numel, generated_flops  # noqa: E402
 from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
 
 from ffn_calc.config import ModelConfig  # noqa: E402
+from ffn_calc.families import REGISTRY, family_module  # noqa: E402
 from ffn_calc.hf import hf_fields  # noqa: E402
-from ffn_calc.inference import decode_flops, kv_elements  # noqa: E402
+from ffn_calc.inference import decode_flops, generation_flops, kv_elements  # noqa: E402
 
 transformers.logging.set_verbosity_error()
 warnings.filterwarnings("ignore")
@@ -74,19 +79,36 @@ CASES: dict[str, tuple[str, str, dict[str, Any]]] = {
          "max_position_embeddings": 64, "vocab_size": 50}),
     "t5 (encoder-decoder)": ("T5Config", "T5ForConditionalGeneration",
         {"d_model": 32, "d_kv": 8, "d_ff": 40, "num_heads": 4, "num_layers": 2, "vocab_size": 50}),
+    # FalconAttention broadcasts K and V to every query head before it caches them.
+    "falcon (new decoder architecture, 2 KV heads)": ("FalconConfig", "FalconForCausalLM",
+        {"hidden_size": 32, "num_attention_heads": 4, "num_kv_heads": 2, "num_hidden_layers": 2,
+         "vocab_size": 50, "new_decoder_architecture": True}),
+    "falcon (multi-query)": ("FalconConfig", "FalconForCausalLM",
+        {"hidden_size": 32, "num_attention_heads": 4, "num_hidden_layers": 2, "vocab_size": 50}),
+    "gpt_bigcode (multi-query)": ("GPTBigCodeConfig", "GPTBigCodeForCausalLM",
+        {"n_embd": 32, "n_head": 4, "n_layer": 2, "n_positions": 64, "vocab_size": 50}),
+    "opt (narrow embedding projected out before the head)": ("OPTConfig", "OPTForCausalLM",
+        {"hidden_size": 32, "num_attention_heads": 4, "num_hidden_layers": 2, "ffn_dim": 40,
+         "max_position_embeddings": 64, "vocab_size": 50, "word_embed_proj_dim": 16}),
 }  # fmt: skip
+IDS = {"bos_token_id": 0, "eos_token_id": 0, "pad_token_id": None}
 
 
-def measure(conf_name: str, model_name: str, fields: dict[str, Any], batch: int, context: int, source: int) -> tuple[ModelConfig, int, int]:  # fmt: skip
-    """ffn-calc's model, and the reference's cache numel and decode-step FLOPs."""
-    conf = getattr(transformers, conf_name)(**fields)
+def built(conf_name: str, model_name: str, fields: dict[str, Any]) -> tuple[ModelConfig, Any]:
+    """ffn-calc's model of the config and the reference model (eager attention and experts)."""
+    conf = getattr(transformers, conf_name)(**{**IDS, **fields})
     conf._attn_implementation = "eager"
     conf._experts_implementation = "eager"
     torch.manual_seed(0)
     model = getattr(transformers, model_name)(conf).eval()
     data = {**conf.to_dict(), "model_type": conf.model_type}
-    cfg = ModelConfig(**hf_fields(data, "config"), name="x")
-    v = conf.vocab_size
+    return ModelConfig(**hf_fields(data, "config"), name="x"), model
+
+
+def measure(conf_name: str, model_name: str, fields: dict[str, Any], batch: int, context: int, source: int) -> tuple[ModelConfig, int, int]:  # fmt: skip
+    """ffn-calc's model, and the reference's cache numel and decode-step FLOPs."""
+    cfg, model = built(conf_name, model_name, fields)
+    v = model.config.vocab_size
     with torch.no_grad():
         if cfg.architecture == "encoder-decoder":
             src, tgt = torch.randint(0, v, (batch, source)), torch.randint(0, v, (batch, context))
@@ -124,3 +146,44 @@ def test_llama4_eager_experts_run_every_expert() -> None:
     assert numel == kv_elements(cfg, 2, 10)
     # 3 MoE layers x 2 B x (E - k = 1) x 3 x d_model 32 x d_ff 40 more than the top-k count
     assert flops == decode_flops(cfg, 2, 10) + 3 * 2 * 2 * 1 * 3 * 32 * 40
+
+
+# --- generate() itself: the prefill keeps the LM head at the last prompt position ----------
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize(("prompt", "new"), [(3, 5), (8, 3)])  # steps 3..6 cross the window of 6
+def test_generate_matches_generation_flops(case: str, prompt: int, new: int) -> None:
+    """FlopCounterMode over model.generate() of exactly `new` tokens (greedy, the default
+    cache) equals generation_flops: the prefill with the LM head over the last prompt position
+    only (generate() passes logits_to_keep=1), then new - 1 decode steps; an encoder-decoder
+    model runs its encoder once over the prompt and its decoder from the start token."""
+    cfg, model = built(*CASES[case])
+    ids = torch.randint(1, model.config.vocab_size, (2, prompt))
+    assert generated_flops(model, ids, new) == generation_flops(cfg, 2, prompt, new)
+
+
+def test_generate_llama4_eager_experts_run_every_expert() -> None:
+    fields = {**BASE, "attention_chunk_size": 6, "num_local_experts": 2, "num_experts_per_tok": 1,
+              "intermediate_size_mlp": 48, "no_rope_layers": [1, 1, 0]}  # fmt: skip
+    cfg, model = built("Llama4TextConfig", "Llama4ForCausalLM", fields)
+    ids = torch.randint(1, 50, (2, 4))
+    # 3 MoE layers x 2 x (E - k = 1) x 3 x d_model 32 x d_ff 40 more per token: the prompt's
+    # 4 and the 8 decoded (9 new tokens: 8 decode steps), for 2 sequences.
+    surplus = 3 * 2 * 1 * 3 * 32 * 40 * 2 * (4 + 8)
+    assert generated_flops(model, ids, 9) == generation_flops(cfg, 2, 4, 9) + surplus
+
+
+def test_every_decoder_only_class_keeps_only_the_last_logits() -> None:
+    """generate() passes logits_to_keep=1 to every class whose forward accepts it: every
+    decoder-only class ffn-calc counts does, so each prefill runs its LM head once per
+    sequence. (An encoder-decoder model's decoder runs one start token at the prefill.)"""
+    for family in REGISTRY:
+        module = family_module(family)
+        assert module is not None
+        cls = getattr(transformers, module.ARCHITECTURE)
+        if not cls.can_generate():  # the encoder-only classes
+            continue
+        config = cls.config_class()
+        takes = "logits_to_keep" in inspect.signature(cls.forward).parameters
+        assert takes or config.is_encoder_decoder, family

@@ -28,6 +28,7 @@ transformers = pytest.importorskip("transformers")
 
 from conftest import DATA  # noqa: E402
 from oracle_support import (  # noqa: E402
+    check_cache,
     check_verifies,
     check_wider_ffn_fails,
     counted_flops,
@@ -154,8 +155,10 @@ def check(data: dict[str, Any], batch: int, s: int, tmp: Path) -> ModelConfig:
     assert sum(p.numel() for p in model.parameters()) == total_params(cfg)
     expected = inventory_names(cfg)
     assert param_shapes(model) == fused(expected)
-    got = counted_flops(model, input_ids=token_ids(data["vocab_size"], batch, s))
+    ids = token_ids(data["vocab_size"], batch, s)
+    got = counted_flops(model, input_ids=ids)
     assert got == forward_flops(cfg, Workload(batch=batch, seq_len=s))
+    check_cache(model, cfg, ids)  # the cache, one decode step and generate(), cache on
     # The checkpoint and the config.json that save_pretrained writes (every field explicit).
     out = save(model, tmp / "ckpt")
     stored = header(out)

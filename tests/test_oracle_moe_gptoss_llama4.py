@@ -32,6 +32,7 @@ transformers = pytest.importorskip("transformers")
 
 from conftest import DATA, run  # noqa: E402
 from oracle_support import (  # noqa: E402
+    check_cache,
     check_counts,
     check_verifies,
     check_wider_ffn_fails,
@@ -150,6 +151,7 @@ def check(data: dict[str, Any], batch: int, s: int, tmp: Path) -> None:
         got = counted_flops(model, input_ids=ids)
         ours = forward_flops(cfg, Workload(batch=batch, seq_len=s))
         assert got == ours + dense_expert_surplus(cfg, batch, s)
+        check_cache(model, cfg, ids, surplus=dense_expert_surplus(cfg, 1, 1))
     assert torch_active(model, cfg) == active_params(cfg)
     # The checkpoint and the config.json that save_pretrained writes (every field explicit).
     out = save(model, tmp / "ckpt")

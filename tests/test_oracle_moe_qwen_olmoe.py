@@ -32,6 +32,7 @@ transformers = pytest.importorskip("transformers")
 
 from conftest import DATA, run  # noqa: E402
 from oracle_support import (  # noqa: E402
+    check_cache,
     counted_flops,
     header,
     inventory_names,
@@ -166,8 +167,10 @@ def check(data: dict[str, Any], batch: int, s: int, tmp: Path) -> None:
     assert moe_active(model) == active_params(cfg)
     names = {n: tuple(p.shape) for n, p in model.named_parameters()}
     assert names == fused(inventory_names(cfg))
-    got = counted_flops(model, input_ids=token_ids(data["vocab_size"], batch, s))
+    ids = token_ids(data["vocab_size"], batch, s)
+    got = counted_flops(model, input_ids=ids)
     assert got == forward_flops(cfg, Workload(batch=batch, seq_len=s))
+    check_cache(model, cfg, ids)  # the cache, one decode step and generate(), cache on
     # The checkpoint and the config.json that save_pretrained writes (every field explicit).
     out = tmp / "ckpt"
     with contextlib.redirect_stderr(io.StringIO()):

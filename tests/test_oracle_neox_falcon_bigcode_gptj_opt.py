@@ -4,7 +4,9 @@ Optional: they need the `oracle` extra and skip cleanly without torch and transf
 case is a small random config.json, read by ffn-calc (`--hf-config`) and built by the
 transformers class its `architectures` names: parameters from `parameters()`, tensor names
 and shapes from `named_parameters()`, FLOPs from `torch.utils.flop_counter.FlopCounterMode`
-over a CPU forward pass with eager attention and no cache, checkpoints from `save_pretrained`.
+over a CPU forward pass with eager attention, the cache after a prefill, one decode step and
+generate() against kv_elements, decode_flops and generation_flops (`check_cache`, with the
+cache on), checkpoints from `save_pretrained`.
 """
 
 from __future__ import annotations
@@ -186,7 +188,7 @@ def check(data: dict[str, Any], batch: int, s: int, tmp: Path) -> None:
     model = build(data).eval()
     # (a) parameters, (b) names and shapes of the untied tensors, (c) FLOPs of a real forward
     ids = token_ids(data["vocab_size"], batch, s) if runs_forward(data) else None
-    check_counts(model, cfg, ids, use_cache=False)
+    check_counts(model, cfg, ids)
     # (d) the saved checkpoint against its own config.json, then with a wrong FFN width
     ckpt = save(model, tmp / "checkpoint")
     check_verifies(ckpt, cfg)

@@ -4,7 +4,8 @@ Optional: they need the `oracle` extra (`pip install torch==2.13.0 && pip instal
 and skip cleanly without it. Parameter counts come from the instantiated models, FLOPs from
 `torch.utils.flop_counter.FlopCounterMode` over a forward pass with eager attention (the math
 SDPA kernel for `torch.nn.Transformer`), tensor names from `named_parameters()`, checkpoints
-from `save_pretrained`.
+from `save_pretrained`. The transformers decoders also run with the cache on: the cache after a
+prefill, one decode step and generate() (`check_cache`); torch.nn.Transformer has no cache.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ transformers = pytest.importorskip("transformers")
 
 from conftest import run  # noqa: E402
 from oracle_support import (  # noqa: E402
+    check_cache,
     check_verifies,
     counted_flops,
     inventory_names,
@@ -241,6 +243,8 @@ def test_random_configs_against_torch(
         target = t if family == "transformer" else None
         got = torch_flops(cfg, model, batch, s, target, "cpu")
         assert got == forward_flops(cfg, Workload(batch=batch, seq_len=s, target_len=target))
+        if cfg.architecture == "decoder-only":  # the cache, a decode step, generate()
+            check_cache(model, cfg, token_ids(cfg.vocab_size or 1, batch, s))
         if family != "transformer":  # save_pretrained, then compare the file's header
             out = save(model, tmp_path_factory.mktemp("ckpt"))
             toml = out / "model.toml"

@@ -12,6 +12,10 @@ or `ln_attn` and `ln_mlp` when `num_ln_in_parallel_attn` is 2 (its default with
 A final `ln_f`; the head is tied to the token embedding unless tie_word_embeddings is false.
 Rotary positions and ALiBi (`alibi`) hold 0 parameters. `n_embed`, when present, is the
 hidden size (as the class reads it).
+
+The cache: with `new_decoder_architecture` FalconAttention broadcasts K and V to every query
+head before it updates the cache (`_split_heads`, then `num_kv_heads = self.num_heads`), so the
+cache holds n_heads heads per layer, not num_kv_heads (Falcon-40B: 128 instead of 8).
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ def fields(r: Reader) -> dict[str, Any]:
         "d_model": d, "n_heads": heads, "n_kv_heads": kv,
         "d_ff": r.integer("ffn_hidden_size", 4 * d),
         "activation": r.choice("activation", PLAIN_ACT, "gelu"),
+        "cache_broadcast_kv": new_arch,
         "attention_bias": bias, "ffn_bias": bias, "norm": "layernorm",
         "layer_norms": 1 if parallel and lns != 2 else 2, "parallel_block": parallel,
         "positions": "none" if r.boolean("alibi", False) else "rotary",
