@@ -9,6 +9,12 @@ Each function returns the result model that the matching command dumps with `--f
 (`report.model_dump()` is that JSON). Bad input raises ffn_calc.FfnCalcError (ConfigError,
 FileError, UsageError) with the message the command line prints. In a notebook a report shows
 as the command's tables.
+
+Every argument's type is checked here, at the boundary: lengths and counts are ints (a bool is
+not one), switches are bools (the string "no" is not False), files are a str or a path object,
+`metrics` and `where` lists of strings, `models` a list of models, `vary` a mapping of field
+names to specs, lists, ranges or iterators. A wrong type raises UsageError naming the
+argument; no TypeError or AttributeError escapes.
 """
 
 from __future__ import annotations

@@ -15,6 +15,7 @@ import inspect
 import itertools
 import types
 import typing
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -169,12 +170,34 @@ def test_the_messages_name_the_argument_and_what_it_takes(call: Any, message: st
 def test_an_endless_generator_axis_is_refused_not_listed(monkeypatch: pytest.MonkeyPatch) -> None:
     from ffn_calc import sweeps
 
+    def endless() -> Iterator[int]:
+        """1, 2, 3, ... for ever; past 100,000 values it stops the test instead of hanging it."""
+        for i in itertools.count(1):
+            if i > 100_000:
+                raise AssertionError("the sweep read an endless iterator past its limit")
+            yield i
+
     monkeypatch.setattr(sweeps, "MAX_COMBINATIONS", 1000)  # the same rule, in less memory
     with pytest.raises(ffn_calc.UsageError, match="more than 1,000 values"):
-        ffn_calc.sweep(MODEL, {"d_ff": itertools.count(1)})
+        ffn_calc.sweep(MODEL, {"d_ff": endless()})
     # Beside a sized axis of 100 values, an iterator may give at most 10 of its own.
     with pytest.raises(ffn_calc.UsageError, match="more than 10 values"):
-        ffn_calc.sweep(MODEL, {"d_ff": itertools.count(1), "n_layers": range(1, 101)})
+        ffn_calc.sweep(MODEL, {"d_ff": endless(), "n_layers": range(1, 101)})
     # A finite generator within the limit is an axis like a list.
     s = ffn_calc.sweep(MODEL, {"d_ff": (d for d in (3072, 4096))})
     assert [r["d_ff"] for r in s] == [3072, 4096]
+
+
+def test_load_fields_of_the_wrong_type_are_config_errors() -> None:
+    """load(**fields): every ModelConfig field, given a value of some other type, is refused
+    with a ConfigError (ModelConfig is strict: "12" is no integer, 0 no boolean)."""
+    for field, info in ModelConfig.model_fields.items():
+        for value in (object(), 1.5, [1], {"a": 1}, b"x", 10**400, float("inf")):
+            try:
+                ffn_calc.load(preset="gpt2-small", **{field: value})
+            except ffn_calc.ConfigError as exc:
+                assert field in str(exc)
+                continue
+            except Exception as exc:
+                pytest.fail(f"load({field}={value!r:.40}) raised {type(exc).__name__}: {exc}")
+            pytest.fail(f"load({field}={value!r:.40}) was accepted ({info.annotation})")
