@@ -149,6 +149,7 @@ def load_catalog(path: Path | None = None) -> list[Exercise]:
 
 def find(catalog: list[Exercise], exercise_id: str) -> Exercise:
     from ffn_calc.quantities import cut
+
     for e in catalog:
         if e.id == exercise_id:
             return e
