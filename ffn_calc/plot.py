@@ -200,7 +200,7 @@ def _write(path: Path, data: bytes) -> None:
     fd, temporary = -1, ""
     try:
         fd, temporary = tempfile.mkstemp(
-            dir=target.parent, prefix=f".{target.name}.", suffix=".partial"
+            dir=target.parent, prefix=f".{target.name[:100]}.", suffix=".partial"
         )
         with os.fdopen(fd, "wb") as fh:
             fd = -1  # the file object owns it now
