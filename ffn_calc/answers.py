@@ -83,18 +83,25 @@ def format_value(value: Fraction, kind: Kind) -> str:
 
 # --- reading answers as people write them --------------------------------------------------------
 
+# Every run of spaces or digits is possessive (`\s*+`, `\d++`): two runs of spaces with only
+# optional parts between them would otherwise be tried in every split on a failed match, which
+# took minutes on 百分之 followed by a long run of spaces.
 _ANSWER = re.compile(
-    r"(?P<pre>百分之)?\s*(?P<sign>[+-]?)(?P<int>\d{1,3}(?:,\d{3})+|\d+)?(?:\.(?P<frac>\d*))?"
-    r"(?:[eE](?P<exp>[+-]?\d{1,9}))?\s*(?P<unit>[kKMGBT%xX\u00d7]|倍|パーセント)?"
+    r"(?P<pre>百分之)?\s*+(?P<sign>[+-]?)(?P<int>\d{1,3}(?:,\d{3})++(?!\d)|\d++)?"
+    r"(?:\.(?P<frac>\d*+))?(?:[eE](?P<exp>[+-]?\d{1,9}+))?\s*+"
+    r"(?P<unit>[kKMGBT%xX\u00d7]|倍|パーセント)?"
 )
+# Answers are judged exactly however many digits they carry (134217728.000...), but no longer
+# than this: a command-line argument is at most 128 KiB on Linux anyway.
+MAX_ANSWER_CHARS = 100_000
 _SCALE = {"k": 3, "M": 6, "G": 9, "B": 9, "T": 12}
 _UNIT = {"K": "k", "X": "x", "\u00d7": "x", "倍": "x", "パーセント": "%", "百分之": "%"}
 # 万-grouping: the multipliers of Japanese and Chinese numbers (one number each, largest first).
 _CJK_SCALE = {"万": 4, "萬": 4, "億": 8, "亿": 8, "兆": 12}
-_ABOUT = re.compile(r"(?:大約|大约|約|约|およそ)\s*")
+_ABOUT = re.compile(r"(?:大約|大约|約|约|およそ)\s*+")
 _CJK_SIGN = re.compile(r"[+-]?")
 _CJK_GROUP = re.compile(
-    r"(?P<int>\d{1,3}(?:,\d{3})+|\d+)?(?:\.(?P<frac>\d*))?\s*(?P<unit>[万萬億亿兆]?)\s*"
+    r"(?P<int>\d{1,3}(?:,\d{3})++(?!\d)|\d++)?(?:\.(?P<frac>\d*+))?\s*+(?P<unit>[万萬億亿兆]?)\s*+"
 )
 # What NFKC may fold: full-width and half-width forms, no-break spaces. Superscripts (10⁸),
 # fractions (½) and circled digits (①) would fold into other numbers (108, 1/2, 1): refused.
@@ -201,6 +208,12 @@ def parse_answer(text: str) -> Given:
     """134217728, 134,217,728, 134.2M, 1.342e8, 28.4x, 46%, -0.16, 134217728. (a whole number);
     and as Japanese and Chinese write them (see the module's docstring): full-width digits,
     約1億3400万, 1.34億, 13421.7728万, 28.4倍, 45.5パーセント, 百分之45.5."""
+    if len(text) > MAX_ANSWER_CHARS:
+        raise FfnCalcError(
+            _("the answer is {length} characters long; no answer is longer than {max}.").format(
+                length=f"{len(text):,}", max=MAX_ANSWER_CHARS
+            )
+        )
     normal = _normalised(text)
     if normal is None:
         raise _unreadable(text)

@@ -9,16 +9,24 @@ Each function returns the result model that the matching command dumps with `--f
 (`report.model_dump()` is that JSON). Bad input raises ffn_calc.FfnCalcError (ConfigError,
 FileError, UsageError) with the message the command line prints. In a notebook a report shows
 as the command's tables.
+
+Every argument's type is checked here, at the boundary: lengths and counts are ints (a bool is
+not one), switches are bools (the string "no" is not False), files are a str or a path object,
+`metrics` and `where` lists of strings, `models` a list of models, `vary` a mapping of field
+names to specs, lists, ranges or iterators. A wrong type raises UsageError naming the
+argument; no TypeError or AttributeError escapes.
 """
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ffn_calc.config import MAX_SIZE, ModelConfig
 from ffn_calc.errors import UsageError
+from ffn_calc.files import shown
 from ffn_calc.i18n import _
 from ffn_calc.result import Result
 
@@ -43,7 +51,7 @@ def _size(name: str, value: object) -> int:
     if type(value) is not int or not 1 <= value <= MAX_SIZE:
         raise UsageError(
             _("{name} must be an integer from 1 to {max}; got {value}.").format(
-                name=name, max=f"{MAX_SIZE:,}", value=repr(value)
+                name=name, max=f"{MAX_SIZE:,}", value=shown(value)
             )
         )
     return value
@@ -53,12 +61,55 @@ def _optional_size(name: str, value: object) -> int | None:
     return None if value is None else _size(name, value)
 
 
+def _flag(name: str, value: object) -> bool:
+    """A switch: True or False, never a string or a number read for its truth ("no" is true)."""
+    if type(value) is not bool:
+        raise UsageError(
+            _("{name} must be True or False; got {value}.").format(name=name, value=shown(value))
+        )
+    return value
+
+
+def _optional_text(name: str, value: object) -> str | None:
+    if value is not None and not isinstance(value, str):
+        raise UsageError(
+            _("{name} must be a string; got {value}.").format(name=name, value=shown(value))
+        )
+    return value
+
+
+def _optional_path(name: str, value: object) -> Path | None:
+    """A file: a str or a path object (os.PathLike) naming it."""
+    if value is None:
+        return None
+    if isinstance(value, str | os.PathLike) and isinstance(os.fspath(value), str):
+        return Path(value)
+    raise UsageError(
+        _("{name} must be a file path (a str or a pathlib.Path); got {value}.").format(
+            name=name, value=shown(value)
+        )
+    )
+
+
+def _strings(name: str, value: object, example: str) -> list[str]:
+    """A list (or tuple) of strings, as the option would be repeated on the command line."""
+    if isinstance(value, Sequence) and not isinstance(value, str | bytes | bytearray):
+        items = list(value)
+        if all(isinstance(v, str) for v in items):
+            return items
+    raise UsageError(
+        _("{name} must be a list of strings such as {example}; got {value}.").format(
+            name=name, example=example, value=shown(value)
+        )
+    )
+
+
 def _choice(name: str, value: object, choices: Iterable[str]) -> str:
     options = list(choices)
-    if value not in options:
+    if not isinstance(value, str) or value not in options:
         raise UsageError(
             _("{name} must be one of {choices}; got {value}.").format(
-                name=name, choices=", ".join(options), value=repr(value)
+                name=name, choices=", ".join(options), value=shown(value)
             )
         )
     return str(value)
@@ -87,6 +138,9 @@ def load(
     biases on (`load(d_model=4096, n_heads=32)`)."""
     from ffn_calc.presets import resolve_model
 
+    preset = _optional_text("preset", preset)
+    config_path = _optional_path("config", config)
+    hf_path = _optional_path("hf_config", hf_config)
     if (
         preset is None
         and config is None
@@ -99,12 +153,7 @@ def load(
                 "or fields with at least d_model and n_heads."
             )
         )
-    return resolve_model(
-        preset=preset,
-        config=Path(config) if config is not None else None,
-        hf_config=Path(hf_config) if hf_config is not None else None,
-        fields=fields,
-    )
+    return resolve_model(preset=preset, config=config_path, hf_config=hf_path, fields=fields)
 
 
 def preset_names() -> list[str]:
@@ -136,8 +185,8 @@ def flops(
 
     w = Workload(
         batch=_size("batch", batch), seq_len=_size("seq_len", seq_len),
-        target_len=_optional_size("target_len", target_len), causal=bool(causal),
-        lm_head=bool(lm_head),
+        target_len=_optional_size("target_len", target_len), causal=_flag("causal", causal),
+        lm_head=_flag("lm_head", lm_head),
     )  # fmt: skip
     return flops_report(_model(model), w, _choice("unit", unit, ("flops", "macs")))
 
@@ -155,7 +204,7 @@ def decode(
 
     return decode_report(
         _model(model), _size("batch", batch), _size("context", context),
-        _optional_size("source_len", source_len), lm_head=bool(lm_head),
+        _optional_size("source_len", source_len), lm_head=_flag("lm_head", lm_head),
         unit=_choice("unit", unit, ("flops", "macs")),
     )  # fmt: skip
 
@@ -174,7 +223,8 @@ def generate(
 
     return generation_report(
         _model(model), _size("batch", batch), _size("prompt", prompt), _size("new", new),
-        causal=bool(causal), lm_head=bool(lm_head), unit=_choice("unit", unit, ("flops", "macs")),
+        causal=_flag("causal", causal), lm_head=_flag("lm_head", lm_head),
+        unit=_choice("unit", unit, ("flops", "macs")),
     )  # fmt: skip
 
 
@@ -183,12 +233,13 @@ def crossover(model: ModelConfig, causal: bool = False, grid: bool = False) -> C
     from ffn_calc.report import crossover_report, grid_report
 
     cfg = _model(model)
+    causal, grid = _flag("causal", causal), _flag("grid", grid)
     g = None
     if grid:
         from ffn_calc.report import GRID_D_MODELS, GRID_SEQ_LENS
 
-        g = grid_report(cfg, GRID_D_MODELS, GRID_SEQ_LENS, bool(causal))
-    return crossover_report(cfg, causal=bool(causal), grid=g)
+        g = grid_report(cfg, GRID_D_MODELS, GRID_SEQ_LENS, causal)
+    return crossover_report(cfg, causal=causal, grid=g)
 
 
 def decode_crossover(model: ModelConfig, batch: int = 1) -> DecodeCrossoverReport:
@@ -203,6 +254,14 @@ def compare(models: Sequence[ModelConfig], seq_len: int | None = None) -> Compar
     shortest learned position table among the models)."""
     from ffn_calc.comparison import compare_report
 
+    if isinstance(models, ModelConfig) or not (
+        isinstance(models, Sequence) and not isinstance(models, str | bytes | bytearray)
+    ):
+        raise UsageError(
+            _("models must be a list of models from ffn_calc.load(...); got {value}.").format(
+                value=shown(models)
+            )
+        )
     chosen = [_model(m) for m in models]
     if not chosen:
         raise UsageError(_("nothing to compare: give at least one model."))
@@ -231,13 +290,19 @@ def _gpu(gpu_memory: str | int | None) -> int | None:
 
     if gpu_memory is None:
         return None
-    if type(gpu_memory) is int:
-        return parse_bytes(str(gpu_memory))
+    if type(gpu_memory) is int:  # bytes (a huge int is never turned into text)
+        if not 1 <= gpu_memory <= 2**60:
+            raise UsageError(
+                _("gpu_memory must be from 1 byte to 2^60 bytes; got {value}.").format(
+                    value=shown(gpu_memory)
+                )
+            )
+        return gpu_memory
     if isinstance(gpu_memory, str):
         return parse_bytes(gpu_memory)
     raise UsageError(
         _("gpu_memory is a size such as '80GB' or a byte count; got {value}.").format(
-            value=repr(gpu_memory)
+            value=shown(gpu_memory)
         )
     )
 
@@ -280,12 +345,13 @@ def training_memory(
 ) -> TrainingReport:
     """`ffn-calc memory --training`: model states and activations per GPU (seq_len: default
     2048, or the model's learned position table when shorter)."""
-    from ffn_calc.training import RECIPES, Parallel
+    from ffn_calc.training import RECIPES, RECOMPUTE, Parallel
     from ffn_calc.training_report import training_report
 
     par = Parallel(
-        dp=_size("dp", dp), tp=_size("tp", tp), sequence_parallel=bool(sequence_parallel),
-        recompute=recompute,
+        dp=_size("dp", dp), tp=_size("tp", tp),
+        sequence_parallel=_flag("sequence_parallel", sequence_parallel),
+        recompute=_choice("recompute", recompute, RECOMPUTE),
     )  # fmt: skip
     return training_report(
         _model(model), _choice("recipe", recipe, RECIPES), par, _optional_size("seq_len", seq_len),
@@ -306,9 +372,10 @@ def sweep(
     After iterating, `.skipped` counts the combinations that are not valid models, by reason."""
     from ffn_calc import sweeps as sw
 
-    if isinstance(metrics, str) or isinstance(where, str):
-        raise UsageError(_("metrics and where are lists of strings: metrics=['total_params']."))
-    return sw.sweep(_model(model), vary, metrics, where)
+    cfg = _model(model)
+    metric_names = _strings("metrics", metrics, "['total_params']")
+    filters = _strings("where", where, "['total_params<=7e9']")
+    return sw.sweep(cfg, vary, metric_names, filters)
 
 
 def _markdown(report: Result) -> str | None:

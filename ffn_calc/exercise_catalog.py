@@ -153,6 +153,8 @@ def load_catalog(path: Path | None = None) -> list[Exercise]:
 
 
 def find(catalog: list[Exercise], exercise_id: str) -> Exercise:
+    from ffn_calc.quantities import cut
+
     for e in catalog:
         if e.id == exercise_id:
             return e
@@ -161,8 +163,8 @@ def find(catalog: list[Exercise], exercise_id: str) -> Exercise:
         raise FfnCalcError(
             _(
                 "unknown exercise '{id}'. Did you mean {close}? See `ffn-calc exercise list`."
-            ).format(id=exercise_id, close=", ".join(close))
+            ).format(id=cut(exercise_id), close=", ".join(close))
         )
     raise FfnCalcError(
-        _("unknown exercise '{id}'. See `ffn-calc exercise list`.").format(id=exercise_id)
+        _("unknown exercise '{id}'. See `ffn-calc exercise list`.").format(id=cut(exercise_id))
     )

@@ -471,27 +471,17 @@ def ffn_weights_read(cfg: ModelConfig, batch: int, moe: bool) -> int:
     return sum(t.value for t in pm.moe_terms(cfg)) - idle
 
 
-_UNITS = {"": 1, "B": 1, "KB": 10**3, "MB": 10**6, "GB": 10**9, "TB": 10**12,
-          "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}  # fmt: skip
-
-
 def parse_bytes(text: str) -> int:
-    """A memory size: 80GB (10^9 bytes each), 80GiB (2^30), 1.5TB, or a plain byte count."""
-    import re
-
+    """A memory size: 80GB (10^9 bytes each), 80GiB (2^30), 1.5TB, or a plain byte count; B,
+    G and the other multipliers alone are refused as ambiguous (see ffn_calc.quantities)."""
     from ffn_calc.i18n import _
+    from ffn_calc.quantities import quoted, read_number
 
-    m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([KMGT]?I?B?)\s*", text.upper())
-    if not m or m.group(2) not in _UNITS:
-        raise UsageError(
-            _("--gpu-memory {value}: write a size such as 80GB, 80GiB, 24GB or 85899345920.")
-            .format(value=repr(text[:40]))
-        )  # fmt: skip
-    value = Fraction(m.group(1)) * _UNITS[m.group(2)]
+    value = read_number(text, "bytes", f"--gpu-memory {quoted(text.strip(), 40)}", "--gpu-memory")
     if value < 1 or value > 2**60:
         raise UsageError(
             _("--gpu-memory {value}: give between 1 byte and 2^60 bytes.").format(
-                value=repr(text[:40])
+                value=quoted(text.strip(), 40)
             )
         )
     return int(value)

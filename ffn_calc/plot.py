@@ -11,8 +11,10 @@ no date in the SVG, no software tag in the PNG.
 
 from __future__ import annotations
 
+import errno
 import io
 import math
+import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext, suppress
@@ -69,7 +71,9 @@ NO_CJK_FONT = N_(
 
 
 def check(path: Path) -> str:
-    """The format the suffix asks for; matplotlib must be installed (else exit 2)."""
+    """The format the suffix asks for; the path a regular file or a new name (never a named
+    pipe, a device or a directory); matplotlib installed. Else exit 2, before anything is
+    drawn or opened."""
     fmt = FORMATS.get(path.suffix.lower())
     if fmt is None:
         if not path.suffix:
@@ -81,6 +85,7 @@ def check(path: Path) -> str:
                 path=path, suffix=path.suffix
             )
         )
+    _target(path)
     try:
         import matplotlib
     except ImportError:
@@ -89,6 +94,33 @@ def check(path: Path) -> str:
         ) from None
     matplotlib.use("Agg")
     return fmt
+
+
+def _target(path: Path) -> Path:
+    """Where the figure goes: `path`, or the file a symbolic link names (the link stays a
+    link). Only a regular file is replaced, or a new one made: a named pipe would block the
+    write forever, a device or a directory is not a figure."""
+    import stat
+
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        st = None  # a new file (or a dangling link: the file it names is made)
+    except (OSError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise FileError(
+            _("--plot {path}: cannot write the figure: {reason}.").format(path=path, reason=reason)
+        ) from None
+    if st is not None and not stat.S_ISREG(st.st_mode):
+        reason = (
+            _("it is a directory")
+            if stat.S_ISDIR(st.st_mode)
+            else _("it is not a regular file but a named pipe, a device or a socket")
+        )
+        raise FileError(
+            _("--plot {path}: cannot write the figure: {reason}.").format(path=path, reason=reason)
+        )
+    return Path(os.path.realpath(path))
 
 
 def cjk_font(lang: str) -> str | None:
@@ -154,20 +186,47 @@ def _save(path: Path, fmt: str, build: Callable[[], Figure]) -> None:
         meta: dict[str, Any] = {"Date": None} if fmt == "svg" else {"Software": None}
         fig.savefig(buf, format=fmt, dpi=DPI, metadata=meta)
     data = buf.getvalue()
-    opened = False
+    _write(path, data)
+    sys.stderr.write(_("Figure written to {path}.").format(path=path) + "\n")
+
+
+def _write(path: Path, data: bytes) -> None:
+    """Write the figure to a new file beside the target, then rename it over the target: a
+    failed write removes only that new file, never the target or a link to it, and a named
+    pipe put in the target's place meanwhile is replaced, not opened."""
+    import tempfile
+
+    target = _target(path)
+    fd, temporary = -1, ""
     try:
-        with open(path, "wb") as fh:
-            opened = True
+        fd, temporary = tempfile.mkstemp(
+            dir=target.parent, prefix=f".{target.name[:100]}.", suffix=".partial"
+        )
+        with os.fdopen(fd, "wb") as fh:
+            fd = -1  # the file object owns it now
             fh.write(data)
+        if os.access(target, os.F_OK):  # a figure replaced keeps its permissions
+            if not os.access(target, os.W_OK):  # and a read-only one is not replaced
+                raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
+            mode = os.stat(target).st_mode & 0o7777
+        else:  # a new file gets what open() would give it
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(temporary, mode)
+        os.replace(temporary, target)
+        temporary = ""
     except OSError as exc:
-        if opened:  # a write that failed half-way (a full disk): leave no half a figure
-            with suppress(OSError):
-                path.unlink()
         reason = exc.strerror or str(exc)
         raise FileError(
             _("--plot {path}: cannot write the figure: {reason}.").format(path=path, reason=reason)
         ) from None
-    sys.stderr.write(_("Figure written to {path}.").format(path=path) + "\n")
+    finally:
+        if fd >= 0:
+            os.close(fd)
+        if temporary:  # only the file this run made
+            with suppress(OSError):
+                os.unlink(temporary)
 
 
 def _figure(width: float, height: float) -> Figure:
@@ -440,6 +499,31 @@ def _value_text(v: object) -> str:
     return f"{v:,}" if type(v) is int else text(v)  # type: ignore[arg-type]
 
 
+def _something_to_draw(s: Sweep, rows: list[dict[str, Any]], path: Path) -> None:
+    """A figure over a field needs two of its values among the rows kept; else nothing is
+    written (exit 2), rather than an empty or one-point figure."""
+    field = s.axes[0].field
+    xs = {repr(r[field]) for r in rows}
+    if not rows:
+        raise UsageError(
+            _(
+                "--plot {path}: nothing to draw: no combination was kept ({filtered} filtered out "
+                "by --where, {skipped} not valid models); no figure was written."
+            ).format(
+                path=path, filtered=f"{s.filtered_out:,}", skipped=f"{sum(s.skipped.values()):,}"
+            )
+        )
+    if len(xs) < 2:
+        from ffn_calc.sweeps import text
+
+        raise UsageError(
+            _(
+                "--plot {path}: every combination kept has {field} = {value}; a figure over "
+                "{field} needs two of its values or more; no figure was written."
+            ).format(path=path, field=field, value=text(rows[0][field]))
+        )
+
+
 def sweep(s: Sweep, path: Path) -> None:
     """Each metric over the varied field (one panel per metric); with a second field, one line
     per value of it."""
@@ -456,6 +540,7 @@ def sweep(s: Sweep, path: Path) -> None:
     rows = list(s)
     first = s.axes[0]
     second = s.axes[1] if len(s.axes) > 1 else None
+    _something_to_draw(s, rows, path)
     xvalues = list(first.values)
     ints = [v for v in xvalues if isinstance(v, int) and not isinstance(v, bool)]
     numeric = len(ints) == len(xvalues)

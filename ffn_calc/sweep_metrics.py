@@ -17,6 +17,7 @@ from ffn_calc.config import MAX_SIZE, ModelConfig
 from ffn_calc.errors import UsageError
 from ffn_calc.flop_counts import Workload
 from ffn_calc.i18n import _
+from ffn_calc.quantities import Kind, cut, quoted
 
 Number = int | float
 
@@ -29,19 +30,18 @@ def either(names: list[str]) -> str:
     return out
 
 
-_INT = re.compile(r"[+-]?\d[\d_]*")
+_INT = re.compile(r"[+-]?\d[\d_]*+")
 
 
-def parse_int(text: str, where: str, option: str = "--vary") -> int:
-    """An integer in `option`'s argument `where` (as the user wrote it, for the message)."""
-    t = text.strip().replace("_", "")
-    if not _INT.fullmatch(t) or len(t) > 20:
+def parse_int(text: str, where: str) -> int:
+    """A plain integer (underscores allowed) of at most 20 digits; `where` begins the message
+    ("--vary d_ff=1,x", "--metric forward_flops@x")."""
+    t = text.strip()
+    if len(t) > 40 or not _INT.fullmatch(t) or len(t.replace("_", "")) > 20:
         raise UsageError(
-            _("{option} {spec}: {value} is not an integer.").format(
-                option=option, spec=where, value=repr(text.strip())
-            )
+            _("{where}: {value} is not an integer.").format(where=where, value=quoted(t))
         )
-    return int(t)
+    return int(t.replace("_", ""))
 
 
 # --- metrics --------------------------------------------------------------------------------
@@ -142,6 +142,8 @@ class MetricKind:
     compute: Callable[[ModelConfig, Cache, int], Number | None]  # None: never reached
     argument: str  # "" | "S" | "L"
     help: str
+    # What the metric measures, and so the suffixes a --where bound on it takes (quantities).
+    unit: Kind = "count"
 
 
 METRICS: dict[str, MetricKind] = {
@@ -153,8 +155,8 @@ METRICS: dict[str, MetricKind] = {
     "ffn_params": MetricKind(_component("ffn"), "", "the FFN component (MoE: every expert)"),
     "norm_params": MetricKind(_component("norm"), "", "the norm component"),
     "lm_head_params": MetricKind(_component("lm_head"), "", "the untied output head"),
-    "ffn_share": MetricKind(_ffn_share, "", "FFN parameters / all parameters"),
-    "weights_bytes": MetricKind(_weights_bytes, "", "the weights in bf16"),
+    "ffn_share": MetricKind(_ffn_share, "", "FFN parameters / all parameters", "share"),
+    "weights_bytes": MetricKind(_weights_bytes, "", "the weights in bf16", "bytes"),
     "forward_flops": MetricKind(_forward, "S", "forward FLOPs of one sequence of S tokens"),
     "training_flops": MetricKind(_training, "S", "3 x forward_flops@S"),
     "scores_vs_ffn": MetricKind(_crossover("scores_vs_ffn"), "", "S where scores = FFN"),
@@ -165,7 +167,7 @@ METRICS: dict[str, MetricKind] = {
         _crossover("scores_vs_dense"), "", "S where scores = projections + FFN"
     ),
     "kv_elements": MetricKind(_kv_elements, "L", "KV-cache elements after L tokens, batch 1"),
-    "kv_bytes": MetricKind(_kv_bytes, "L", "the KV cache in bf16 after L tokens, batch 1"),
+    "kv_bytes": MetricKind(_kv_bytes, "L", "the KV cache in bf16 after L tokens, batch 1", "bytes"),
     "decode_flops": MetricKind(_decode, "L", "FLOPs of one decode step after L tokens"),
 }
 
@@ -181,18 +183,18 @@ def parse_metric(text: str, option: str = "--metric", given: str | None = None) 
     """`total_params`, or `forward_flops@2048` for a metric that takes a length. Errors name
     `option` and what the user gave there (`given`: a --where's whole expression)."""
     key, at, arg = text.strip().partition("@")
-    shown = text if given is None else given
+    shown = cut((text if given is None else given).strip())
     kind = METRICS.get(key)
     if kind is None:
-        close = difflib.get_close_matches(key, METRICS, n=3)
+        close = difflib.get_close_matches(key, METRICS, n=3) if len(key) <= 64 else []
         if close:
             raise UsageError(
                 _("{option}: unknown metric {name}. Did you mean {choices}? Metrics: {metrics}.")
-                .format(option=option, name=repr(key), choices=either(close), metrics=", ".join(METRICS))
+                .format(option=option, name=quoted(key), choices=either(close), metrics=", ".join(METRICS))
             )  # fmt: skip
         raise UsageError(
             _("{option}: unknown metric {name}. Metrics: {metrics}.").format(
-                option=option, name=repr(key), metrics=", ".join(METRICS)
+                option=option, name=quoted(key), metrics=", ".join(METRICS)
             )
         )
     if not kind.argument:
@@ -212,7 +214,7 @@ def parse_metric(text: str, option: str = "--metric", given: str | None = None) 
                 else _("{option} {text}: {metric} needs a context length: {metric}@2048.")
             ).format(option=option, text=shown, metric=key)
         )
-    n = parse_int(arg, shown, option) if arg.strip() else 0
+    n = parse_int(arg, f"{option} {shown}") if arg.strip() else 0
     if not 1 <= n <= MAX_SIZE:
         raise UsageError(
             (

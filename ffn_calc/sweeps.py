@@ -10,10 +10,11 @@ are produced one at a time: memory stays flat however many combinations there ar
 from __future__ import annotations
 
 import difflib
+import itertools
 import re
 import typing
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence, Sized
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
@@ -22,7 +23,9 @@ from pydantic import ValidationError
 
 from ffn_calc.config import ModelConfig, PositionLimitError, fields_model
 from ffn_calc.errors import FfnCalcError, UsageError
+from ffn_calc.files import shown as brief
 from ffn_calc.i18n import _, language, use
+from ffn_calc.quantities import cut, quoted, read_number, read_share
 from ffn_calc.sweep_metrics import (
     Cache,
     Metric,
@@ -71,21 +74,25 @@ def _field_kind(name: str) -> tuple[str, tuple[str, ...], bool]:
     return "int", (), optional
 
 
-def _check_field(name: str) -> None:
+def _check_field(name: object) -> None:
+    if not isinstance(name, str):
+        raise UsageError(
+            _("--vary: a field is named by a string, not {value}.").format(value=brief(name))
+        )
     if name in variable_fields():
         return
     if name in _FIXED:
         raise UsageError(
             _("--vary: {field} cannot be varied (a name or a list of layers).").format(field=name)
         )
-    close = difflib.get_close_matches(name, variable_fields(), n=3)
+    close = difflib.get_close_matches(name, variable_fields(), n=3) if len(name) <= 64 else []
     if close:
         raise UsageError(
             _("--vary: unknown field {name}. Did you mean {choices}? Fields are ModelConfig's names.")
-            .format(name=repr(name), choices=either(close))
+            .format(name=quoted(name), choices=either(close))
         )  # fmt: skip
     raise UsageError(
-        _("--vary: unknown field {name}. Fields are ModelConfig's names.").format(name=repr(name))
+        _("--vary: unknown field {name}. Fields are ModelConfig's names.").format(name=quoted(name))
     )
 
 
@@ -99,7 +106,7 @@ def _parse_value(name: str, text: str, where: str) -> Value:
             return t.lower() == "true"
         raise UsageError(
             _("--vary {spec}: {field} is true or false, not {value}.").format(
-                spec=where, field=name, value=repr(t)
+                spec=cut(where), field=name, value=quoted(t)
             )
         )
     if kind == "choice":
@@ -107,14 +114,16 @@ def _parse_value(name: str, text: str, where: str) -> Value:
             return t
         raise UsageError(
             _("--vary {spec}: {field} is one of {choices}, not {value}.").format(
-                spec=where, field=name, choices=", ".join(choices), value=repr(t)
+                spec=cut(where), field=name, choices=", ".join(choices), value=quoted(t)
             )
         )
-    return parse_int(t, where)
+    return parse_int(t, f"--vary {cut(where)}")
 
 
-def _range(name: str, text: str, where: str) -> Sequence[Value]:
+def _range(name: str, text: str, spec: str) -> Sequence[Value]:
     """start:stop[:step], stop included; a step of *k multiplies (1:64:*2 = 1, 2, 4, ... 64)."""
+    where = cut(spec)
+    option = f"--vary {where}"
     parts = text.split(":")
     if len(parts) not in (2, 3) or _field_kind(name)[0] != "int":
         if _field_kind(name)[0] == "int":
@@ -129,7 +138,7 @@ def _range(name: str, text: str, where: str) -> Sequence[Value]:
                 "not an integer field."
             ).format(spec=where, field=name)
         )
-    start, stop = parse_int(parts[0], where), parse_int(parts[1], where)
+    start, stop = parse_int(parts[0], option), parse_int(parts[1], option)
     step = parts[2].strip() if len(parts) == 3 else "1"
     if start > stop:
         raise UsageError(
@@ -138,7 +147,7 @@ def _range(name: str, text: str, where: str) -> Sequence[Value]:
             )
         )
     if step.startswith("*"):
-        factor = parse_int(step[1:], where)
+        factor = parse_int(step[1:], option)
         if factor < 2 or start < 1:
             raise UsageError(
                 _("--vary {spec}: a *k step needs k >= 2 and a start >= 1.").format(spec=where)
@@ -148,7 +157,7 @@ def _range(name: str, text: str, where: str) -> Sequence[Value]:
             out.append(v)
             v *= factor
         return out
-    n = parse_int(step, where)
+    n = parse_int(step, option)
     if n < 1:
         raise UsageError(
             _("--vary {spec}: the step must be at least 1, not {step}.").format(spec=where, step=n)
@@ -165,7 +174,7 @@ def parse_axis(spec: str) -> Axis:
             _(
                 "--vary {spec}: write FIELD=START:STOP[:STEP] or FIELD=V1,V2,... "
                 "(e.g. d_ff=8192:16384:1024, n_kv_heads=1,2,4,8)."
-            ).format(spec=repr(spec))
+            ).format(spec=quoted(spec))
         )
     _check_field(name)
     if ":" in text:
@@ -175,10 +184,34 @@ def parse_axis(spec: str) -> Axis:
     return make_axis(name, values, text.strip())
 
 
-def make_axis(name: str, values: Iterable[Value], spec: str | None = None) -> Axis:
-    """An axis from Python values, each checked against its field once (types and bounds)."""
+def make_axis(
+    name: str, values: Iterable[Value], spec: str | None = None, limit: int | None = None
+) -> Axis:
+    """An axis from Python values, each checked against its field once (types and bounds).
+    An iterator is read no further than `limit` + 1 values: one that goes on (an endless
+    generator) is refused, never listed in full."""
     _check_field(name)
-    seq: Sequence[Value] = values if isinstance(values, range) else list(values)
+    if isinstance(values, str | bytes | bytearray | Mapping) or not isinstance(values, Iterable):
+        raise UsageError(
+            _(
+                "--vary {field}: give the values as a list or a range of values, or a spec "
+                "string such as '1,2,4'; not {value}."
+            ).format(field=name, value=brief(values))
+        )
+    if isinstance(values, range):
+        seq: Sequence[Value] = values
+    elif isinstance(values, Sized):  # a list or a set: its size is known (the sweep checks it)
+        seq = list(values)
+    else:  # an iterator: read no more than the sweep could take
+        limit = MAX_COMBINATIONS if limit is None else limit
+        seq = list(itertools.islice(values, limit + 1))
+        if len(seq) > limit:
+            raise UsageError(
+                _(
+                    "--vary {field}: the iterator gives more than {limit} values, and the sweep "
+                    "takes at most {max} combinations; it was not read further."
+                ).format(field=name, limit=f"{limit:,}", max=f"{MAX_COMBINATIONS:,}")
+            )
     if not seq:
         raise UsageError(_("--vary {field}: no values.").format(field=name))
     if not isinstance(seq, range) and len(set(map(repr, seq))) != len(seq):
@@ -194,7 +227,7 @@ def make_axis(name: str, values: Iterable[Value], spec: str | None = None) -> Ax
 
             raise UsageError(
                 _("--vary {field}: {value} is not a valid {field}: {reason}.").format(
-                    field=name, value=repr(v), reason=field_message(exc.errors()[0])
+                    field=name, value=brief(v), reason=field_message(exc.errors()[0])
                 )
             ) from None
     if spec is None:
@@ -214,8 +247,11 @@ _OPS: dict[str, Callable[[Any, Any], bool]] = {
     "<=": lambda a, b: a <= b, ">=": lambda a, b: a >= b, "==": lambda a, b: a == b,
     "!=": lambda a, b: a != b, "<": lambda a, b: a < b, ">": lambda a, b: a > b,
 }  # fmt: skip
-_WHERE = re.compile(r"\s*([A-Za-z_]+(?:@[\d_]+)?)\s*(<=|>=|==|!=|<|>|=)\s*(\S.*?)\s*")
-_SUFFIX = {"k": 10**3, "K": 10**3, "M": 10**6, "G": 10**9, "B": 10**9, "T": 10**12}
+# The metric, the operator, the bound (on stripped text): possessive repeats and a bound that
+# runs to the end, so no input makes the match backtrack (a regex with `\S.*?\s*` at the end
+# took minutes on a long run of spaces).
+_WHERE = re.compile(r"([A-Za-z_]++(?:@[\d_]++)?)\s*+(<=|>=|==|!=|<|>|=)\s*+(.+)", re.DOTALL)
+MAX_WHERE_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -230,39 +266,36 @@ class Filter:
         return value is not None and _OPS[self.op](Fraction(value), self.bound)
 
 
-def parse_bound(text: str, where: str) -> Fraction:
-    """7e9, 7B, 7000000000, 6.5G, 60% (a share), 1/3: compared exactly."""
-    t = text.strip().replace("_", "").replace(",", "")
-    scale = Fraction(1)
-    if t.endswith("%"):
-        t, scale = t[:-1], Fraction(1, 100)
-    elif t[-1:] in _SUFFIX:
-        t, scale = t[:-1], Fraction(_SUFFIX[t[-1]])
-    try:
-        if len(t) > 40:
-            raise ValueError
-        return Fraction(t) * scale
-    except (ValueError, ZeroDivisionError):
-        raise UsageError(
-            _("--where {expr}: {value} is not a number.").format(
-                expr=where, value=repr(text.strip())
-            )
-        ) from None
+def parse_bound(text: str, where: str, metric: Metric | None = None) -> Fraction:
+    """7e9, 7B, 7000000000, 6.5G, 1/3 (a count); 14GB, 13GiB (bytes); 0.6, 60% (a share):
+    compared exactly. The suffixes are those of what the metric measures (ffn_calc.quantities)."""
+    name = metric.name if metric is not None else "the bound"
+    unit = metric.kind.unit if metric is not None else "count"
+    if unit == "share":
+        return read_share(text, where, name)
+    return read_number(text, unit, where, name)
 
 
 def parse_filter(text: str) -> Filter:
     """`METRIC OP NUMBER` with OP one of < <= > >= == !=: `total_params<=7e9`."""
-    m = _WHERE.fullmatch(text)
+    t = text.strip()
+    if len(t) > MAX_WHERE_CHARS:
+        raise UsageError(
+            _("--where {expr}: longer than {max} characters; write METRIC OP NUMBER.").format(
+                expr=quoted(t), max=MAX_WHERE_CHARS
+            )
+        )
+    m = _WHERE.fullmatch(t)
     if not m:
         raise UsageError(
             _(
                 "--where {expr}: write METRIC OP NUMBER with OP one of < <= > >= == != "
                 "(e.g. total_params<=7e9)."
-            ).format(expr=repr(text))
+            ).format(expr=quoted(t))
         )
     op = "==" if m.group(2) == "=" else m.group(2)
-    metric = parse_metric(m.group(1), "--where", text.strip())
-    return Filter(metric, op, parse_bound(m.group(3), text), text.strip())
+    metric = parse_metric(m.group(1), "--where", t)
+    return Filter(metric, op, parse_bound(m.group(3), f"--where {quoted(t)}", metric), t)
 
 
 # --- the sweep ------------------------------------------------------------------------------
@@ -443,8 +476,33 @@ def sweep(
     where: Sequence[str] = (),
 ) -> Sweep:
     """A sweep from Python: `vary` maps a field to a spec ("8192:16384:1024", "1,2,4") or to
-    values (a range, a list); metrics and filters are written as on the command line."""
-    axes = [
-        parse_axis(f"{k}={v}") if isinstance(v, str) else make_axis(k, v) for k, v in vary.items()
-    ]
-    return Sweep(base, axes, [parse_metric(m) for m in metrics], [parse_filter(w) for w in where])
+    values (a range, a list, an iterator); metrics and filters are written as on the command
+    line. An iterator is read only as far as the combination limit allows."""
+    if not isinstance(vary, Mapping):
+        raise UsageError(
+            _("vary maps each field to its values: {{'d_ff': '8192:16384:1024'}}; got {value}.")
+            .format(value=brief(vary))
+        )  # fmt: skip
+    for k in vary:
+        _check_field(k)
+    # Specs and sized values first: what they multiply to bounds how far an iterator is read.
+    axes: dict[str, Axis] = {}
+    sized = 1
+    for k, v in vary.items():
+        if isinstance(v, str):
+            axes[k] = parse_axis(f"{k}={v}")
+        elif isinstance(v, Sized) and not isinstance(v, bytes | bytearray | Mapping):
+            axes[k] = make_axis(k, v)
+        else:
+            continue
+        sized *= len(axes[k].values)
+    for k, v in vary.items():
+        if k not in axes:
+            axes[k] = make_axis(k, v, limit=max(1, MAX_COMBINATIONS // max(sized, 1)))
+            sized *= len(axes[k].values)
+    return Sweep(
+        base,
+        [axes[k] for k in vary],
+        [parse_metric(m) for m in metrics],
+        [parse_filter(w) for w in where],
+    )

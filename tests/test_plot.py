@@ -7,6 +7,7 @@ The README's test command does not install the extra, so these tests skip withou
 from __future__ import annotations
 
 import os
+import stat
 import struct
 import subprocess
 import sys
@@ -232,14 +233,129 @@ def test_an_unwritable_path_exits_2(cli: Any, tmp_path: Path) -> None:
         assert r.stdout == ""
 
 
-@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
-def test_a_full_disk_leaves_no_half_written_figure(cli: Any, tmp_path: Path) -> None:
+def test_a_full_disk_leaves_no_half_written_figure(
+    cli: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import errno
+    import io
+    import os
+
+    class Full(io.BytesIO):
+        def write(self, data: Any) -> int:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    def full(fd: int, mode: str = "r", *args: Any, **kwargs: Any) -> Any:
+        os.close(fd)
+        return Full()
+
     out = tmp_path / "full.png"
-    out.symlink_to("/dev/full")  # every write: ENOSPC
+    monkeypatch.setattr(os, "fdopen", full)  # every write of the figure: ENOSPC
     r = cli("activations", "--plot", str(out))
     assert r.exit_code == 2
     assert "cannot write the figure: No space left on device" in r.stderr
-    assert not out.is_symlink() and r.stdout == ""
+    assert list(tmp_path.iterdir()) == [] and r.stdout == ""  # no half a figure, no leftovers
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+def test_a_device_is_refused_and_the_link_to_it_kept(cli: Any, tmp_path: Path) -> None:
+    out = tmp_path / "full.png"
+    out.symlink_to("/dev/full")
+    r = cli("activations", "--plot", str(out))
+    assert r.exit_code == 2 and r.stdout == ""
+    assert "not a regular file" in r.stderr
+    assert out.is_symlink() and os.readlink(out) == "/dev/full"
+
+
+def _plot_in_a_child(
+    path: Path, fsize_limit: int | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`ffn-calc activations --plot PATH` in a child process, with a timeout (a write that
+    blocks fails the test, not the suite) and perhaps a file-size limit: every write past it
+    fails with EFBIG, as a full disk fails with ENOSPC."""
+    code = (
+        "import resource, signal, sys\n"
+        "limit = int(sys.argv[1])\n"
+        "if limit:\n"
+        "    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)\n"
+        "    resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))\n"
+        "sys.argv = ['ffn-calc', 'activations', '--plot', sys.argv[2]]\n"
+        "from ffn_calc.console import main\n"
+        "main()\n"
+    )
+    env = {**os.environ, "FFN_CALC_LANG": "en", "PYTHONDONTWRITEBYTECODE": "1",
+           "PYTHONPATH": str(Path(__file__).parent.parent)}  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-c", code, str(fsize_limit or 0), str(path)],
+        capture_output=True, text=True, env=env, timeout=120, check=False,
+    )  # fmt: skip
+
+
+def test_a_named_pipe_is_refused_before_it_is_opened(tmp_path: Path) -> None:
+    fifo = tmp_path / "figure.png"
+    os.mkfifo(fifo)  # opening it to write would wait for a reader forever
+    r = _plot_in_a_child(fifo)
+    assert r.returncode == 2 and r.stdout == "", r.stderr
+    assert "not a regular file" in r.stderr and "Traceback" not in r.stderr
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+@pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symbolic links")
+def test_a_failed_write_keeps_the_link_and_its_target(tmp_path: Path) -> None:
+    target = tmp_path / "target.png"
+    target.write_bytes(b"keep")
+    link = tmp_path / "link.png"
+    link.symlink_to(target)
+    r = _plot_in_a_child(link, fsize_limit=1000)  # the figure is tens of kB: the write fails
+    assert r.returncode == 2 and "cannot write the figure" in r.stderr, r.stderr
+    assert link.is_symlink() and link.resolve() == target.resolve()
+    assert target.read_bytes() == b"keep"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.png", "target.png"]
+
+
+def test_a_write_through_a_link_replaces_the_target_and_keeps_the_link(
+    cli: Any, tmp_path: Path
+) -> None:
+    target = tmp_path / "target.png"
+    target.write_bytes(b"old")
+    target.chmod(0o640)
+    link = tmp_path / "link.png"
+    link.symlink_to(target.name)  # relative, as links often are
+    r = cli("activations", "--plot", str(link))
+    assert r.exit_code == 0, r.stderr
+    assert link.is_symlink() and os.readlink(link) == "target.png"
+    check_png(target)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640  # the figure keeps its permissions
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["link.png", "target.png"]
+
+
+@pytest.mark.skipif(os.geteuid() == 0 if hasattr(os, "geteuid") else True, reason="root writes all")
+def test_a_read_only_figure_is_not_replaced(cli: Any, tmp_path: Path) -> None:
+    kept = tmp_path / "kept.png"
+    kept.write_bytes(b"old")
+    kept.chmod(0o444)
+    r = cli("activations", "--plot", str(kept))
+    assert r.exit_code == 2 and "cannot write the figure" in r.stderr
+    assert kept.read_bytes() == b"old"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["-V", "d_ff=1024,2048", "-w", "total_params<1"], "nothing to draw: no combination"),
+        (["-V", "n_heads=5,7"], "nothing to draw: no combination was kept (0 filtered out by "
+                                "--where, 2 not valid models)"),
+        (["-V", "d_ff=3072"], "every combination kept has d_ff = 3072"),
+        (["-V", "n_heads=4,5", "-V", "d_ff=1024,2048"], "every combination kept has n_heads = 4"),
+    ],
+)  # fmt: skip
+def test_a_sweep_with_nothing_to_draw_writes_no_figure(
+    cli: Any, tmp_path: Path, args: list[str], message: str
+) -> None:
+    out = tmp_path / "s.png"
+    r = cli("sweep", "-p", "gpt2-small", *args, "--plot", str(out))
+    assert r.exit_code == 2 and r.stdout == "", r.stderr
+    assert message in r.stderr, r.stderr
+    assert not out.exists()
 
 
 def test_sweep_plots_one_or_two_fields(
