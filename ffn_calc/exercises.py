@@ -368,7 +368,7 @@ class ExerciseResult(Result):
     correct: bool | None = None
     reason: str | None = None
     # The same in the current language (not in JSON): steps and reason as messages.
-    _lines: list[str | Text] = PrivateAttr(default_factory=list)
+    _lines: tuple[str | Text, ...] = PrivateAttr(())  # not default_factory: see ParamsReport
     _why: Text | None = PrivateAttr(None)
 
     def shown_question(self) -> str:
@@ -394,5 +394,5 @@ def exercise_result(e: Exercise, given: str | None = None) -> ExerciseResult:
         answer_text=a.text(), steps=[str(step) for step in a.steps], given=given,
         correct=correct, reason=None if why is None else str(why),
     )  # fmt: skip
-    r._lines, r._why = a.steps, why
+    r._lines, r._why = tuple(a.steps), why
     return r

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich import box
 from rich.cells import cell_len
@@ -26,9 +27,11 @@ from rich.text import Text
 
 from ffn_calc.formats import cell_text, extremes, for_audience
 from ffn_calc.i18n import N_, _
-from ffn_calc.inference_report import DecodeCrossoverReport
-from ffn_calc.report import CrossoverReport
 from ffn_calc.views import Table, human
+
+if TYPE_CHECKING:  # types only: the inference reports are not loaded for every table
+    from ffn_calc.inference_report import DecodeCrossoverReport
+    from ffn_calc.report import CrossoverReport
 
 BAR_CHARS = {"attention_projections": "█", "attention_scores": "▒", "ffn": "░"}
 DOMINANT_STYLE = {

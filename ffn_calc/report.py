@@ -87,8 +87,10 @@ class ParamsReport(Result):
     layers: list[ParamLayer]
     other_terms: list[TermReport]
     active_terms: list[str] = Field(description="how active_params adds up (MoE)")
-    # The same as messages (not in JSON), for a view to show in the reader's language.
-    _active_lines: list[Text] = PrivateAttr(default_factory=list)
+    # The same as messages (not in JSON), for a view to show in the reader's language. An
+    # immutable default: a default_factory makes Pydantic inspect the factory's signature,
+    # which for a builtin such as `list` costs milliseconds at start-up.
+    _active_lines: tuple[Text, ...] = PrivateAttr(())
 
     def active_lines(self) -> list[str | Text]:
         """active_terms as messages (English strings for a report read back from JSON)."""
@@ -124,7 +126,7 @@ def params_report(cfg: ModelConfig) -> ParamsReport:
         layers=layers,
         other_terms=[TermReport.of(t) for t in pm.model_terms(cfg)],
     )
-    report._active_lines = active
+    report._active_lines = tuple(active)
     return report
 
 
