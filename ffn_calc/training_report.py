@@ -72,8 +72,13 @@ class TrainingReport(Result):
     logits_bytes: int = Field(description="the LM head's input and fp32 logits (0: no head)")
     activations_bytes: int
     total_bytes: int
-    score_crossover: Number = Field(description="s where the scores' activations reach the FFN's")
-    score_crossover_exact: str
+    score_crossover: Number | None = Field(
+        description="s where the scores' activations reach the FFN's (null: past the learned "
+        "position table, never reached)"
+    )
+    score_crossover_exact: str | None
+    score_crossover_unbounded: Number = Field(description="the crossover without the table")
+    score_crossover_unbounded_exact: str
     gpu_memory_bytes: int | None = None
     max_micro_batch: int | None = None
     rows: list[dict[str, int]] = Field(
@@ -149,6 +154,8 @@ def training_report(
     main = tr.main_kind(cfg)
     main_terms = tr.layer_terms(cfg, s, b, main)
     cross = Fraction(*tr.score_crossover(cfg))
+    limit = cfg.position_limit
+    reached = limit is None or cross <= limit
     fit = None
     if gpu is not None:
         per_sample = sum(_activations(cfg, par, s, 1)[2].values())
@@ -164,8 +171,10 @@ def training_report(
         activations_per_layer_bytes=tr.layer_bytes(cfg, s, b, par, main),
         model_terms=_terms(outside, par), activation_components=comps,
         embedding_bytes=comps.get("embedding", 0), logits_bytes=comps.get("logits", 0),
-        activations_bytes=acts, total_bytes=states + acts, score_crossover=num(cross),
-        score_crossover_exact=exact(cross), gpu_memory_bytes=gpu, max_micro_batch=fit,
+        activations_bytes=acts, total_bytes=states + acts, score_crossover=num(cross) if reached else None,
+        score_crossover_exact=exact(cross) if reached else None,
+        score_crossover_unbounded=num(cross), score_crossover_unbounded_exact=exact(cross),
+        gpu_memory_bytes=gpu, max_micro_batch=fit,
         convention=CONVENTION,
     )  # fmt: skip
 
@@ -173,11 +182,18 @@ def training_report(
 def _sweep(
     cfg: ModelConfig, par: tr.Parallel, cross: Fraction, kind: tr.LayerKind
 ) -> list[dict[str, int]]:
-    """One layer's stored activations per component at powers of two around the crossover."""
+    """One layer's stored activations per component at powers of two around the crossover,
+    up to the learned position table where the model has one."""
     from ffn_calc import flop_counts as fl
 
+    limit = cfg.position_limit
+    lengths = fl.sweep_lengths([cross])
+    if limit is not None:  # no row past the learned position table
+        lengths = sorted(
+            {s for s in lengths if s <= limit} | ({limit} if limit < max(lengths) else set())
+        )
     out = []
-    for s in fl.sweep_lengths([cross]):
+    for s in lengths:
         row = {"seq_len": s}
         for t in tr.layer_terms(cfg, s, 1, kind):
             row[t.component] = row.get(t.component, 0) + tr.per_gpu(t, par)

@@ -1228,11 +1228,24 @@ def training_tables(r: TrainingReport, explain: bool = False) -> list[Table]:
                     _("{kind} layers (x{count}): {bytes} bytes of activations each."),
                 ).format(count=k.count, kind=_training_kind(k), bytes=f"{k.bytes:,}")
             )
+        if r.score_crossover_exact is None:
+            t.notes.append(_score_never(r))
+        else:
+            t.notes.append(
+                _(
+                    "The scores' activations (5as^2b) overtake the FFN's at s = {length} in one "
+                    "{kind} layer (any micro-batch)."
+                ).format(length=r.score_crossover_exact, kind=_layer_label(_main_label(r)))
+            )
+    elif r.score_crossover_exact is None:
         t.notes.append(
-            _(
-                "The scores' activations (5as^2b) overtake the FFN's at s = {length} in one "
-                "{kind} layer (any micro-batch)."
-            ).format(length=r.score_crossover_exact, kind=_layer_label(_main_label(r)))
+            by_count(
+                r.layers,
+                _("One layer stores {bytes} bytes of activations ({layers} layer)."),
+                _("One layer stores {bytes} bytes of activations ({layers} layers)."),
+            ).format(bytes=f"{r.activations_per_layer_bytes:,}", layers=r.layers)
+            + " "
+            + _score_never(r)
         )
     else:
         t.notes.append(
@@ -1288,13 +1301,24 @@ def training_tables(r: TrainingReport, explain: bool = False) -> list[Table]:
         scores = row.get("attention_scores", 0)
         sweep.add(row["seq_len"], row.get("attention_projections", 0), scores, ffn,
                   row.get("norm", 0), scores / ffn if ffn else None)  # fmt: skip
-    if r.recompute != "none":
-        reach = _("The scores' activations reach the FFN's at s = {length} (not stored: "
-                  "recomputed).")  # fmt: skip
+    if r.score_crossover_exact is None:
+        sweep.notes.append(_score_never(r))
     else:
-        reach = _("The scores' activations reach the FFN's at s = {length}.")
-    sweep.notes.append(reach.format(length=r.score_crossover_exact))
+        if r.recompute != "none":
+            reach = _("The scores' activations reach the FFN's at s = {length} (not stored: "
+                      "recomputed).")  # fmt: skip
+        else:
+            reach = _("The scores' activations reach the FFN's at s = {length}.")
+        sweep.notes.append(reach.format(length=r.score_crossover_exact))
     return [t, sweep]
+
+
+def _score_never(r: TrainingReport) -> str:
+    """The training crossover a learned position table keeps the model from reaching."""
+    return _(
+        "The scores' activations (5as^2b) would overtake the FFN's at s = {length}, past the "
+        "learned position table ({limit} positions): never reached."
+    ).format(length=r.score_crossover_unbounded_exact, limit=f"{r.position_limit or 0:,}")
 
 
 def tables_for(report: object) -> list[Table] | None:

@@ -206,3 +206,19 @@ def test_tensors_matmuls_within_the_table() -> None:
     refused("tensors", "-p", "bert-base", "--matmuls", "--seq-len", "513",
             words=("--seq-len 513", "512 positions"))  # fmt: skip
     assert run("tensors", "-p", "bert-base", "--matmuls", "--seq-len", "512").exit_code == 0
+
+
+def test_training_score_crossover_past_the_position_table_is_never_reached() -> None:
+    # GPT-2 small's scores' activations 5as^2b overtake its FFN's 19sbh... at
+    # s = 19h / (5a) = 19 x 768 / 60 = 1216/5 = 243.2 (Korthikanti et al. 2022, sec. 4): within
+    # its 1,024 positions, past a 128-position table.
+    full = run("memory", "-p", "gpt2-small", "--training", "-f", "json").json()
+    assert full["score_crossover_exact"] == "1216/5" and full["score_crossover"] == 243.2
+    short = run(
+        "memory", "-p", "gpt2-small", "--max-positions", "128", "--training", "-f", "json"
+    ).json()
+    assert short["score_crossover"] is None and short["score_crossover_exact"] is None
+    assert short["score_crossover_unbounded_exact"] == "1216/5"
+    assert max(row["seq_len"] for row in short["rows"]) == 128  # no row past the table
+    table = run("memory", "-p", "gpt2-small", "--max-positions", "128", "--training").stdout
+    assert "never reached" in table and "1216/5" in table
