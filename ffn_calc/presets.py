@@ -2,12 +2,17 @@
 
 Only the file asked for is read. Every problem becomes a ConfigError / FileError whose text
 names the file, the line, the field and the value where there is one.
+
+A preset is package data: its file is read, parsed and validated once per process, so a loop
+of `load(preset=..., d_ff=f)` checks just the fields it changes. A user's --config file is read
+afresh every time.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import cache, lru_cache
 from importlib.resources import files
 from importlib.resources.abc import Traversable
 from pathlib import Path
@@ -29,8 +34,10 @@ _PRESET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 _CHECKOUT_PRESETS = Path(__file__).resolve().parent.parent / "presets"
 
 
+@cache
 def presets_dir() -> Traversable:
-    """The presets shipped in the wheel, else the checkout's top-level presets/ folder."""
+    """The presets shipped in the wheel, else the checkout's top-level presets/ folder (looked
+    up once per process)."""
     packaged = files("ffn_calc") / "presets"
     if packaged.is_dir():
         return packaged
@@ -46,6 +53,29 @@ def preset_names() -> list[str]:
 
 def load_preset_data(name: str) -> tuple[dict[str, Any], str]:
     """The raw fields of one preset (its file only) and its origin for messages."""
+    fields = _preset(name).fields
+    return {k: list(v) if isinstance(v, list) else v for k, v in fields.items()}, _origin(name)
+
+
+def _origin(name: str) -> str:
+    return _("preset '{name}' ({file})").format(name=name, file=f"{name}.toml")
+
+
+class _Preset:
+    """A preset file's fields, and its model once a second load in the process asks for it (a
+    command loads once: it validates the fields with its changes in one go)."""
+
+    __slots__ = ("fields", "loaded", "model")
+
+    def __init__(self, fields: Mapping[str, Any]) -> None:
+        self.fields = fields
+        self.loaded = False
+        self.model: ModelConfig | None = None
+
+
+def _preset(name: str) -> _Preset:
+    """A preset's fields: read once per process from the presets folder (package data; a
+    folder that is not a plain path, such as a zip, is read each time)."""
     if not name.strip():
         raise ConfigError(_("the preset name is empty; see `ffn-calc presets` for the names."))
     if "/" in name or "\\" in name or name.endswith((".toml", ".json")):
@@ -55,7 +85,19 @@ def load_preset_data(name: str) -> tuple[dict[str, Any], str]:
                 "Use --config FILE for your own config, or --hf-config PATH for a config.json."
             ).format(name=name[:200])
         )
-    resource = presets_dir() / f"{name}.toml"
+    folder = presets_dir()
+    if isinstance(folder, Path):
+        return _cached_preset(folder, name)
+    return _read_preset(folder, name)
+
+
+@lru_cache(maxsize=128)
+def _cached_preset(folder: Path, name: str) -> _Preset:
+    return _read_preset(folder, name)  # an unknown name raises: nothing is cached
+
+
+def _read_preset(folder: Traversable, name: str) -> _Preset:
+    resource = folder / f"{name}.toml"
     if not _PRESET_NAME.fullmatch(name) or not resource.is_file():
         import difflib
 
@@ -73,7 +115,7 @@ def load_preset_data(name: str) -> tuple[dict[str, Any], str]:
     text = resource.read_text(encoding="utf-8")
     data = parse_toml(text, _("preset {name}").format(name=name))
     data.setdefault("name", name)
-    return data, _("preset '{name}' ({file})").format(name=name, file=f"{name}.toml")
+    return _Preset(data)
 
 
 def load_config_file(path: Path) -> tuple[dict[str, Any], str, str]:
@@ -237,8 +279,13 @@ def resolve_model(
         )
     overrides = {**flag_fields(flags or {}), **(fields or {})}
     text: str | None = None
+    entry: _Preset | None = None
     if preset is not None:
-        data, origin = load_preset_data(preset)
+        entry = _preset(preset)
+        data, origin = dict(entry.fields), _origin(preset)
+        if entry.loaded and entry.model is None:
+            entry.model = build_config(data, origin)
+        entry.loaded = True
     elif config is not None:
         data, origin, text = load_config_file(config)
     elif hf_config is not None:
@@ -265,4 +312,12 @@ def resolve_model(
             _("{origin} with fields {changed}") if fields else _("{origin} with flags {changed}")
         )
         origin = with_changes.format(origin=origin, changed=changed)
-    return build_config({**data, **overrides}, origin, text)
+    if entry is not None and entry.model is not None:  # validated once: check what changes
+        try:
+            return entry.model.varied({"name": data["name"], **overrides} if overrides else {})
+        except ValidationError as exc:
+            raise ConfigError("\n".join(_describe(e, origin, None) for e in exc.errors())) from None
+    cfg = build_config({**data, **overrides}, origin, text)
+    if entry is not None and not overrides:
+        entry.model = cfg
+    return cfg

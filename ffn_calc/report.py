@@ -7,8 +7,9 @@ nothing is printed. Integers stay exact; shares are floats in [0, 1].
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import TYPE_CHECKING, Any
 
-from pydantic import Field, PrivateAttr
+from pydantic import Field, PrivateAttr, SerializerFunctionWrapHandler, model_serializer
 
 from ffn_calc import flop_counts as fl
 from ffn_calc import param_counts as pm
@@ -17,6 +18,7 @@ from ffn_calc.errors import UsageError
 from ffn_calc.i18n import N_, Text, _
 from ffn_calc.result import Result
 from ffn_calc.terms import Term
+from ffn_calc.totals import param_components
 
 Number = int | float
 
@@ -69,6 +71,11 @@ class ParamLayer(Result):
 
 
 class ParamsReport(Result):
+    """The counts of `ffn-calc params`. From params_report, the totals come from the closed
+    form (ffn_calc/totals.py) and the term lists (`layers`, `other_terms`, `active_terms`) are
+    built from the model when first read or dumped: a loop that reads `total_params` pays for
+    the sums only. The JSON is the same either way."""
+
     model: str
     source: str | None
     note: str | None = Field(None, description="a convention stated with the counts")
@@ -91,15 +98,65 @@ class ParamsReport(Result):
     # immutable default: a default_factory makes Pydantic inspect the factory's signature,
     # which for a builtin such as `list` costs milliseconds at start-up.
     _active_lines: tuple[Text, ...] = PrivateAttr(())
+    # The model whose term lists are still to build (None once built, or for a report
+    # validated from JSON).
+    _terms_of: ModelConfig | None = PrivateAttr(None)
 
     def active_lines(self) -> list[str | Text]:
         """active_terms as messages (English strings for a report read back from JSON)."""
+        self._build_terms()
         return list(self._active_lines) if self._active_lines else list(self.active_terms)
 
+    def _build_terms(self) -> None:
+        """Build the term lists still missing, in their places in the field order (a dump
+        follows the order of the instance's __dict__)."""
+        private = self.__pydantic_private__
+        cfg = None if private is None else private.get("_terms_of")
+        if cfg is None or private is None:
+            return
+        built = _param_terms(cfg)
+        values = self.__dict__
+        ordered = {k: values[k] if k in values else built[k] for k in type(self).model_fields}
+        values.clear()
+        values.update(ordered)
+        private["_active_lines"] = built["_active_lines"]
+        private["_terms_of"] = None
 
-def params_report(cfg: ModelConfig) -> ParamsReport:
-    comps = pm.components(cfg)
-    tot = sum(comps.values())
+    if not TYPE_CHECKING:  # mypy keeps checking attribute names
+
+        def __getattr__(self, name: str) -> Any:
+            if name in _TERM_FIELDS:
+                self._build_terms()
+                if name in self.__dict__:
+                    return self.__dict__[name]
+            return super().__getattr__(name)
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
+        self._build_terms()
+        return handler(self)
+
+    def __eq__(self, other: object) -> bool:
+        self._build_terms()
+        if isinstance(other, ParamsReport):
+            other._build_terms()
+        return super().__eq__(other)
+
+    def __iter__(self) -> Any:
+        self._build_terms()
+        return super().__iter__()
+
+    def __repr_args__(self) -> Any:
+        self._build_terms()
+        return super().__repr_args__()
+
+
+_TERM_FIELDS = frozenset({"layers", "other_terms", "active_terms"})
+
+
+def _param_terms(cfg: ModelConfig) -> dict[str, Any]:
+    """A ParamsReport's term lists (and its active lines as messages): what --explain and the
+    tables read."""
     layers = [
         ParamLayer(
             stack=layer.stack, kind=layer.kind, count=layer.count,
@@ -110,24 +167,42 @@ def params_report(cfg: ModelConfig) -> ParamsReport:
         for layer in pm.layer_counts(cfg)
     ]  # fmt: skip
     active = pm.active_lines(cfg)
-    report = ParamsReport(
+    return {
+        "layers": layers,
+        "other_terms": [TermReport.of(t) for t in pm.model_terms(cfg)],
+        "active_terms": [str(line) for line in active],
+        "_active_lines": tuple(active),
+    }
+
+
+def _ratio(part: int, whole: int) -> float:
+    """share() for integers: int / int is the correctly rounded quotient, as Fraction's float."""
+    return part / whole if whole else 0.0
+
+
+def params_report(cfg: ModelConfig) -> ParamsReport:
+    comps = param_components(cfg)  # == pm.components(cfg), without building the terms
+    tot = sum(comps.values())
+    idle = pm.idle_params(cfg)
+    report = ParamsReport.model_construct(
+        _PARAMS_FIELDS,
         model=cfg.name,
         source=cfg.source,
         note=cfg.note,
         total_params=tot,
-        active_params=tot - pm.idle_params(cfg),
-        active_params_without_embedding=tot - pm.idle_params(cfg) - comps["embedding"],
+        active_params=tot - idle,
+        active_params_without_embedding=tot - idle - comps["embedding"],
         checkpoint_elements=tot + pm.stored_buffers(cfg),
-        active_terms=[str(line) for line in active],
         non_embedding_params=tot - comps["embedding"] - comps["lm_head"],
         components=comps,
-        shares={k: share(v, tot) for k, v in comps.items()},
-        ffn_to_attention=share(comps["ffn"], comps["attention"]),
-        layers=layers,
-        other_terms=[TermReport.of(t) for t in pm.model_terms(cfg)],
+        shares={k: _ratio(v, tot) for k, v in comps.items()},
+        ffn_to_attention=_ratio(comps["ffn"], comps["attention"]),
     )
-    report._active_lines = tuple(active)
+    report._terms_of = cfg
     return report
+
+
+_PARAMS_FIELDS = frozenset(ParamsReport.model_fields)
 
 
 class FlopLayer(Result):
