@@ -185,7 +185,7 @@ def params_report(cfg: ModelConfig) -> ParamsReport:
     tot = sum(comps.values())
     idle = pm.idle_params(cfg)
     report = ParamsReport.model_construct(
-        _PARAMS_FIELDS,
+        set(_PARAMS_FIELDS),
         model=cfg.name,
         source=cfg.source,
         note=cfg.note,
@@ -202,7 +202,7 @@ def params_report(cfg: ModelConfig) -> ParamsReport:
     return report
 
 
-_PARAMS_FIELDS = frozenset(ParamsReport.model_fields)
+_PARAMS_FIELDS = tuple(ParamsReport.model_fields)
 
 
 class FlopLayer(Result):
