@@ -184,8 +184,7 @@ def params_report(cfg: ModelConfig) -> ParamsReport:
     comps = param_components(cfg)  # == pm.components(cfg), without building the terms
     tot = sum(comps.values())
     idle = pm.idle_params(cfg)
-    report = ParamsReport.model_construct(
-        set(_PARAMS_FIELDS),
+    fields: dict[str, Any] = dict(
         model=cfg.name,
         source=cfg.source,
         note=cfg.note,
@@ -198,6 +197,8 @@ def params_report(cfg: ModelConfig) -> ParamsReport:
         shares={k: _ratio(v, tot) for k, v in comps.items()},
         ffn_to_attention=_ratio(comps["ffn"], comps["attention"]),
     )
+    # Every field counts as set (the term lists too, built when read or dumped).
+    report = ParamsReport.model_construct(set(_PARAMS_FIELDS), **fields)
     report._terms_of = cfg
     return report
 
