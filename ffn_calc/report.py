@@ -197,18 +197,13 @@ def params_report(cfg: ModelConfig) -> ParamsReport:
         shares={k: _ratio(v, tot) for k, v in comps.items()},
         ffn_to_attention=_ratio(comps["ffn"], comps["attention"]),
     )
-    # What model_construct makes, without its per-field machinery: every field counts as set
-    # (the term lists too, built when read or dumped).
-    report = ParamsReport.__new__(ParamsReport)
-    _set(report, "__dict__", fields)
-    _set(report, "__pydantic_fields_set__", set(_PARAMS_FIELDS))
-    _set(report, "__pydantic_extra__", None)
-    _set(report, "__pydantic_private__", {"_active_lines": (), "_terms_of": cfg})
+    # Every field counts as set (the term lists too, built when read or dumped).
+    report = ParamsReport.model_construct(_fields_set=set(_PARAMS_FIELDS), **fields)
+    report._terms_of = cfg
     return report
 
 
 _PARAMS_FIELDS = tuple(ParamsReport.model_fields)
-_set = object.__setattr__
 
 
 class FlopLayer(Result):
