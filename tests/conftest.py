@@ -26,13 +26,33 @@ CASES: list[dict[str, Any]] = json.loads((DATA / "reference_cases.json").read_te
 CASES_BY_NAME = {c["name"]: c for c in CASES}
 
 
-README = (Path(__file__).parent.parent / "README.md").read_text()
+ROOT = Path(__file__).parent.parent
+# The documentation: the README first, then every page under docs/, by path from the root.
+DOC_PAGES: dict[str, str] = {
+    p.relative_to(ROOT).as_posix(): p.read_text(encoding="utf-8")
+    for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+}
+README = DOC_PAGES["README.md"]
+# Every page's text together: what "the documentation shows" means in the tests.
+DOCS = "\n".join(DOC_PAGES.values())
 
 
 def readme_block(marker: str) -> str:
-    """The ```text block that follows `marker` in the README."""
-    start = README.index("```text\n", README.index(marker)) + len("```text\n")
-    return README[start : README.index("\n```", start)]
+    """The ```text block that follows `marker` in the documentation (the README or a docs/ page).
+
+    A marker shown in several places (an example in the README and on its page) must be followed
+    by the same block everywhere, so every copy is checked.
+    """
+    blocks = []
+    for text in DOC_PAGES.values():
+        at = text.find(marker)
+        while at != -1:
+            start = text.index("```text\n", at) + len("```text\n")
+            blocks.append(text[start : text.index("\n```", start)])
+            at = text.find(marker, at + 1)
+    assert blocks, f"no page of the documentation shows {marker!r}"
+    assert all(b == blocks[0] for b in blocks), f"the copies after {marker!r} differ"
+    return blocks[0]
 
 
 def shown(args: list[str], columns: int) -> str:

@@ -7,7 +7,7 @@ import io
 from pathlib import Path
 
 import pytest
-from conftest import CASES_BY_NAME, README, readme_block, run, shown
+from conftest import CASES_BY_NAME, DOCS, readme_block, run, shown
 
 from ffn_calc.presets import preset_names
 
@@ -247,7 +247,7 @@ def test_flops_errors() -> None:
     assert "--format" in bad("flops", "-p", "gpt2-small", "-s", "8", "--format", "yaml")
 
 
-# --- help and README -----------------------------------------------------------------------
+# --- help and the documentation -----------------------------------------------------------
 
 
 def test_every_command_has_help_and_is_in_the_readme() -> None:
@@ -258,7 +258,7 @@ def test_every_command_has_help_and_is_in_the_readme() -> None:
     for name in names:
         r = run(name, "--help")
         assert r.exit_code == 0 and "Usage" in r.stdout
-        assert f"ffn-calc {name}" in README, f"README does not show `ffn-calc {name}`"
+        assert f"ffn-calc {name}" in DOCS, f"the documentation does not show `ffn-calc {name}`"
 
 
 def test_readme_example_output_is_current() -> None:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import run
+from conftest import DOC_PAGES, run
 
 
 def check(*args: str) -> tuple[int, str, str]:
@@ -319,8 +319,7 @@ def test_catalog_entries_must_be_tables(tmp_path: Path) -> None:
 
 
 def test_the_readme_catalog_example_loads(tmp_path: Path) -> None:
-    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
-    homework = readme[readme.index("## Homework") :]
+    homework = DOC_PAGES["docs/homework.md"]
     start = homework.index("```toml") + len("```toml")
     example = homework[start : homework.index("```", start)]
     p = tmp_path / "hw.toml"

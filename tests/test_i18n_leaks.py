@@ -7,7 +7,7 @@ them ("should be", "of one", "and nan are not"), once what is English by design 
 `code`, 'quoted values', "strings", option names, identifiers and numbers (d_ff, gelu_tanh,
 forward_flops@4096, 2sbh), field values (relu, gelu, decoder-only), model and field names.
 
-Left as written, by design (README, Languages): a preset's `source` (a citation) and `note`
+Left as written, by design (docs/languages.md): a preset's `source` (a citation) and `note`
 (remarks on its exact figures), which are model data like its name; JSON and CSV; Typer's own
 usage errors and --help (not run here).
 """

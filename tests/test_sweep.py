@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import DATA, README, readme_block, run, shown
+from conftest import DATA, DOCS, readme_block, run, shown
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
@@ -371,7 +371,7 @@ def test_readme_python_example_output_is_current() -> None:
 
     example = (Path(__file__).parent / "api_usage.py").read_text()
     code = example.split("from __future__ import annotations\n\n", 1)[1]
-    assert f"```python\n{code}```" in README
+    assert f"```python\n{code}```" in DOCS
     out = subprocess.run([sys.executable, str(Path(__file__).parent / "api_usage.py")],
                          capture_output=True, text=True, check=True).stdout  # fmt: skip
     assert readme_block("prints\n") == out.strip("\n")
