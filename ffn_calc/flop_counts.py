@@ -131,10 +131,20 @@ def _projection_terms(cfg: ModelConfig, b: int, s_q: int, s_kv: int, prefix: str
     ]
 
 
-def _score_terms(
-    cfg: ModelConfig, b: int, s_q: int, s_kv: int, causal: bool, prefix: str, sym: str
+def score_terms(
+    cfg: ModelConfig,
+    b: int,
+    s_q: int,
+    s_kv: int,
+    *,
+    causal: bool = False,
+    prefix: str = "",
+    rows: str = "S",
+    cols: str = "S",
 ) -> list[Term]:
-    """QK^T and AV for every query head: full square, or the S(S+1)/2 causal pairs. The two
+    """QK^T and AV for every query head: s_q query rows against s_kv keys (`rows`, `cols`:
+    their symbols in the formula), or the S(S+1)/2 causal pairs. The one source of the score
+    FLOPs: the forward pass, a decode step and the crossovers all count these terms. The two
     head widths differ under MLA (QK^T: nope + rope; AV: v_head_dim)."""
     h, g = cfg.n_heads, "attention_scores"
     hq, hv = cfg.qk_head_size, cfg.v_head_size
@@ -143,14 +153,10 @@ def _score_terms(
     )
     if causal:  # 2 x B x H x head_dim x S(S+1)/2, written without the division
         return [
-            term(g, f"{prefix}QK^T (causal)", f"B x n_heads x {sym}({sym}+1) x {qk_sym}", b, h, s_q, s_q + 1, hq),
-            term(g, f"{prefix}AV (causal)", f"B x n_heads x {sym}({sym}+1) x {v_sym}", b, h, s_q, s_q + 1, hv),
+            term(g, f"{prefix}QK^T (causal)", f"B x n_heads x {rows}({rows}+1) x {qk_sym}", b, h, s_q, s_q + 1, hq),
+            term(g, f"{prefix}AV (causal)", f"B x n_heads x {rows}({rows}+1) x {v_sym}", b, h, s_q, s_q + 1, hv),
         ]  # fmt: skip
-    pair = (
-        f"{sym} x {sym}"
-        if s_q == s_kv and not prefix
-        else ("T x S" if prefix else f"{sym} x {sym}")
-    )
+    pair = f"{rows} x {cols}"
     return [
         term(g, f"{prefix}QK^T", f"2 x B x n_heads x {pair} x {qk_sym}", 2, b, h, s_q, s_kv, hq),
         term(g, f"{prefix}AV", f"2 x B x n_heads x {pair} x {v_sym}", 2, b, h, s_q, s_kv, hv),
@@ -202,21 +208,20 @@ def layer_flops(cfg: ModelConfig, w: Workload) -> list[LayerFlops]:
     out: list[LayerFlops] = []
     if cfg.architecture == "encoder-decoder":
         t = w.target_len if w.target_len is not None else s
-        enc = _projection_terms(cfg, b, s, s, "") + _score_terms(cfg, b, s, s, False, "", "S")
+        enc = _projection_terms(cfg, b, s, s, "") + score_terms(cfg, b, s, s)
         for kind, count, ffn in _ffn_kinds(cfg, cfg.encoder_layers, b, s, "S"):
             out.append(LayerFlops("encoder", count, enc + ffn, kind))
         dec = _projection_terms(cfg, b, t, t, "")
         dec = [Term(x.name, x.formula.replace(" S ", " T "), x.factors, x.group) for x in dec]
-        dec += _score_terms(cfg, b, t, t, w.causal, "", "T")
-        dec += _projection_terms(cfg, b, t, s, "cross ") + _score_terms(
-            cfg, b, t, s, False, "cross ", "T"
-        )
+        dec += score_terms(cfg, b, t, t, causal=w.causal, rows="T", cols="T")
+        dec += _projection_terms(cfg, b, t, s, "cross ")
+        dec += score_terms(cfg, b, t, s, prefix="cross ", rows="T", cols="S")
         for kind, count, ffn in _ffn_kinds(cfg, cfg.decoder_layers, b, t, "T"):
             out.append(LayerFlops("decoder", count, dec + ffn, kind))
         return out
     stack = "encoder" if cfg.architecture == "encoder-only" else "decoder"
     causal = w.causal and stack == "decoder"
-    terms = _projection_terms(cfg, b, s, s, "") + _score_terms(cfg, b, s, s, causal, "", "S")
+    terms = _projection_terms(cfg, b, s, s, "") + score_terms(cfg, b, s, s, causal=causal)
     for kind, count, ffn in _ffn_kinds(cfg, cfg.n_layers, b, s, "S"):
         out.append(LayerFlops(stack, count, terms + ffn, kind))
     return out
@@ -266,27 +271,52 @@ def forward_flops(cfg: ModelConfig, w: Workload) -> int:
 # --- Crossover: where the S^2 scores overtake the S-linear terms of one layer -------------
 
 
+Line = tuple[Fraction, Fraction]  # a0 + a1 x S
+
+
 @dataclass(frozen=True)
 class PerToken:
     """One self-attention layer's FLOPs per token (batch 1) at sequence length S."""
 
     projections: int  # 2 x d_model x (2 q_dim + 2 kv_dim)
     ffn: int  # 2 x mats x d_model x d_ff (MoE: router + active experts)
-    scores_slope: int  # scores per token = scores_slope x S (full square)
+    # Score FLOPs per token, a line in S (full square; causal pairs), read off score_terms.
+    score_lines: dict[bool, Line]
+
+    @property
+    def scores_slope(self) -> int:
+        """What one more token adds to the score FLOPs per token (full square)."""
+        slope = self.score_lines[False][1]
+        assert slope.denominator == 1
+        return int(slope)
 
     def scores(self, s: int | Fraction, causal: bool = False) -> Fraction:
         """Score FLOPs per token at length S."""
-        if causal:
-            return Fraction(self.scores_slope * (s + 1), 2)
-        return Fraction(self.scores_slope * s)
+        a0, a1 = self.score_lines[causal]
+        return a0 + a1 * s
 
 
-def crossover_layer(cfg: ModelConfig) -> LayerFlops:
+def crossover_layer(cfg: ModelConfig, w: Workload | None = None) -> LayerFlops:
     """The layer kind the crossover describes: the first stack's most numerous kind (the
-    encoder layer of an encoder-decoder; the MoE layers of a MoE model with dense ones)."""
-    layers = layer_flops(cfg, Workload(batch=1, seq_len=1))
+    encoder layer of an encoder-decoder; the MoE layers of a MoE model with dense ones);
+    counted at the workload `w` (default batch 1, S = 1)."""
+    layers = layer_flops(cfg, w or Workload(batch=1, seq_len=1))
     first = [x for x in layers if x.stack == layers[0].stack]
     return max(first, key=lambda x: x.count)  # the first of equals
+
+
+def score_line(cfg: ModelConfig, causal: bool = False) -> Line:
+    """The crossover layer's score FLOPs per token as a0 + a1 x S, taken from the terms the
+    forward pass counts (score_terms, via layer_flops) at S = 1, 2 and checked at S = 3: the
+    crossovers follow whatever those terms count."""
+    per = [
+        Fraction(crossover_layer(cfg, Workload(1, s, causal=causal)).group("attention_scores"), s)
+        for s in (1, 2, 3)
+    ]
+    a1 = per[1] - per[0]
+    a0 = per[0] - a1
+    assert per[2] == a0 + 3 * a1, "score FLOPs per token must be linear in S"
+    return a0, a1
 
 
 def per_token(cfg: ModelConfig) -> PerToken:
@@ -295,16 +325,14 @@ def per_token(cfg: ModelConfig) -> PerToken:
     return PerToken(
         projections=layer.group("attention_projections"),
         ffn=layer.group("ffn"),
-        # QK^T and AV per token: 2 x n_heads x S x (qk head + v head); the two differ under MLA
-        scores_slope=2 * cfg.n_heads * (cfg.qk_head_size + cfg.v_head_size),
+        score_lines={c: score_line(cfg, c) for c in (False, True)},
     )
 
 
 def solve(pt: PerToken, target: int, causal: bool = False) -> Fraction:
     """The S where score FLOPs per token equal `target` FLOPs per token."""
-    if causal:  # slope (S + 1) / 2 = target
-        return Fraction(2 * target, pt.scores_slope) - 1
-    return Fraction(target, pt.scores_slope)
+    a0, a1 = pt.score_lines[causal]
+    return (target - a0) / a1
 
 
 def crossovers(cfg: ModelConfig, causal: bool = False) -> dict[str, Fraction]:

@@ -169,9 +169,7 @@ def decode_layer_terms(
     b, h, g = batch, cfg.n_heads, "attention_scores"
     a = _attended(cfg, context, local)
     out = [t for t in base.terms if t.group != g and t.name not in ("cross K", "cross V")]
-    hq, hv = cfg.qk_head_size, cfg.v_head_size
-    out += [term(g, "QK^T", "2 x B x n_heads x attended x qk head", 2, b, h, a, hq),
-            term(g, "AV", "2 x B x n_heads x attended x v head", 2, b, h, a, hv)]  # fmt: skip
+    out += fl.score_terms(cfg, b, 1, a, rows="1", cols="attended")  # the prefill's terms
     if cfg.attention == "mla":  # kv_b_proj re-expands the cached latents too (not the new one)
         assert cfg.kv_lora_rank and cfg.qk_nope_head_dim and cfg.v_head_dim
         out.append(term("attention_projections", "kv_b_proj over the cache",
@@ -179,8 +177,7 @@ def decode_layer_terms(
                         2, b, a - 1, cfg.kv_lora_rank, h, cfg.qk_nope_head_dim + cfg.v_head_dim))  # fmt: skip
     if cfg.architecture == "encoder-decoder":
         s = context if source_len is None else source_len
-        out += [term(g, "cross QK^T", "2 x B x n_heads x S x head_dim", 2, b, h, s, hq),
-                term(g, "cross AV", "2 x B x n_heads x S x head_dim", 2, b, h, s, hv)]  # fmt: skip
+        out += fl.score_terms(cfg, b, 1, s, prefix="cross ", rows="1", cols="S")
     return out
 
 
