@@ -21,23 +21,16 @@ from pydantic import (
     model_validator,
 )
 
+from ffn_calc.choices import Activation, Architecture, Norm, Positions
 from ffn_calc.errors import UsageError
 from ffn_calc.i18n import N_, _
-
-# The largest size any field may take: 2^40 (about 1.1 x 10^12), far beyond any real model
-# (vocabularies reach 2^18, d_model 2^15, context lengths 2^24). It keeps every count an exact
-# integer that the shares and human-readable summaries can also show as a float.
-MAX_SIZE = 2**40
+from ffn_calc.limits import MAX_SIZE as MAX_SIZE  # re-exported: the one bound (limits.py)
 
 PositiveInt = Annotated[int, Field(gt=0, le=MAX_SIZE)]
 # Layers that differ one by one (a MoE model's dense layers) are listed; beyond this many
 # layers only a run of first or last layers may differ, so nothing walks every layer.
 MAX_LISTED_LAYERS = 1_000_000
 
-Architecture = Literal["decoder-only", "encoder-only", "encoder-decoder"]
-Activation = Literal["relu", "gelu", "gelu_tanh", "silu", "swiglu", "geglu"]
-Norm = Literal["layernorm", "rmsnorm"]
-Positions = Literal["learned", "sinusoidal", "rotary", "none"]
 QkNorm = Literal["none", "head", "per_head", "full"]
 AttentionKind = Literal["standard", "mla"]
 ScoreBias = Literal["none", "parameter", "buffer"]

@@ -34,15 +34,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ffn_calc import flop_counts as fl
+from ffn_calc.choices import DTYPE_BITS
 from ffn_calc.config import ModelConfig
 from ffn_calc.errors import UsageError
 from ffn_calc.terms import Term, term
 
-# Bytes per cached element.
-DTYPE_BYTES: dict[str, Fraction] = {
-    "fp32": Fraction(4), "bf16": Fraction(2), "fp16": Fraction(2), "fp8": Fraction(1),
-    "int8": Fraction(1), "int4": Fraction(1, 2),
-}  # fmt: skip
+# Bytes per cached element (or weight): the dtypes' bits / 8.
+DTYPE_BYTES: dict[str, Fraction] = {k: Fraction(bits, 8) for k, bits in DTYPE_BITS.items()}
 
 
 @dataclass(frozen=True)

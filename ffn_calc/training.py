@@ -33,23 +33,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ffn_calc.choices import RECIPES as RECIPES  # re-exported: the recipes live there
+from ffn_calc.choices import RECOMPUTE as RECOMPUTE
 from ffn_calc.config import ModelConfig
 from ffn_calc.errors import UsageError
 from ffn_calc.i18n import N_
-
-# Bytes per parameter of each recipe: (unsharded, sharded over data parallelism).
-RECIPES: dict[str, tuple[str, int, int]] = {
-    # Megatron-LM mixed precision with Adam: 16-bit weights 2 + fp32 gradients 4, fp32 master
-    # weights 4 and two Adam moments 8 = 18 bytes (Korthikanti et al. sec. 2; Rajbhandari
-    # et al. 2020, ZeRO, sec. 3.1 with fp32 gradients).
-    "mixed": (N_("mixed precision, Adam (Megatron-LM): 2 + 4 + 4 + 8 = 18 bytes per parameter"), 18, 0),
-    # The distributed optimizer shards the master weights and moments over DP: 6 + 12 / DP.
-    "distributed": (N_("mixed precision, distributed optimizer: 6 + 12 / DP bytes per parameter"), 6, 12),
-    # Plain fp32 training with Adam: weights 4 + gradients 4 + two moments 8 = 16 bytes.
-    "fp32": (N_("fp32 with Adam: 4 + 4 + 8 = 16 bytes per parameter"), 16, 0),
-}  # fmt: skip
-
-RECOMPUTE = ("none", "selective", "full")
 
 
 @dataclass(frozen=True)

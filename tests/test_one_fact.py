@@ -3,7 +3,13 @@ and it fails when only one of them changes."""
 
 from __future__ import annotations
 
+import os
+import re
+import subprocess
+import sys
 from fractions import Fraction
+from pathlib import Path
+from typing import get_args
 
 import pytest
 
@@ -79,3 +85,92 @@ def test_decode_scores_are_the_prefills(name: str) -> None:
         step = inf.decode_parts(cfg, 1, context, pick)["attention_scores"]
         gain = _layer_scores(cfg, context + 1, True) - _layer_scores(cfg, context, True)
         assert step == gain, context
+
+
+# --- the size bound, the CLI's choices and the sweep's metrics: each written once -------------
+
+PACKAGE = Path(fl.__file__).resolve().parent
+
+
+def test_the_size_bound_is_written_once() -> None:
+    """2**40 is written in ffn_calc/limits.py only; the schema and the CLI read it there."""
+    from ffn_calc import config, limits
+    from ffn_calc.cli import commands
+
+    # (not the binary unit TiB = 2**40 of the size suffixes, a different fact)
+    spelled = re.compile(r'(?<!"TIB": )2\s*\*\*\s*40\b|1\s*<<\s*40\b|1_?099_?511_?627_?776')
+    found = [
+        str(p.relative_to(PACKAGE))
+        for p in sorted(PACKAGE.rglob("*.py"))
+        if spelled.search(p.read_text(encoding="utf-8"))
+    ]
+    assert found == ["limits.py"]
+    assert config.MAX_SIZE is limits.MAX_SIZE and commands.MAX_SIZE is limits.MAX_SIZE
+
+
+def _cli_choices() -> dict[str, tuple[str, ...]]:
+    """Every choice option of every command: '<command> <parameter>' -> its values (the enum of
+    the option's annotation, as Typer offers it)."""
+    import enum
+    import inspect
+
+    from ffn_calc.cli import COMMANDS
+
+    out = {}
+    for name, func in COMMANDS.items():
+        for p in inspect.signature(func).parameters.values():
+            kind, option = get_args(p.annotation) or (p.annotation, None)
+            kinds = [k for k in (get_args(kind) or (kind,)) if isinstance(k, type)]
+            for k in kinds:
+                if issubclass(k, enum.Enum) and option is not None:
+                    out[f"{name} {p.name}"] = tuple(m.value for m in k)
+    return out
+
+
+def test_cli_choices_are_the_models_and_reports_lists() -> None:
+    """The CLI's choices are the lists the schema and the reports take (a value added to one
+    is offered by the other), not a copy of them."""
+    from ffn_calc import config, inference, training
+
+    fields = config.ModelConfig.model_fields
+    expected = {
+        "activation": get_args(fields["activation"].annotation),
+        "norm": get_args(fields["norm"].annotation),
+        "positions": get_args(fields["positions"].annotation),
+        "architecture": get_args(fields["architecture"].annotation),
+        "dtype": tuple(inference.DTYPE_BYTES),
+        "recipe": tuple(training.RECIPES),
+        "recompute": tuple(training.RECOMPUTE),
+    }
+    seen = set()
+    for where, values in _cli_choices().items():
+        option = where.split()[1]
+        if option in expected:
+            assert values == expected[option], where
+            seen.add(option)
+    assert seen == set(expected)
+
+
+def test_cli_does_not_load_pydantic_at_start() -> None:
+    """The choices and the bound come from modules without Pydantic: `--help` stays light."""
+    code = (
+        "import sys\nfrom ffn_calc import cli\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'pydantic'))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(PACKAGE.parent)}
+    got = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    )
+    assert got.stdout.strip() == "[]"
+
+
+def test_sweep_metric_help_is_the_metrics_table() -> None:
+    """`sweep --metric`'s help lists every metric with the table's own words."""
+    from ffn_calc.cli.sweep import METRIC_HELP
+    from ffn_calc.sweep_metrics import METRICS
+
+    for name, kind in METRICS.items():
+        shown = f"{name}@{kind.argument}" if kind.argument else name
+        assert f"{shown}: {kind.help}" in METRIC_HELP, name
+    listed = re.findall(r"(?:^|[:;] )([a-z_]+)(?:@[SL])?: ", METRIC_HELP)
+    assert listed == list(METRICS)

@@ -2,10 +2,11 @@
 
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeAlias
 
 import typer
 
+from ffn_calc import choices
 from ffn_calc.cli.app import (
     ExplainOpt,
     Format,
@@ -18,11 +19,10 @@ from ffn_calc.cli.app import (
     views,
     write,
 )
-from ffn_calc.cli.options import Unit, model_command
+from ffn_calc.cli.options import Unit, choice_enum, model_command
 from ffn_calc.errors import UsageError
 from ffn_calc.i18n import N_, _
-
-MAX_SIZE = 2**40  # ffn_calc.config.MAX_SIZE (not imported: it would load Pydantic at start)
+from ffn_calc.limits import MAX_SIZE
 
 # `--plot FILE`: a figure for slides (ffn_calc.plot; matplotlib is imported only when given).
 PlotOpt = Annotated[
@@ -178,13 +178,15 @@ def crossover_cmd(
     emit(report, lambda: views().crossover_tables(report), format, bars)
 
 
-class Dtype(StrEnum):
-    fp32 = "fp32"
-    bf16 = "bf16"
-    fp16 = "fp16"
-    fp8 = "fp8"
-    int8 = "int8"
-    int4 = "int4"
+if TYPE_CHECKING:  # the checker sees StrEnums; the members come from ffn_calc.choices
+    Dtype: TypeAlias = StrEnum
+    Recipe: TypeAlias = StrEnum
+    Recompute: TypeAlias = StrEnum
+else:
+    Dtype = choice_enum("Dtype", choices.DTYPE_BITS)
+    Recipe = choice_enum("Recipe", choices.RECIPES)
+    Recompute = choice_enum("Recompute", choices.RECOMPUTE)
+BF16, MIXED, NO_RECOMPUTE = Dtype("bf16"), Recipe("mixed"), Recompute("none")  # the defaults
 
 
 @model_command("kv")
@@ -192,7 +194,7 @@ def kv_cmd(
     model: "ModelConfig",
     context: Annotated[int, typer.Option("--context", "-L", min=1, max=MAX_SIZE, help="Tokens cached (a prefill of L tokens).")],
     batch: Annotated[int, typer.Option("--batch", "-b", min=1, max=MAX_SIZE, help="Sequences B.")] = 1,
-    dtype: Annotated[Dtype, typer.Option("--dtype", help="Bytes per cached element: fp32 4, bf16 / fp16 2, fp8 / int8 1, int4 1/2.")] = Dtype.bf16,
+    dtype: Annotated[Dtype, typer.Option("--dtype", help="Bytes per cached element: fp32 4, bf16 / fp16 2, fp8 / int8 1, int4 1/2.")] = BF16,
     source_len: Annotated[int | None, typer.Option("--source-len", min=1, max=MAX_SIZE, help="Encoder-decoder: source tokens in the cross-attention cache (default --context).")] = None,
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
@@ -203,32 +205,20 @@ def kv_cmd(
     emit(report, lambda: views().kv_tables(report), format)
 
 
-class Recipe(StrEnum):
-    mixed = "mixed"
-    distributed = "distributed"
-    fp32 = "fp32"
-
-
-class Recompute(StrEnum):
-    none = "none"
-    selective = "selective"
-    full = "full"
-
-
 @model_command("memory")
 def memory_cmd(
     ctx: typer.Context,
     model: "ModelConfig",
-    dtype: Annotated[Dtype, typer.Option("--dtype", help="Bytes per weight and cached element: fp32 4, bf16 / fp16 2, fp8 / int8 1, int4 1/2 (not with --training: see --recipe).")] = Dtype.bf16,
+    dtype: Annotated[Dtype, typer.Option("--dtype", help="Bytes per weight and cached element: fp32 4, bf16 / fp16 2, fp8 / int8 1, int4 1/2 (not with --training: see --recipe).")] = BF16,
     gpu_memory: Annotated[str | None, typer.Option("--gpu-memory", metavar="SIZE", help="Memory to fit in: 80GB (10^9 bytes), 80GiB (2^30), or bytes.")] = None,
     batch: Annotated[int, typer.Option("--batch", "-b", min=1, max=MAX_SIZE, help="--gpu-memory: sequences, for the longest context that fits (--training: see --micro-batch).")] = 1,
     context: Annotated[int | None, typer.Option("--context", "-L", min=1, max=MAX_SIZE, help="--gpu-memory: cached tokens, for the largest batch that fits (not with --training).")] = None,
     training: Annotated[bool, typer.Option("--training", help="Training: model states by --recipe and activations (Korthikanti et al. 2022).")] = False,
-    recipe: Annotated[Recipe, typer.Option("--recipe", help="--training: mixed (18 bytes per parameter), distributed (6 + 12 / DP) or fp32 (16).")] = Recipe.mixed,
+    recipe: Annotated[Recipe, typer.Option("--recipe", help="--training: mixed (18 bytes per parameter), distributed (6 + 12 / DP) or fp32 (16).")] = MIXED,
     dp: Annotated[int, typer.Option("--dp", min=1, max=MAX_SIZE, help="--training --recipe distributed: data-parallel degree (divides the optimizer states it shards).")] = 1,
     tp: Annotated[int, typer.Option("--tp", min=1, max=MAX_SIZE, help="--training: tensor-parallel degree.")] = 1,
     sequence_parallel: Annotated[bool, typer.Option("--sequence-parallel", help="--training: sequence parallelism (with --tp 2 or more).")] = False,
-    recompute: Annotated[Recompute, typer.Option("--recompute", help="--training: none, selective (the attention scores) or full.")] = Recompute.none,
+    recompute: Annotated[Recompute, typer.Option("--recompute", help="--training: none, selective (the attention scores) or full.")] = NO_RECOMPUTE,
     seq_len: Annotated[int | None, typer.Option("--seq-len", "-s", min=1, max=MAX_SIZE, help="--training: sequence length (default 2048, or the model's learned position table when shorter).", show_default=False)] = None,
     micro_batch: Annotated[int, typer.Option("--micro-batch", min=1, max=MAX_SIZE, help="--training: micro-batch size.")] = 1,
     explain: Annotated[bool, typer.Option("--explain", help="--training: print every activation term's formula with the numbers put in.")] = False,

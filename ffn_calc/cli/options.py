@@ -2,44 +2,35 @@
 
 import functools
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from enum import Enum, StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeAlias
 
 import typer
 
+from ffn_calc import choices
 from ffn_calc.cli.app import COMMANDS, user_errors
 
 if TYPE_CHECKING:
     from ffn_calc.config import ModelConfig
 
 
-class Activation(StrEnum):
-    relu = "relu"
-    gelu = "gelu"
-    gelu_tanh = "gelu_tanh"
-    silu = "silu"
-    swiglu = "swiglu"
-    geglu = "geglu"
+def choice_enum(name: str, values: Iterable[str]) -> type[StrEnum]:
+    """A Typer choice whose values are one of ffn_calc.choices' lists (never typed again)."""
+    return StrEnum(name, {v.replace("-", "_"): v for v in values})  # type: ignore[return-value]
 
 
-class NormKind(StrEnum):
-    layernorm = "layernorm"
-    rmsnorm = "rmsnorm"
-
-
-class PositionsKind(StrEnum):
-    learned = "learned"
-    sinusoidal = "sinusoidal"
-    rotary = "rotary"
-    none = "none"
-
-
-class ArchitectureKind(StrEnum):
-    decoder_only = "decoder-only"
-    encoder_only = "encoder-only"
-    encoder_decoder = "encoder-decoder"
+if TYPE_CHECKING:  # the checker sees StrEnums; the members are built from the lists below
+    Activation: TypeAlias = StrEnum
+    NormKind: TypeAlias = StrEnum
+    PositionsKind: TypeAlias = StrEnum
+    ArchitectureKind: TypeAlias = StrEnum
+else:
+    Activation = choice_enum("Activation", choices.ACTIVATIONS)
+    NormKind = choice_enum("NormKind", choices.NORMS)
+    PositionsKind = choice_enum("PositionsKind", choices.POSITIONS)
+    ArchitectureKind = choice_enum("ArchitectureKind", choices.ARCHITECTURES)
 
 
 class Unit(StrEnum):

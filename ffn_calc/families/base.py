@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ffn_calc.config import MAX_LISTED_LAYERS, MAX_SIZE
+from ffn_calc.config import MAX_LISTED_LAYERS
 from ffn_calc.errors import ConfigError
 from ffn_calc.files import line_of, shown
 from ffn_calc.i18n import _
+from ffn_calc.limits import MAX_SIZE
 from ffn_calc.naming import Naming
 
 
