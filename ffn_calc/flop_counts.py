@@ -59,7 +59,7 @@ class LayerFlops:
     stack: str
     count: int
     terms: list[Term] = field(default_factory=list)
-    kind: str = ""  # as params.LayerCount.kind
+    kind: str = ""  # as param_counts.LayerCount.kind
 
     def group(self, name: str) -> int:
         return total(self.terms, name)
@@ -193,7 +193,7 @@ def _ffn_terms(cfg: ModelConfig, b: int, s: int, sym: str, width: int | None = N
 def _ffn_kinds(
     cfg: ModelConfig, layers: int, b: int, s: int, sym: str
 ) -> list[tuple[str, int, list[Term]]]:
-    """As params.ffn_kinds: the layer kinds with their counts and FFN FLOP terms."""
+    """As param_counts.ffn_kinds: the layer kinds with their counts and FFN FLOP terms."""
     out = []
     for ffn, attn, count in cfg.layer_kinds(layers):
         width = (cfg.dense_d_ff or cfg.d_ff) if ffn == "dense FFN" else None
