@@ -79,3 +79,22 @@ def test_no_text_names_a_module_that_is_gone() -> None:
         f"{p.relative_to(ROOT)}:{n}" for p in texts for n, text in _prose(p) if GONE.search(text)
     ]
     assert stale == []
+
+
+def test_family_modules_export_what_the_families_docstring_says() -> None:
+    """ffn_calc.families' docstring lists what a family module exports: every registered
+    module has ARCHITECTURE, fields(r) and naming(cfg); one without a config.json has no
+    fields. The docstring names exactly these."""
+    from ffn_calc import families
+
+    doc = families.__doc__ or ""
+    for name in ("`ARCHITECTURE`", "`fields(r)`", "`naming(cfg)`"):
+        assert f"- {name}:" in doc
+    assert "- `NAMING`:" not in doc
+    for family in families.family_names():
+        module = families.family_module(family)
+        if module is None:  # "custom": no module
+            continue
+        assert isinstance(module.ARCHITECTURE, str), family
+        assert callable(module.naming), family
+        assert callable(getattr(module, "fields", None)) == (family in families.REGISTRY), family
