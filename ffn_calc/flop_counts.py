@@ -31,8 +31,13 @@ CONVENTION = N_(
 )
 
 FLOP_COMPONENTS = (
-    "embedding", "attention_projections", "attention_scores", "ffn", "lm_head", "pooler"
-)  # fmt: skip
+    "embedding",
+    "attention_projections",
+    "attention_scores",
+    "ffn",
+    "lm_head",
+    "pooler",
+)
 
 
 @dataclass(frozen=True)
@@ -176,7 +181,19 @@ def _moe_terms(cfg: ModelConfig, b: int, s: int, sym: str) -> list[Term]:
     ]  # fmt: skip
     if cfg.shared_expert_d_ff is not None:
         fs = cfg.shared_expert_d_ff
-        out.append(term(g, "shared expert", f"2 x B x {sym} x {mats} x d_model x shared_expert_d_ff", 2, b, s, mats, d, fs))  # fmt: skip
+        out.append(
+            term(
+                g,
+                "shared expert",
+                f"2 x B x {sym} x {mats} x d_model x shared_expert_d_ff",
+                2,
+                b,
+                s,
+                mats,
+                d,
+                fs,
+            )
+        )
         if cfg.shared_expert_gate:
             out.append(term(g, "shared expert gate", f"2 x B x {sym} x d_model x 1", 2, b, s, d, 1))
     return out
@@ -234,18 +251,47 @@ def model_flop_terms(cfg: ModelConfig, w: Workload) -> list[Term]:
     b, d, e = w.batch, cfg.d_model, cfg.embed_width
     ew = "embedding_dim" if cfg.embedding_dim is not None else "d_model"
     if cfg.embedding_dim is not None and cfg.architecture != "encoder-decoder":
-        out.append(term("embedding", "projection in", f"2 x B x S x {ew} x d_model", 2, b, w.seq_len, e, d))  # fmt: skip
+        out.append(
+            term("embedding", "projection in", f"2 x B x S x {ew} x d_model", 2, b, w.seq_len, e, d)
+        )
     if cfg.has_lm_head and cfg.vocab_size is not None and w.lm_head:
         sym, n = "S", w.seq_len
         if cfg.architecture == "encoder-decoder":
             sym, n = "T", (w.target_len if w.target_len is not None else w.seq_len)
         if cfg.project_out:
-            out.append(term("embedding", "projection out", f"2 x B x {sym} x d_model x {ew}", 2, b, n, d, e))  # fmt: skip
+            out.append(
+                term(
+                    "embedding", "projection out", f"2 x B x {sym} x d_model x {ew}", 2, b, n, d, e
+                )
+            )
         if cfg.lm_head_transform:
-            out.append(term("lm_head", "head dense", f"2 x B x {sym} x d_model x {ew}", 2, b, n, d, e))  # fmt: skip
-        out.append(term("lm_head", "lm_head", f"2 x B x {sym} x {ew} x vocab_size", 2, b, n, e, cfg.vocab_size))  # fmt: skip
+            out.append(
+                term("lm_head", "head dense", f"2 x B x {sym} x d_model x {ew}", 2, b, n, d, e)
+            )
+        out.append(
+            term(
+                "lm_head",
+                "lm_head",
+                f"2 x B x {sym} x {ew} x vocab_size",
+                2,
+                b,
+                n,
+                e,
+                cfg.vocab_size,
+            )
+        )
     if cfg.pooler:
-        out.append(term("pooler", "pooler", "2 x B x d_model x d_model (first token)", 2, w.batch, cfg.d_model, cfg.d_model))  # fmt: skip
+        out.append(
+            term(
+                "pooler",
+                "pooler",
+                "2 x B x d_model x d_model (first token)",
+                2,
+                w.batch,
+                cfg.d_model,
+                cfg.d_model,
+            )
+        )
     return out
 
 

@@ -89,23 +89,42 @@ def kv_kinds(cfg: ModelConfig, batch: int, context: int, source_len: int | None)
     if not cfg.has_decoder:
         from ffn_calc.i18n import _
 
-        raise UsageError(_("{model} is encoder-only: it generates nothing and keeps no KV cache.").format(model=cfg.name))  # fmt: skip
+        raise UsageError(
+            _("{model} is encoder-only: it generates nothing and keeps no KV cache.").format(
+                model=cfg.name
+            )
+        )
     encdec = cfg.architecture == "encoder-decoder"
     if source_len is not None and not encdec:
         from ffn_calc.i18n import _
 
-        raise UsageError(_("--source-len applies to encoder-decoder models; {model} is {architecture}.").format(model=cfg.name, architecture=cfg.architecture))  # fmt: skip
+        raise UsageError(
+            _("--source-len applies to encoder-decoder models; {model} is {architecture}.").format(
+                model=cfg.name, architecture=cfg.architecture
+            )
+        )
     per = cached_per_token(cfg)
     local, full = _local(cfg)
     out = []
     if full:
-        out.append(KvKind("decoder", "full attention" if local else "", full, context, per, batch * context * per))  # fmt: skip
+        out.append(
+            KvKind(
+                "decoder",
+                "full attention" if local else "",
+                full,
+                context,
+                per,
+                batch * context * per,
+            )
+        )
     if local:
         kept = kept_tokens(cfg, context)
         out.append(KvKind("decoder", cfg.local_label, local, kept, per, batch * kept * per))
     if encdec:
         s = context if source_len is None else source_len
-        out.append(KvKind("decoder", "cross-attention", cfg.decoder_layers, s, per, batch * s * per))  # fmt: skip
+        out.append(
+            KvKind("decoder", "cross-attention", cfg.decoder_layers, s, per, batch * s * per)
+        )
     return out
 
 
@@ -170,9 +189,19 @@ def decode_layer_terms(
     out += fl.score_terms(cfg, b, 1, a, rows="1", cols="attended")  # the prefill's terms
     if cfg.attention == "mla":  # kv_b_proj re-expands the cached latents too (not the new one)
         assert cfg.kv_lora_rank and cfg.qk_nope_head_dim and cfg.v_head_dim
-        out.append(term("attention_projections", "kv_b_proj over the cache",
-                        "2 x B x cached x kv_lora_rank x n_heads x (nope + v_head_dim)",
-                        2, b, a - 1, cfg.kv_lora_rank, h, cfg.qk_nope_head_dim + cfg.v_head_dim))  # fmt: skip
+        out.append(
+            term(
+                "attention_projections",
+                "kv_b_proj over the cache",
+                "2 x B x cached x kv_lora_rank x n_heads x (nope + v_head_dim)",
+                2,
+                b,
+                a - 1,
+                cfg.kv_lora_rank,
+                h,
+                cfg.qk_nope_head_dim + cfg.v_head_dim,
+            )
+        )
     if cfg.architecture == "encoder-decoder":
         s = context if source_len is None else source_len
         out += fl.score_terms(cfg, b, 1, s, prefix="cross ", rows="1", cols="S")
@@ -250,9 +279,12 @@ def prefill_workload(
     model's decoder runs one token)."""
     encdec = cfg.architecture == "encoder-decoder"
     return fl.Workload(
-        batch=batch, seq_len=prompt, target_len=1 if encdec else None, causal=causal,
+        batch=batch,
+        seq_len=prompt,
+        target_len=1 if encdec else None,
+        causal=causal,
         lm_head=lm_head,
-    )  # fmt: skip
+    )
 
 
 def _head_flops(cfg: ModelConfig, batch: int, positions: int) -> int:
@@ -371,7 +403,10 @@ class DecodeSteps:
         """The step's parts at a context L: counted by decode_layers at a whole L; between
         two whole contexts, on the line through them."""
         if context.denominator == 1 and context >= 1:
-            return {k: Fraction(v) for k, v in decode_parts(self.cfg, self.batch, int(context), self.pick).items()}  # fmt: skip
+            return {
+                k: Fraction(v)
+                for k, v in decode_parts(self.cfg, self.batch, int(context), self.pick).items()
+            }
         piece = next(p for p in self.pieces if p.hi is None or context <= p.hi)
         return piece.at(context)
 
@@ -390,10 +425,15 @@ def decode_steps(cfg: ModelConfig, batch: int) -> DecodeSteps:
     limit = cfg.position_limit
     kinds = decode_layers(cfg, batch, 1)
     return DecodeSteps(
-        cfg=cfg, batch=batch, pick=pick, kind=kinds[pick].kind, local=local, pieces=pieces,
+        cfg=cfg,
+        batch=batch,
+        pick=pick,
+        kind=kinds[pick].kind,
+        local=local,
+        pieces=pieces,
         stops_at=window - 1 if local and window > 1 else None,
         max_context=None if limit is None else limit - 1,
-    )  # fmt: skip
+    )
 
 
 def first_meet(
@@ -449,7 +489,10 @@ def bytes_crossover(steps: DecodeSteps, per_token: int, weights: int) -> Reach:
         diff = [(None, None, (Fraction(-weights), Fraction(b)))]
     else:
         k = steps.stops_at
-        diff = [(None, k, (Fraction(-weights), Fraction(b))), (k, None, (Fraction(b * k - weights), Fraction(0)))]  # fmt: skip
+        diff = [
+            (None, k, (Fraction(-weights), Fraction(b))),
+            (k, None, (Fraction(b * k - weights), Fraction(0))),
+        ]
     return Reach(*first_meet(diff, steps.max_context, steps.local))
 
 

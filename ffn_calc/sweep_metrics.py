@@ -192,9 +192,15 @@ def parse_metric(text: str, option: str = "--metric", given: str | None = None) 
         close = difflib.get_close_matches(key, METRICS, n=3) if len(key) <= 64 else []
         if close:
             raise UsageError(
-                _("{option}: unknown metric {name}. Did you mean {choices}? Metrics: {metrics}.")
-                .format(option=option, name=quoted(key), choices=either(close), metrics=", ".join(METRICS))
-            )  # fmt: skip
+                _(
+                    "{option}: unknown metric {name}. Did you mean {choices}? Metrics: {metrics}."
+                ).format(
+                    option=option,
+                    name=quoted(key),
+                    choices=either(close),
+                    metrics=", ".join(METRICS),
+                )
+            )
         raise UsageError(
             _("{option}: unknown metric {name}. Metrics: {metrics}.").format(
                 option=option, name=quoted(key), metrics=", ".join(METRICS)

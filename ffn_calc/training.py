@@ -68,8 +68,14 @@ def check(cfg: ModelConfig, par: Parallel) -> None:
             )
         )
     widths = [("n_heads", cfg.n_heads), ("n_kv_heads", cfg.kv_heads), ("d_ff", cfg.d_ff)]
-    widths += [(k, v) for k, v in (("shared_expert_d_ff", cfg.shared_expert_d_ff),
-               ("dense_d_ff", cfg.dense_d_ff if cfg.dense_ffn_layers else None)) if v]  # fmt: skip
+    widths += [
+        (k, v)
+        for k, v in (
+            ("shared_expert_d_ff", cfg.shared_expert_d_ff),
+            ("dense_d_ff", cfg.dense_d_ff if cfg.dense_ffn_layers else None),
+        )
+        if v
+    ]
     for what, n in widths:
         if n % t:
             raise UsageError(
@@ -184,8 +190,15 @@ def layer_terms(cfg: ModelConfig, s: int, b: int, kind: LayerKind | None = None)
         out.append(ActTerm("ffn", N_("hidden"), label, per_unit * sb * cfg.d_ff * k, True))
         if cfg.shared_expert_d_ff is not None:  # every token also passes the shared expert
             fs = cfg.shared_expert_d_ff
-            out.append(ActTerm("ffn", N_("shared expert hidden"), f"{unit}(shared_expert_d_ff)",
-                               per_unit * sb * fs, True))  # fmt: skip
+            out.append(
+                ActTerm(
+                    "ffn",
+                    N_("shared expert hidden"),
+                    f"{unit}(shared_expert_d_ff)",
+                    per_unit * sb * fs,
+                    True,
+                )
+            )
     else:
         f = cfg.dense_d_ff or cfg.d_ff if kind.kind == "dense FFN" else cfg.d_ff
         width = "f" if f == cfg.d_ff else "(dense_d_ff)"
@@ -206,14 +219,35 @@ def model_terms(cfg: ModelConfig, s: int, b: int) -> list[ActTerm]:
     head has no logits."""
     h, sb = cfg.d_model, s * b
     stacks = 2 if cfg.architecture == "encoder-decoder" else 1
-    out = [ActTerm("embedding", N_("embedding dropout mask"), f"{stacks} x sbh" if stacks > 1
-                   else "sbh", stacks * sb * h, False)]  # fmt: skip
+    out = [
+        ActTerm(
+            "embedding",
+            N_("embedding dropout mask"),
+            f"{stacks} x sbh" if stacks > 1 else "sbh",
+            stacks * sb * h,
+            False,
+        )
+    ]
     if cfg.embedding_norm:  # BERT, BART: a norm over each stack's embeddings keeps its input
-        out.append(ActTerm("norm", N_("embedding norm input"), f"{stacks} x 2sbh" if stacks > 1
-                           else "2sbh", stacks * 2 * sb * h, False))  # fmt: skip
+        out.append(
+            ActTerm(
+                "norm",
+                N_("embedding norm input"),
+                f"{stacks} x 2sbh" if stacks > 1 else "2sbh",
+                stacks * 2 * sb * h,
+                False,
+            )
+        )
     if cfg.architecture == "encoder-decoder":
-        out.append(ActTerm("attention_projections", N_("encoder output (cross-attention K/V "
-                           "input)"), "2sbh", 2 * sb * h, False))  # fmt: skip
+        out.append(
+            ActTerm(
+                "attention_projections",
+                N_("encoder output (cross-attention K/V input)"),
+                "2sbh",
+                2 * sb * h,
+                False,
+            )
+        )
     if cfg.has_lm_head and cfg.vocab_size is not None:
         out += [
             ActTerm("logits", N_("LM head input"), "2sbh", 2 * sb * h, False),

@@ -58,8 +58,11 @@ def test_crossovers_balance_the_flop_paths_terms(name: str) -> None:
     for causal in _causal_options(cfg):
         points = fl.crossovers(cfg, causal)
         pt = fl.per_token(cfg)
-        sides = {"scores_vs_ffn": pt.ffn, "scores_vs_projections": pt.projections,
-                 "scores_vs_dense": pt.ffn + pt.projections}  # fmt: skip
+        sides = {
+            "scores_vs_ffn": pt.ffn,
+            "scores_vs_projections": pt.projections,
+            "scores_vs_dense": pt.ffn + pt.projections,
+        }
         layer1 = fl.crossover_layer(cfg)
         assert (pt.projections, pt.ffn) == (
             layer1.group("attention_projections"),

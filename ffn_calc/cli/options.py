@@ -77,9 +77,11 @@ def load_model(opts: dict[str, Any]) -> "ModelConfig":
 
     flags = {k: (v.value if isinstance(v, Enum) else v) for k, v in opts.items()}
     model = resolve_model(
-        preset=flags.pop("preset"), config=flags.pop("config"),
-        hf_config=flags.pop("hf_config"), flags=flags,
-    )  # fmt: skip
+        preset=flags.pop("preset"),
+        config=flags.pop("config"),
+        hf_config=flags.pop("hf_config"),
+        flags=flags,
+    )
     unused_flags(model, flags)
     return model
 
@@ -91,8 +93,12 @@ def unused_flags(model: "ModelConfig", flags: dict[str, Any]) -> None:
     from ffn_calc.unused import unused_field
 
     tie = "--no-tie" if flags.get("tie") is False else "--tie"
-    options = {"max_positions": "--max-positions", "n_kv_heads": "--n-kv-heads",
-               "head_dim": "--head-dim", "tie": tie}  # fmt: skip
+    options = {
+        "max_positions": "--max-positions",
+        "n_kv_heads": "--n-kv-heads",
+        "head_dim": "--head-dim",
+        "tie": tie,
+    }
     for name, option in options.items():
         field = "tie_embeddings" if name == "tie" else name
         reason = unused_field(model, field) if flags.get(name) is not None else None
@@ -107,9 +113,11 @@ def model_command(name: str) -> Callable[[Callable[..., None]], Callable[..., No
         sig = inspect.signature(func)
         own = [p for p in sig.parameters.values() if p.name != "model"]
         shared = [
-            inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Annotated[t, o])
+            inspect.Parameter(
+                n, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Annotated[t, o]
+            )
             for n, t, o in MODEL_OPTIONS
-        ]  # fmt: skip
+        ]
 
         @functools.wraps(func)
         def wrapper(**kwargs: Any) -> None:

@@ -42,9 +42,10 @@ def _flags_varied(ctx: typer.Context, fields: set[str]) -> None:
         hit = sorted(FLAG_SETS.get(name, {name}) & fields)
         if hit:
             raise UsageError(
-                _("{option} and --vary {field}: the sweep sets {field}; leave out {option}.")
-                .format(option=spelled(ctx, name), field=hit[0])
-            )  # fmt: skip
+                _(
+                    "{option} and --vary {field}: the sweep sets {field}; leave out {option}."
+                ).format(option=spelled(ctx, name), field=hit[0])
+            )
 
 
 @model_command("sweep")
