@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ffn_calc import totals
-from ffn_calc.choices import SWEEP_METRICS
+from ffn_calc.choices import DTYPE_BITS, SWEEP_METRICS
 from ffn_calc.config import ModelConfig
 from ffn_calc.errors import UsageError
 from ffn_calc.flop_counts import Workload
@@ -22,6 +22,7 @@ from ffn_calc.limits import MAX_SIZE
 from ffn_calc.quantities import Kind, cut, quoted
 
 Number = int | float
+BF16_BYTES = DTYPE_BITS["bf16"] // 8  # kv_bytes and weights_bytes count in bf16
 
 
 def either(names: list[str]) -> str:
@@ -124,7 +125,7 @@ def _kv_elements(cfg: ModelConfig, c: Cache, context: int) -> int:
 
 def _kv_bytes(cfg: ModelConfig, c: Cache, context: int) -> int:
     cfg.check_positions(context, f"kv_bytes@{context}")
-    return 2 * _kv(cfg, context)  # bf16
+    return BF16_BYTES * _kv(cfg, context)
 
 
 def _decode(cfg: ModelConfig, c: Cache, context: int) -> int:
@@ -136,7 +137,7 @@ def _decode(cfg: ModelConfig, c: Cache, context: int) -> int:
 
 
 def _weights_bytes(cfg: ModelConfig, c: Cache, _: int) -> int:
-    return 2 * _total(cfg, c, 0)  # bf16
+    return BF16_BYTES * _total(cfg, c, 0)
 
 
 @dataclass(frozen=True)
