@@ -144,11 +144,12 @@ def score_terms(
     *,
     causal: bool = False,
     prefix: str = "",
-    rows: str = "S",
+    rows: str | None = "S",
     cols: str = "S",
 ) -> list[Term]:
     """QK^T and AV for every query head: s_q query rows against s_kv keys (`rows`, `cols`:
-    their symbols in the formula), or the S(S+1)/2 causal pairs. The one source of the score
+    their symbols in the formula; rows None: s_q is 1, one new token), or the S(S+1)/2
+    causal pairs. The one source of the score
     FLOPs: the forward pass, a decode step and the crossovers all count these terms. The two
     head widths differ under MLA (QK^T: nope + rope; AV: v_head_dim)."""
     h, g = cfg.n_heads, "attention_scores"
@@ -157,14 +158,16 @@ def score_terms(
         ("(nope + rope)", "v_head_dim") if cfg.attention == "mla" else ("head_dim", "head_dim")
     )
     if causal:  # 2 x B x H x head_dim x S(S+1)/2, written without the division
+        assert rows is not None
         return [
             term(g, f"{prefix}QK^T (causal)", f"B x n_heads x {rows}({rows}+1) x {qk_sym}", b, h, s_q, s_q + 1, hq),
             term(g, f"{prefix}AV (causal)", f"B x n_heads x {rows}({rows}+1) x {v_sym}", b, h, s_q, s_q + 1, hv),
         ]  # fmt: skip
-    pair = f"{rows} x {cols}"
+    # One query row (a decode step: rows None): the keys alone, with no factor of 1.
+    pair, q = (cols, ()) if rows is None else (f"{rows} x {cols}", (s_q,))
     return [
-        term(g, f"{prefix}QK^T", f"2 x B x n_heads x {pair} x {qk_sym}", 2, b, h, s_q, s_kv, hq),
-        term(g, f"{prefix}AV", f"2 x B x n_heads x {pair} x {v_sym}", 2, b, h, s_q, s_kv, hv),
+        term(g, f"{prefix}QK^T", f"2 x B x n_heads x {pair} x {qk_sym}", 2, b, h, *q, s_kv, hq),
+        term(g, f"{prefix}AV", f"2 x B x n_heads x {pair} x {v_sym}", 2, b, h, *q, s_kv, hv),
     ]
 
 

@@ -186,7 +186,7 @@ def decode_layer_terms(
     b, h, g = batch, cfg.n_heads, "attention_scores"
     a = _attended(cfg, context, local)
     out = [t for t in base.terms if t.group != g and t.name not in ("cross K", "cross V")]
-    out += fl.score_terms(cfg, b, 1, a, rows="1", cols="attended")  # the prefill's terms
+    out += fl.score_terms(cfg, b, 1, a, rows=None, cols="attended")  # the prefill's terms
     if cfg.attention == "mla":  # kv_b_proj re-expands the cached latents too (not the new one)
         assert cfg.kv_lora_rank and cfg.qk_nope_head_dim and cfg.v_head_dim
         out.append(
@@ -204,7 +204,7 @@ def decode_layer_terms(
         )
     if cfg.architecture == "encoder-decoder":
         s = context if source_len is None else source_len
-        out += fl.score_terms(cfg, b, 1, s, prefix="cross ", rows="1", cols="S")
+        out += fl.score_terms(cfg, b, 1, s, prefix="cross ", rows=None, cols="S")
     return out
 
 
