@@ -1,8 +1,11 @@
 """ffn-calc: exact parameter and FLOP counts for Transformers, with the FFN set against attention.
 
-    import ffn_calc
-    model = ffn_calc.load(preset="gpt2-small")
-    ffn_calc.param_counts(model).total_params      # 124439808
+    >>> import ffn_calc
+    >>> model = ffn_calc.load(preset="gpt2-small")
+    >>> ffn_calc.params(model).total_params
+    124439808
+    >>> ffn_calc.flops(model, seq_len=1024).forward_flops
+    291648307200
 
 Importing the package does no work: every name below is loaded when first used (the command
 line imports this package too, and starts faster for it).

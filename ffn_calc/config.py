@@ -21,23 +21,16 @@ from pydantic import (
     model_validator,
 )
 
+from ffn_calc.choices import Activation, Architecture, Norm, Positions
 from ffn_calc.errors import UsageError
 from ffn_calc.i18n import N_, _
-
-# The largest size any field may take: 2^40 (about 1.1 x 10^12), far beyond any real model
-# (vocabularies reach 2^18, d_model 2^15, context lengths 2^24). It keeps every count an exact
-# integer that the shares and human-readable summaries can also show as a float.
-MAX_SIZE = 2**40
+from ffn_calc.limits import MAX_SIZE as MAX_SIZE  # re-exported: the one bound (limits.py)
 
 PositiveInt = Annotated[int, Field(gt=0, le=MAX_SIZE)]
 # Layers that differ one by one (a MoE model's dense layers) are listed; beyond this many
 # layers only a run of first or last layers may differ, so nothing walks every layer.
 MAX_LISTED_LAYERS = 1_000_000
 
-Architecture = Literal["decoder-only", "encoder-only", "encoder-decoder"]
-Activation = Literal["relu", "gelu", "gelu_tanh", "silu", "swiglu", "geglu"]
-Norm = Literal["layernorm", "rmsnorm"]
-Positions = Literal["learned", "sinusoidal", "rotary", "none"]
 QkNorm = Literal["none", "head", "per_head", "full"]
 AttentionKind = Literal["standard", "mla"]
 ScoreBias = Literal["none", "parameter", "buffer"]
@@ -78,9 +71,10 @@ class ModelConfig(BaseModel):
     )
     source: str | None = Field(None, description="Paper table or config the numbers come from.")
     note: str | None = Field(
-        None, description="A convention to state with the counts (e.g. where transformers and "
+        None,
+        description="A convention to state with the counts (e.g. where transformers and "
         "the released checkpoint differ).",
-    )  # fmt: skip
+    )
     architecture: Architecture = Field("decoder-only", description="Which stacks the model has.")
     n_layers: PositiveInt = Field(description="Layers per stack (the encoder's, if two).")
     n_decoder_layers: PositiveInt | None = Field(
@@ -111,11 +105,13 @@ class ModelConfig(BaseModel):
         None, description="Rows of the learned position table (required when learned)."
     )
     position_offset: int = Field(
-        0, ge=0, le=MAX_SIZE,
+        0,
+        ge=0,
+        le=MAX_SIZE,
         description="Rows of the learned position table that no token position reads (OPT "
         "and BART add 2 to every position id, RoBERTa's start after its padding index): "
         "the model takes at most max_positions - position_offset tokens.",
-    )  # fmt: skip
+    )
     vocab_size: PositiveInt | None = Field(
         None, description="Token vocabulary; none means a bare stack with no embedding or head."
     )
@@ -132,51 +128,60 @@ class ModelConfig(BaseModel):
     experts_per_token: PositiveInt | None = Field(None, description="MoE: experts each token uses.")
     router_bias: bool = Field(False, description="MoE: a bias on the router.")
     expert_bias: bool | None = Field(
-        None, description="MoE: biases on the routed experts' matrices; default ffn_bias "
+        None,
+        description="MoE: biases on the routed experts' matrices; default ffn_bias "
         "(ERNIE 4.5: none on its routed experts while its dense and shared-expert FFNs have "
         "them).",
-    )  # fmt: skip
+    )
     dense_ffn_layers: list[int] = Field(
-        [], description="MoE: the layers (0-based) whose FFN is dense instead (DeepSeek's first "
+        [],
+        description="MoE: the layers (0-based) whose FFN is dense instead (DeepSeek's first "
         "layers, Qwen-MoE's mlp_only_layers, Llama 4's non-MoE layers).",
-    )  # fmt: skip
+    )
     dense_d_ff: PositiveInt | None = Field(
         None, description="MoE: hidden width of a dense layer's FFN (default d_ff)."
     )
     shared_expert_d_ff: PositiveInt | None = Field(
-        None, description="MoE: hidden width of the shared expert every token also passes "
+        None,
+        description="MoE: hidden width of the shared expert every token also passes "
         "through (DeepSeek: n_shared_experts x the expert width).",
-    )  # fmt: skip
+    )
     shared_expert_gate: bool = Field(
         False, description="MoE: a [1, d_model] sigmoid gate on the shared expert (Qwen2-MoE)."
     )
     router_score_bias: ScoreBias = Field(
-        "none", description="MoE: an [n_experts] bias on the routing scores: a parameter "
+        "none",
+        description="MoE: an [n_experts] bias on the routing scores: a parameter "
         "(ERNIE 4.5) or a buffer that checkpoints store (DeepSeek-V3, GLM-4.5).",
-    )  # fmt: skip
+    )
     attention_sinks: bool = Field(False, description="An [n_heads] sink logit per layer (gpt-oss).")
     cache_broadcast_kv: bool = Field(
-        False, description="The KV cache holds K and V broadcast to every query head (n_heads "
+        False,
+        description="The KV cache holds K and V broadcast to every query head (n_heads "
         "per layer, not n_kv_heads), as Falcon's new decoder architecture caches them; changes "
         "no parameter or FLOP count.",
-    )  # fmt: skip
+    )
     window_layers: list[int] = Field(
-        [], description="Layers (0-based) whose attention is local: a sliding window or chunks "
+        [],
+        description="Layers (0-based) whose attention is local: a sliding window or chunks "
         "of attention_window tokens (gpt-oss, Gemma 2/3, Llama 4); the others attend to every "
         "token. Changes no count under the FLOP convention; reported as its own layer kind.",
-    )  # fmt: skip
+    )
     attention_window: PositiveInt | None = Field(
-        None, description="Tokens a local layer attends to (the sliding window or chunk size); "
+        None,
+        description="Tokens a local layer attends to (the sliding window or chunk size); "
         "with no window_layers, every layer is local (Mistral's sliding window).",
-    )  # fmt: skip
+    )
     window_kind: WindowKind = Field(
-        "sliding", description="sliding (each token sees the last window tokens) or chunked "
+        "sliding",
+        description="sliding (each token sees the last window tokens) or chunked "
         "(tokens see their own chunk, Llama 4).",
-    )  # fmt: skip
+    )
     attention: AttentionKind = Field(
-        "standard", description="standard (Q, K, V, O) or mla (multi-head latent attention, "
+        "standard",
+        description="standard (Q, K, V, O) or mla (multi-head latent attention, "
         "DeepSeek-V2/V3: low-rank Q and a compressed KV latent).",
-    )  # fmt: skip
+    )
     q_lora_rank: PositiveInt | None = Field(
         None, description="MLA: rank of the query compression (none: a plain q_proj)."
     )
@@ -190,11 +195,13 @@ class ModelConfig(BaseModel):
     v_head_dim: PositiveInt | None = Field(None, description="MLA: per-head value width.")
     # Structure beyond the plain pre-norm layer (defaults: none of it).
     layer_norms: int | None = Field(
-        None, ge=0, le=8,
+        None,
+        ge=0,
+        le=8,
         description="Norms per layer around self-attention and the FFN (default 2; 1 where a "
         "parallel block shares one; 4 with pre and post norms as in Gemma 2); a decoder layer "
         "with cross-attention has one more.",
-    )  # fmt: skip
+    )
     norm_bias: bool = Field(True, description="LayerNorm has a bias (false: weight only).")
     qk_norm: QkNorm = Field(
         "none",
@@ -203,50 +210,59 @@ class ModelConfig(BaseModel):
         "full = [n_heads x head_dim] and [n_kv_heads x head_dim] (OLMo 2).",
     )
     parallel_block: bool = Field(
-        False, description="Attention and FFN read the same input (GPT-J, Falcon, GPT-NeoX); "
+        False,
+        description="Attention and FFN read the same input (GPT-J, Falcon, GPT-NeoX); "
         "changes no count.",
-    )  # fmt: skip
+    )
     embedding_dim: PositiveInt | None = Field(
-        None, description="Token-embedding width when it differs from d_model (ALBERT, OPT's "
+        None,
+        description="Token-embedding width when it differs from d_model (ALBERT, OPT's "
         "word_embed_proj_dim); a projection maps it to d_model.",
-    )  # fmt: skip
+    )
     embedding_projection: EmbeddingProjection = Field(
-        "tokens", description="With embedding_dim: tokens = only the token embedding is "
+        "tokens",
+        description="With embedding_dim: tokens = only the token embedding is "
         "narrow, projected in and (before the head) out (OPT); all = every embedding and the "
         "embedding norm are narrow, projected in once (ALBERT).",
-    )  # fmt: skip
+    )
     embedding_projection_bias: bool = Field(False, description="The projections have biases.")
     lm_head_bias: bool = Field(False, description="A [vocab_size] bias on the output head.")
     lm_head_projection_bias: bool = Field(
-        False, description="The output projection has a [vocab_size] bias of its own besides "
+        False,
+        description="The output projection has a [vocab_size] bias of its own besides "
         "lm_head_bias (a masked-LM head untied from the embeddings in transformers: RoBERTa, "
         "ALBERT; the forward adds only the projection's).",
-    )  # fmt: skip
+    )
     lm_head_transform: bool = Field(
-        False, description="A masked-LM head: dense d_model -> embedding width (with bias) and "
+        False,
+        description="A masked-LM head: dense d_model -> embedding width (with bias) and "
         "a norm before the output projection.",
-    )  # fmt: skip
+    )
     relative_attention_buckets: PositiveInt | None = Field(
-        None, description="T5: a [buckets, n_heads] relative position bias in the first "
+        None,
+        description="T5: a [buckets, n_heads] relative position bias in the first "
         "self-attention layer of each stack.",
-    )  # fmt: skip
+    )
     unique_layers: PositiveInt | None = Field(
-        None, description="Layers with parameters of their own when layers share them "
+        None,
+        description="Layers with parameters of their own when layers share them "
         "(ALBERT); FLOPs count every applied layer.",
-    )  # fmt: skip
+    )
     layers_per_group: PositiveInt | None = Field(
-        None, description="Shared layers kept in groups (ALBERT's inner_group_num): each group "
+        None,
+        description="Shared layers kept in groups (ALBERT's inner_group_num): each group "
         "holds this many layers and applies them in turn; n_layers and unique_layers count "
         "layers, so both are multiples of it. Names only (group {g}, layer {j}): no count.",
-    )  # fmt: skip
+    )
     separate_position_tables: bool = Field(
         False, description="Encoder-decoder: each stack has its own learned position table."
     )
     stack_embeddings: bool = Field(
-        False, description="Encoder-decoder: besides the shared token table, each stack has "
+        False,
+        description="Encoder-decoder: besides the shared token table, each stack has "
         "one of its own (BART with tie_word_embeddings false unties all three in transformers; "
         "the shared one stays, unused).",
-    )  # fmt: skip
+    )
 
     @field_validator("family")
     @classmethod

@@ -31,8 +31,13 @@ CONVENTION = N_(
 )
 
 FLOP_COMPONENTS = (
-    "embedding", "attention_projections", "attention_scores", "ffn", "lm_head", "pooler"
-)  # fmt: skip
+    "embedding",
+    "attention_projections",
+    "attention_scores",
+    "ffn",
+    "lm_head",
+    "pooler",
+)
 
 
 @dataclass(frozen=True)
@@ -59,7 +64,7 @@ class LayerFlops:
     stack: str
     count: int
     terms: list[Term] = field(default_factory=list)
-    kind: str = ""  # as params.LayerCount.kind
+    kind: str = ""  # as param_counts.LayerCount.kind
 
     def group(self, name: str) -> int:
         return total(self.terms, name)
@@ -131,10 +136,21 @@ def _projection_terms(cfg: ModelConfig, b: int, s_q: int, s_kv: int, prefix: str
     ]
 
 
-def _score_terms(
-    cfg: ModelConfig, b: int, s_q: int, s_kv: int, causal: bool, prefix: str, sym: str
+def score_terms(
+    cfg: ModelConfig,
+    b: int,
+    s_q: int,
+    s_kv: int,
+    *,
+    causal: bool = False,
+    prefix: str = "",
+    rows: str | None = "S",
+    cols: str = "S",
 ) -> list[Term]:
-    """QK^T and AV for every query head: full square, or the S(S+1)/2 causal pairs. The two
+    """QK^T and AV for every query head: s_q query rows against s_kv keys (`rows`, `cols`:
+    their symbols in the formula; rows None: s_q is 1, one new token), or the S(S+1)/2
+    causal pairs. The one source of the score
+    FLOPs: the forward pass, a decode step and the crossovers all count these terms. The two
     head widths differ under MLA (QK^T: nope + rope; AV: v_head_dim)."""
     h, g = cfg.n_heads, "attention_scores"
     hq, hv = cfg.qk_head_size, cfg.v_head_size
@@ -142,18 +158,16 @@ def _score_terms(
         ("(nope + rope)", "v_head_dim") if cfg.attention == "mla" else ("head_dim", "head_dim")
     )
     if causal:  # 2 x B x H x head_dim x S(S+1)/2, written without the division
+        assert rows is not None
         return [
-            term(g, f"{prefix}QK^T (causal)", f"B x n_heads x {sym}({sym}+1) x {qk_sym}", b, h, s_q, s_q + 1, hq),
-            term(g, f"{prefix}AV (causal)", f"B x n_heads x {sym}({sym}+1) x {v_sym}", b, h, s_q, s_q + 1, hv),
+            term(g, f"{prefix}QK^T (causal)", f"B x n_heads x {rows}({rows}+1) x {qk_sym}", b, h, s_q, s_q + 1, hq),
+            term(g, f"{prefix}AV (causal)", f"B x n_heads x {rows}({rows}+1) x {v_sym}", b, h, s_q, s_q + 1, hv),
         ]  # fmt: skip
-    pair = (
-        f"{sym} x {sym}"
-        if s_q == s_kv and not prefix
-        else ("T x S" if prefix else f"{sym} x {sym}")
-    )
+    # One query row (a decode step: rows None): the keys alone, with no factor of 1.
+    pair, q = (cols, ()) if rows is None else (f"{rows} x {cols}", (s_q,))
     return [
-        term(g, f"{prefix}QK^T", f"2 x B x n_heads x {pair} x {qk_sym}", 2, b, h, s_q, s_kv, hq),
-        term(g, f"{prefix}AV", f"2 x B x n_heads x {pair} x {v_sym}", 2, b, h, s_q, s_kv, hv),
+        term(g, f"{prefix}QK^T", f"2 x B x n_heads x {pair} x {qk_sym}", 2, b, h, *q, s_kv, hq),
+        term(g, f"{prefix}AV", f"2 x B x n_heads x {pair} x {v_sym}", 2, b, h, *q, s_kv, hv),
     ]
 
 
@@ -170,7 +184,19 @@ def _moe_terms(cfg: ModelConfig, b: int, s: int, sym: str) -> list[Term]:
     ]  # fmt: skip
     if cfg.shared_expert_d_ff is not None:
         fs = cfg.shared_expert_d_ff
-        out.append(term(g, "shared expert", f"2 x B x {sym} x {mats} x d_model x shared_expert_d_ff", 2, b, s, mats, d, fs))  # fmt: skip
+        out.append(
+            term(
+                g,
+                "shared expert",
+                f"2 x B x {sym} x {mats} x d_model x shared_expert_d_ff",
+                2,
+                b,
+                s,
+                mats,
+                d,
+                fs,
+            )
+        )
         if cfg.shared_expert_gate:
             out.append(term(g, "shared expert gate", f"2 x B x {sym} x d_model x 1", 2, b, s, d, 1))
     return out
@@ -187,7 +213,7 @@ def _ffn_terms(cfg: ModelConfig, b: int, s: int, sym: str, width: int | None = N
 def _ffn_kinds(
     cfg: ModelConfig, layers: int, b: int, s: int, sym: str
 ) -> list[tuple[str, int, list[Term]]]:
-    """As params.ffn_kinds: the layer kinds with their counts and FFN FLOP terms."""
+    """As param_counts.ffn_kinds: the layer kinds with their counts and FFN FLOP terms."""
     out = []
     for ffn, attn, count in cfg.layer_kinds(layers):
         width = (cfg.dense_d_ff or cfg.d_ff) if ffn == "dense FFN" else None
@@ -202,21 +228,20 @@ def layer_flops(cfg: ModelConfig, w: Workload) -> list[LayerFlops]:
     out: list[LayerFlops] = []
     if cfg.architecture == "encoder-decoder":
         t = w.target_len if w.target_len is not None else s
-        enc = _projection_terms(cfg, b, s, s, "") + _score_terms(cfg, b, s, s, False, "", "S")
+        enc = _projection_terms(cfg, b, s, s, "") + score_terms(cfg, b, s, s)
         for kind, count, ffn in _ffn_kinds(cfg, cfg.encoder_layers, b, s, "S"):
             out.append(LayerFlops("encoder", count, enc + ffn, kind))
         dec = _projection_terms(cfg, b, t, t, "")
         dec = [Term(x.name, x.formula.replace(" S ", " T "), x.factors, x.group) for x in dec]
-        dec += _score_terms(cfg, b, t, t, w.causal, "", "T")
-        dec += _projection_terms(cfg, b, t, s, "cross ") + _score_terms(
-            cfg, b, t, s, False, "cross ", "T"
-        )
+        dec += score_terms(cfg, b, t, t, causal=w.causal, rows="T", cols="T")
+        dec += _projection_terms(cfg, b, t, s, "cross ")
+        dec += score_terms(cfg, b, t, s, prefix="cross ", rows="T", cols="S")
         for kind, count, ffn in _ffn_kinds(cfg, cfg.decoder_layers, b, t, "T"):
             out.append(LayerFlops("decoder", count, dec + ffn, kind))
         return out
     stack = "encoder" if cfg.architecture == "encoder-only" else "decoder"
     causal = w.causal and stack == "decoder"
-    terms = _projection_terms(cfg, b, s, s, "") + _score_terms(cfg, b, s, s, causal, "", "S")
+    terms = _projection_terms(cfg, b, s, s, "") + score_terms(cfg, b, s, s, causal=causal)
     for kind, count, ffn in _ffn_kinds(cfg, cfg.n_layers, b, s, "S"):
         out.append(LayerFlops(stack, count, terms + ffn, kind))
     return out
@@ -229,18 +254,47 @@ def model_flop_terms(cfg: ModelConfig, w: Workload) -> list[Term]:
     b, d, e = w.batch, cfg.d_model, cfg.embed_width
     ew = "embedding_dim" if cfg.embedding_dim is not None else "d_model"
     if cfg.embedding_dim is not None and cfg.architecture != "encoder-decoder":
-        out.append(term("embedding", "projection in", f"2 x B x S x {ew} x d_model", 2, b, w.seq_len, e, d))  # fmt: skip
+        out.append(
+            term("embedding", "projection in", f"2 x B x S x {ew} x d_model", 2, b, w.seq_len, e, d)
+        )
     if cfg.has_lm_head and cfg.vocab_size is not None and w.lm_head:
         sym, n = "S", w.seq_len
         if cfg.architecture == "encoder-decoder":
             sym, n = "T", (w.target_len if w.target_len is not None else w.seq_len)
         if cfg.project_out:
-            out.append(term("embedding", "projection out", f"2 x B x {sym} x d_model x {ew}", 2, b, n, d, e))  # fmt: skip
+            out.append(
+                term(
+                    "embedding", "projection out", f"2 x B x {sym} x d_model x {ew}", 2, b, n, d, e
+                )
+            )
         if cfg.lm_head_transform:
-            out.append(term("lm_head", "head dense", f"2 x B x {sym} x d_model x {ew}", 2, b, n, d, e))  # fmt: skip
-        out.append(term("lm_head", "lm_head", f"2 x B x {sym} x {ew} x vocab_size", 2, b, n, e, cfg.vocab_size))  # fmt: skip
+            out.append(
+                term("lm_head", "head dense", f"2 x B x {sym} x d_model x {ew}", 2, b, n, d, e)
+            )
+        out.append(
+            term(
+                "lm_head",
+                "lm_head",
+                f"2 x B x {sym} x {ew} x vocab_size",
+                2,
+                b,
+                n,
+                e,
+                cfg.vocab_size,
+            )
+        )
     if cfg.pooler:
-        out.append(term("pooler", "pooler", "2 x B x d_model x d_model (first token)", 2, w.batch, cfg.d_model, cfg.d_model))  # fmt: skip
+        out.append(
+            term(
+                "pooler",
+                "pooler",
+                "2 x B x d_model x d_model (first token)",
+                2,
+                w.batch,
+                cfg.d_model,
+                cfg.d_model,
+            )
+        )
     return out
 
 
@@ -266,27 +320,52 @@ def forward_flops(cfg: ModelConfig, w: Workload) -> int:
 # --- Crossover: where the S^2 scores overtake the S-linear terms of one layer -------------
 
 
+Line = tuple[Fraction, Fraction]  # a0 + a1 x S
+
+
 @dataclass(frozen=True)
 class PerToken:
     """One self-attention layer's FLOPs per token (batch 1) at sequence length S."""
 
     projections: int  # 2 x d_model x (2 q_dim + 2 kv_dim)
     ffn: int  # 2 x mats x d_model x d_ff (MoE: router + active experts)
-    scores_slope: int  # scores per token = scores_slope x S (full square)
+    # Score FLOPs per token, a line in S (full square; causal pairs), read off score_terms.
+    score_lines: dict[bool, Line]
+
+    @property
+    def scores_slope(self) -> int:
+        """What one more token adds to the score FLOPs per token (full square)."""
+        slope = self.score_lines[False][1]
+        assert slope.denominator == 1
+        return int(slope)
 
     def scores(self, s: int | Fraction, causal: bool = False) -> Fraction:
         """Score FLOPs per token at length S."""
-        if causal:
-            return Fraction(self.scores_slope * (s + 1), 2)
-        return Fraction(self.scores_slope * s)
+        a0, a1 = self.score_lines[causal]
+        return a0 + a1 * s
 
 
-def crossover_layer(cfg: ModelConfig) -> LayerFlops:
+def crossover_layer(cfg: ModelConfig, w: Workload | None = None) -> LayerFlops:
     """The layer kind the crossover describes: the first stack's most numerous kind (the
-    encoder layer of an encoder-decoder; the MoE layers of a MoE model with dense ones)."""
-    layers = layer_flops(cfg, Workload(batch=1, seq_len=1))
+    encoder layer of an encoder-decoder; the MoE layers of a MoE model with dense ones);
+    counted at the workload `w` (default batch 1, S = 1)."""
+    layers = layer_flops(cfg, w or Workload(batch=1, seq_len=1))
     first = [x for x in layers if x.stack == layers[0].stack]
     return max(first, key=lambda x: x.count)  # the first of equals
+
+
+def score_line(cfg: ModelConfig, causal: bool = False) -> Line:
+    """The crossover layer's score FLOPs per token as a0 + a1 x S, taken from the terms the
+    forward pass counts (score_terms, via layer_flops) at S = 1, 2 and checked at S = 3: the
+    crossovers follow whatever those terms count."""
+    per = [
+        Fraction(crossover_layer(cfg, Workload(1, s, causal=causal)).group("attention_scores"), s)
+        for s in (1, 2, 3)
+    ]
+    a1 = per[1] - per[0]
+    a0 = per[0] - a1
+    assert per[2] == a0 + 3 * a1, "score FLOPs per token must be linear in S"
+    return a0, a1
 
 
 def per_token(cfg: ModelConfig) -> PerToken:
@@ -295,16 +374,14 @@ def per_token(cfg: ModelConfig) -> PerToken:
     return PerToken(
         projections=layer.group("attention_projections"),
         ffn=layer.group("ffn"),
-        # QK^T and AV per token: 2 x n_heads x S x (qk head + v head); the two differ under MLA
-        scores_slope=2 * cfg.n_heads * (cfg.qk_head_size + cfg.v_head_size),
+        score_lines={c: score_line(cfg, c) for c in (False, True)},
     )
 
 
 def solve(pt: PerToken, target: int, causal: bool = False) -> Fraction:
     """The S where score FLOPs per token equal `target` FLOPs per token."""
-    if causal:  # slope (S + 1) / 2 = target
-        return Fraction(2 * target, pt.scores_slope) - 1
-    return Fraction(target, pt.scores_slope)
+    a0, a1 = pt.score_lines[causal]
+    return (target - a0) / a1
 
 
 def crossovers(cfg: ModelConfig, causal: bool = False) -> dict[str, Fraction]:

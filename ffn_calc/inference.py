@@ -34,15 +34,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ffn_calc import flop_counts as fl
+from ffn_calc.choices import DTYPE_BITS
 from ffn_calc.config import ModelConfig
 from ffn_calc.errors import UsageError
 from ffn_calc.terms import Term, term
 
-# Bytes per cached element.
-DTYPE_BYTES: dict[str, Fraction] = {
-    "fp32": Fraction(4), "bf16": Fraction(2), "fp16": Fraction(2), "fp8": Fraction(1),
-    "int8": Fraction(1), "int4": Fraction(1, 2),
-}  # fmt: skip
+# Bytes per cached element (or weight): the dtypes' bits / 8.
+DTYPE_BYTES: dict[str, Fraction] = {k: Fraction(bits, 8) for k, bits in DTYPE_BITS.items()}
 
 
 @dataclass(frozen=True)
@@ -91,23 +89,42 @@ def kv_kinds(cfg: ModelConfig, batch: int, context: int, source_len: int | None)
     if not cfg.has_decoder:
         from ffn_calc.i18n import _
 
-        raise UsageError(_("{model} is encoder-only: it generates nothing and keeps no KV cache.").format(model=cfg.name))  # fmt: skip
+        raise UsageError(
+            _("{model} is encoder-only: it generates nothing and keeps no KV cache.").format(
+                model=cfg.name
+            )
+        )
     encdec = cfg.architecture == "encoder-decoder"
     if source_len is not None and not encdec:
         from ffn_calc.i18n import _
 
-        raise UsageError(_("--source-len applies to encoder-decoder models; {model} is {architecture}.").format(model=cfg.name, architecture=cfg.architecture))  # fmt: skip
+        raise UsageError(
+            _("--source-len applies to encoder-decoder models; {model} is {architecture}.").format(
+                model=cfg.name, architecture=cfg.architecture
+            )
+        )
     per = cached_per_token(cfg)
     local, full = _local(cfg)
     out = []
     if full:
-        out.append(KvKind("decoder", "full attention" if local else "", full, context, per, batch * context * per))  # fmt: skip
+        out.append(
+            KvKind(
+                "decoder",
+                "full attention" if local else "",
+                full,
+                context,
+                per,
+                batch * context * per,
+            )
+        )
     if local:
         kept = kept_tokens(cfg, context)
         out.append(KvKind("decoder", cfg.local_label, local, kept, per, batch * kept * per))
     if encdec:
         s = context if source_len is None else source_len
-        out.append(KvKind("decoder", "cross-attention", cfg.decoder_layers, s, per, batch * s * per))  # fmt: skip
+        out.append(
+            KvKind("decoder", "cross-attention", cfg.decoder_layers, s, per, batch * s * per)
+        )
     return out
 
 
@@ -169,18 +186,25 @@ def decode_layer_terms(
     b, h, g = batch, cfg.n_heads, "attention_scores"
     a = _attended(cfg, context, local)
     out = [t for t in base.terms if t.group != g and t.name not in ("cross K", "cross V")]
-    hq, hv = cfg.qk_head_size, cfg.v_head_size
-    out += [term(g, "QK^T", "2 x B x n_heads x attended x qk head", 2, b, h, a, hq),
-            term(g, "AV", "2 x B x n_heads x attended x v head", 2, b, h, a, hv)]  # fmt: skip
+    out += fl.score_terms(cfg, b, 1, a, rows=None, cols="attended")  # the prefill's terms
     if cfg.attention == "mla":  # kv_b_proj re-expands the cached latents too (not the new one)
         assert cfg.kv_lora_rank and cfg.qk_nope_head_dim and cfg.v_head_dim
-        out.append(term("attention_projections", "kv_b_proj over the cache",
-                        "2 x B x cached x kv_lora_rank x n_heads x (nope + v_head_dim)",
-                        2, b, a - 1, cfg.kv_lora_rank, h, cfg.qk_nope_head_dim + cfg.v_head_dim))  # fmt: skip
+        out.append(
+            term(
+                "attention_projections",
+                "kv_b_proj over the cache",
+                "2 x B x cached x kv_lora_rank x n_heads x (nope + v_head_dim)",
+                2,
+                b,
+                a - 1,
+                cfg.kv_lora_rank,
+                h,
+                cfg.qk_nope_head_dim + cfg.v_head_dim,
+            )
+        )
     if cfg.architecture == "encoder-decoder":
         s = context if source_len is None else source_len
-        out += [term(g, "cross QK^T", "2 x B x n_heads x S x head_dim", 2, b, h, s, hq),
-                term(g, "cross AV", "2 x B x n_heads x S x head_dim", 2, b, h, s, hv)]  # fmt: skip
+        out += fl.score_terms(cfg, b, 1, s, prefix="cross ", rows=None, cols="S")
     return out
 
 
@@ -255,9 +279,12 @@ def prefill_workload(
     model's decoder runs one token)."""
     encdec = cfg.architecture == "encoder-decoder"
     return fl.Workload(
-        batch=batch, seq_len=prompt, target_len=1 if encdec else None, causal=causal,
+        batch=batch,
+        seq_len=prompt,
+        target_len=1 if encdec else None,
+        causal=causal,
         lm_head=lm_head,
-    )  # fmt: skip
+    )
 
 
 def _head_flops(cfg: ModelConfig, batch: int, positions: int) -> int:
@@ -376,7 +403,10 @@ class DecodeSteps:
         """The step's parts at a context L: counted by decode_layers at a whole L; between
         two whole contexts, on the line through them."""
         if context.denominator == 1 and context >= 1:
-            return {k: Fraction(v) for k, v in decode_parts(self.cfg, self.batch, int(context), self.pick).items()}  # fmt: skip
+            return {
+                k: Fraction(v)
+                for k, v in decode_parts(self.cfg, self.batch, int(context), self.pick).items()
+            }
         piece = next(p for p in self.pieces if p.hi is None or context <= p.hi)
         return piece.at(context)
 
@@ -395,10 +425,15 @@ def decode_steps(cfg: ModelConfig, batch: int) -> DecodeSteps:
     limit = cfg.position_limit
     kinds = decode_layers(cfg, batch, 1)
     return DecodeSteps(
-        cfg=cfg, batch=batch, pick=pick, kind=kinds[pick].kind, local=local, pieces=pieces,
+        cfg=cfg,
+        batch=batch,
+        pick=pick,
+        kind=kinds[pick].kind,
+        local=local,
+        pieces=pieces,
         stops_at=window - 1 if local and window > 1 else None,
         max_context=None if limit is None else limit - 1,
-    )  # fmt: skip
+    )
 
 
 def first_meet(
@@ -454,7 +489,10 @@ def bytes_crossover(steps: DecodeSteps, per_token: int, weights: int) -> Reach:
         diff = [(None, None, (Fraction(-weights), Fraction(b)))]
     else:
         k = steps.stops_at
-        diff = [(None, k, (Fraction(-weights), Fraction(b))), (k, None, (Fraction(b * k - weights), Fraction(0)))]  # fmt: skip
+        diff = [
+            (None, k, (Fraction(-weights), Fraction(b))),
+            (k, None, (Fraction(b * k - weights), Fraction(0))),
+        ]
     return Reach(*first_meet(diff, steps.max_context, steps.local))
 
 

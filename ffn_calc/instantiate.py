@@ -3,8 +3,8 @@
 Built by walking the architecture (stacks, layers, modules) and giving each module the
 name and storage layout of the family's reference implementation (Hugging Face
 `transformers` for gpt2 / llama / mistral / mixtral / qwen2 / bert, `torch.nn.Transformer`
-for the original Transformer). It never calls the closed-form formulas in params.py and
-flops.py, so the two can check each other (`ffn-calc verify`).
+for the original Transformer). It never calls the closed-form formulas in param_counts.py and
+flop_counts.py, so the two can check each other (`ffn-calc verify`).
 
 Identical layers and experts are described once: a name is a template such as
 `model.layers.{i}.mlp.experts.{e}.w1.weight` with the range of each index (`{i}` over the

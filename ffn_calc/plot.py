@@ -374,9 +374,10 @@ def crossover(report: CrossoverReport, model: ModelConfig, path: Path) -> None:
 
     pt = fl.per_token(model)
     causal = report.causal
+    a0, a1 = pt.score_lines[causal]
 
     def parts(s: float) -> dict[str, float]:
-        scores = pt.scores_slope * ((s + 1) / 2 if causal else s)
+        scores = float(a0) + float(a1) * s
         return {"attention_projections": float(pt.projections), "attention_scores": scores,
                 "ffn": float(pt.ffn)}  # fmt: skip
 

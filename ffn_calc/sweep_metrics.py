@@ -13,13 +13,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from ffn_calc import totals
-from ffn_calc.config import MAX_SIZE, ModelConfig
+from ffn_calc.choices import DTYPE_BITS, SWEEP_METRICS
+from ffn_calc.config import ModelConfig
 from ffn_calc.errors import UsageError
 from ffn_calc.flop_counts import Workload
 from ffn_calc.i18n import _
+from ffn_calc.limits import MAX_SIZE
 from ffn_calc.quantities import Kind, cut, quoted
 
 Number = int | float
+BF16_BYTES = DTYPE_BITS["bf16"] // 8  # kv_bytes and weights_bytes count in bf16
 
 
 def either(names: list[str]) -> str:
@@ -122,7 +125,7 @@ def _kv_elements(cfg: ModelConfig, c: Cache, context: int) -> int:
 
 def _kv_bytes(cfg: ModelConfig, c: Cache, context: int) -> int:
     cfg.check_positions(context, f"kv_bytes@{context}")
-    return 2 * _kv(cfg, context)  # bf16
+    return BF16_BYTES * _kv(cfg, context)
 
 
 def _decode(cfg: ModelConfig, c: Cache, context: int) -> int:
@@ -134,7 +137,7 @@ def _decode(cfg: ModelConfig, c: Cache, context: int) -> int:
 
 
 def _weights_bytes(cfg: ModelConfig, c: Cache, _: int) -> int:
-    return 2 * _total(cfg, c, 0)  # bf16
+    return BF16_BYTES * _total(cfg, c, 0)
 
 
 @dataclass(frozen=True)
@@ -146,29 +149,30 @@ class MetricKind:
     unit: Kind = "count"
 
 
+# How each metric is computed; what it takes and counts is ffn_calc.choices.SWEEP_METRICS.
+_COMPUTE: dict[str, Callable[[ModelConfig, Cache, int], Number | None]] = {
+    "total_params": _total,
+    "active_params": _active,
+    "non_embedding_params": _non_embedding,
+    "embedding_params": _component("embedding"),
+    "attention_params": _component("attention"),
+    "ffn_params": _component("ffn"),
+    "norm_params": _component("norm"),
+    "lm_head_params": _component("lm_head"),
+    "ffn_share": _ffn_share,
+    "weights_bytes": _weights_bytes,
+    "forward_flops": _forward,
+    "training_flops": _training,
+    "scores_vs_ffn": _crossover("scores_vs_ffn"),
+    "scores_vs_projections": _crossover("scores_vs_projections"),
+    "scores_vs_dense": _crossover("scores_vs_dense"),
+    "kv_elements": _kv_elements,
+    "kv_bytes": _kv_bytes,
+    "decode_flops": _decode,
+}
 METRICS: dict[str, MetricKind] = {
-    "total_params": MetricKind(_total, "", "all parameters (tied weights once)"),
-    "active_params": MetricKind(_active, "", "parameters one token uses (MoE: k experts)"),
-    "non_embedding_params": MetricKind(_non_embedding, "", "all but the embeddings and head"),
-    "embedding_params": MetricKind(_component("embedding"), "", "the embedding component"),
-    "attention_params": MetricKind(_component("attention"), "", "the attention component"),
-    "ffn_params": MetricKind(_component("ffn"), "", "the FFN component (MoE: every expert)"),
-    "norm_params": MetricKind(_component("norm"), "", "the norm component"),
-    "lm_head_params": MetricKind(_component("lm_head"), "", "the untied output head"),
-    "ffn_share": MetricKind(_ffn_share, "", "FFN parameters / all parameters", "share"),
-    "weights_bytes": MetricKind(_weights_bytes, "", "the weights in bf16", "bytes"),
-    "forward_flops": MetricKind(_forward, "S", "forward FLOPs of one sequence of S tokens"),
-    "training_flops": MetricKind(_training, "S", "3 x forward_flops@S"),
-    "scores_vs_ffn": MetricKind(_crossover("scores_vs_ffn"), "", "S where scores = FFN"),
-    "scores_vs_projections": MetricKind(
-        _crossover("scores_vs_projections"), "", "S where scores = projections"
-    ),
-    "scores_vs_dense": MetricKind(
-        _crossover("scores_vs_dense"), "", "S where scores = projections + FFN"
-    ),
-    "kv_elements": MetricKind(_kv_elements, "L", "KV-cache elements after L tokens, batch 1"),
-    "kv_bytes": MetricKind(_kv_bytes, "L", "the KV cache in bf16 after L tokens, batch 1", "bytes"),
-    "decode_flops": MetricKind(_decode, "L", "FLOPs of one decode step after L tokens"),
+    name: MetricKind(_COMPUTE[name], argument, help, unit)
+    for name, (argument, help, unit) in SWEEP_METRICS.items()
 }
 
 
@@ -189,9 +193,15 @@ def parse_metric(text: str, option: str = "--metric", given: str | None = None) 
         close = difflib.get_close_matches(key, METRICS, n=3) if len(key) <= 64 else []
         if close:
             raise UsageError(
-                _("{option}: unknown metric {name}. Did you mean {choices}? Metrics: {metrics}.")
-                .format(option=option, name=quoted(key), choices=either(close), metrics=", ".join(METRICS))
-            )  # fmt: skip
+                _(
+                    "{option}: unknown metric {name}. Did you mean {choices}? Metrics: {metrics}."
+                ).format(
+                    option=option,
+                    name=quoted(key),
+                    choices=either(close),
+                    metrics=", ".join(METRICS),
+                )
+            )
         raise UsageError(
             _("{option}: unknown metric {name}. Metrics: {metrics}.").format(
                 option=option, name=quoted(key), metrics=", ".join(METRICS)

@@ -33,23 +33,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ffn_calc.choices import RECIPES as RECIPES  # re-exported: the recipes live there
+from ffn_calc.choices import RECOMPUTE as RECOMPUTE
 from ffn_calc.config import ModelConfig
 from ffn_calc.errors import UsageError
 from ffn_calc.i18n import N_
-
-# Bytes per parameter of each recipe: (unsharded, sharded over data parallelism).
-RECIPES: dict[str, tuple[str, int, int]] = {
-    # Megatron-LM mixed precision with Adam: 16-bit weights 2 + fp32 gradients 4, fp32 master
-    # weights 4 and two Adam moments 8 = 18 bytes (Korthikanti et al. sec. 2; Rajbhandari
-    # et al. 2020, ZeRO, sec. 3.1 with fp32 gradients).
-    "mixed": (N_("mixed precision, Adam (Megatron-LM): 2 + 4 + 4 + 8 = 18 bytes per parameter"), 18, 0),
-    # The distributed optimizer shards the master weights and moments over DP: 6 + 12 / DP.
-    "distributed": (N_("mixed precision, distributed optimizer: 6 + 12 / DP bytes per parameter"), 6, 12),
-    # Plain fp32 training with Adam: weights 4 + gradients 4 + two moments 8 = 16 bytes.
-    "fp32": (N_("fp32 with Adam: 4 + 4 + 8 = 16 bytes per parameter"), 16, 0),
-}  # fmt: skip
-
-RECOMPUTE = ("none", "selective", "full")
 
 
 @dataclass(frozen=True)
@@ -80,8 +68,14 @@ def check(cfg: ModelConfig, par: Parallel) -> None:
             )
         )
     widths = [("n_heads", cfg.n_heads), ("n_kv_heads", cfg.kv_heads), ("d_ff", cfg.d_ff)]
-    widths += [(k, v) for k, v in (("shared_expert_d_ff", cfg.shared_expert_d_ff),
-               ("dense_d_ff", cfg.dense_d_ff if cfg.dense_ffn_layers else None)) if v]  # fmt: skip
+    widths += [
+        (k, v)
+        for k, v in (
+            ("shared_expert_d_ff", cfg.shared_expert_d_ff),
+            ("dense_d_ff", cfg.dense_d_ff if cfg.dense_ffn_layers else None),
+        )
+        if v
+    ]
     for what, n in widths:
         if n % t:
             raise UsageError(
@@ -196,8 +190,15 @@ def layer_terms(cfg: ModelConfig, s: int, b: int, kind: LayerKind | None = None)
         out.append(ActTerm("ffn", N_("hidden"), label, per_unit * sb * cfg.d_ff * k, True))
         if cfg.shared_expert_d_ff is not None:  # every token also passes the shared expert
             fs = cfg.shared_expert_d_ff
-            out.append(ActTerm("ffn", N_("shared expert hidden"), f"{unit}(shared_expert_d_ff)",
-                               per_unit * sb * fs, True))  # fmt: skip
+            out.append(
+                ActTerm(
+                    "ffn",
+                    N_("shared expert hidden"),
+                    f"{unit}(shared_expert_d_ff)",
+                    per_unit * sb * fs,
+                    True,
+                )
+            )
     else:
         f = cfg.dense_d_ff or cfg.d_ff if kind.kind == "dense FFN" else cfg.d_ff
         width = "f" if f == cfg.d_ff else "(dense_d_ff)"
@@ -218,14 +219,35 @@ def model_terms(cfg: ModelConfig, s: int, b: int) -> list[ActTerm]:
     head has no logits."""
     h, sb = cfg.d_model, s * b
     stacks = 2 if cfg.architecture == "encoder-decoder" else 1
-    out = [ActTerm("embedding", N_("embedding dropout mask"), f"{stacks} x sbh" if stacks > 1
-                   else "sbh", stacks * sb * h, False)]  # fmt: skip
+    out = [
+        ActTerm(
+            "embedding",
+            N_("embedding dropout mask"),
+            f"{stacks} x sbh" if stacks > 1 else "sbh",
+            stacks * sb * h,
+            False,
+        )
+    ]
     if cfg.embedding_norm:  # BERT, BART: a norm over each stack's embeddings keeps its input
-        out.append(ActTerm("norm", N_("embedding norm input"), f"{stacks} x 2sbh" if stacks > 1
-                           else "2sbh", stacks * 2 * sb * h, False))  # fmt: skip
+        out.append(
+            ActTerm(
+                "norm",
+                N_("embedding norm input"),
+                f"{stacks} x 2sbh" if stacks > 1 else "2sbh",
+                stacks * 2 * sb * h,
+                False,
+            )
+        )
     if cfg.architecture == "encoder-decoder":
-        out.append(ActTerm("attention_projections", N_("encoder output (cross-attention K/V "
-                           "input)"), "2sbh", 2 * sb * h, False))  # fmt: skip
+        out.append(
+            ActTerm(
+                "attention_projections",
+                N_("encoder output (cross-attention K/V input)"),
+                "2sbh",
+                2 * sb * h,
+                False,
+            )
+        )
     if cfg.has_lm_head and cfg.vocab_size is not None:
         out += [
             ActTerm("logits", N_("LM head input"), "2sbh", 2 * sb * h, False),

@@ -15,9 +15,8 @@ from ffn_calc.flop_counts import (
     flop_components,
     forward_flops,
     layer_flops,
-    per_token,
 )
-from ffn_calc.presets import preset_names, resolve_model
+from ffn_calc.presets import resolve_model
 from ffn_calc.report import flops_report
 
 FORWARD = [(c["name"], f) for c in CASES for f in c["forward"]]
@@ -70,14 +69,7 @@ def test_crossovers(name: str) -> None:
     ) == CROSSOVER[name]
 
 
-@pytest.mark.parametrize("name", preset_names())
-def test_terms_equal_at_each_crossover(name: str) -> None:
-    cfg = resolve_model(preset=name)
-    pt = per_token(cfg)
-    c = crossovers(cfg)
-    assert pt.scores_slope * c["scores_vs_ffn"] == pt.ffn
-    assert pt.scores_slope * c["scores_vs_projections"] == pt.projections
-    assert pt.scores_slope * c["scores_vs_dense"] == pt.projections + pt.ffn
+# The crossovers against the FLOP path's own score terms: tests/test_one_fact.py.
 
 
 def test_fractional_crossover_is_exact() -> None:

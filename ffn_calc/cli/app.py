@@ -219,9 +219,11 @@ def with_lang(func: Callable[..., None]) -> Callable[..., None]:
         func(*args, **kwargs)
 
     param = inspect.Parameter(
-        "lang", inspect.Parameter.KEYWORD_ONLY, default=None,
+        "lang",
+        inspect.Parameter.KEYWORD_ONLY,
+        default=None,
         annotation=Annotated[str | None, LANG_OPTION],
-    )  # fmt: skip
+    )
     params = [*sig.parameters.values(), param]
     wrapper.__signature__ = sig.replace(parameters=params)  # type: ignore[attr-defined]
     wrapper.__annotations__ = {**getattr(func, "__annotations__", {}), "lang": param.annotation}
@@ -349,9 +351,12 @@ def quiet_stderr() -> None:
     except (AttributeError, OSError, ValueError):  # not a file (a test runner)
         return
     sys.stderr = io.TextIOWrapper(
-        io.BufferedWriter(_Quiet(fd)), encoding=encoding_of(old), errors="backslashreplace",
-        line_buffering=True, write_through=True,
-    )  # fmt: skip
+        io.BufferedWriter(_Quiet(fd)),
+        encoding=encoding_of(old),
+        errors="backslashreplace",
+        line_buffering=True,
+        write_through=True,
+    )
 
 
 def views() -> Any:
@@ -394,8 +399,9 @@ def emit(
 # Drawing characters a legacy encoding (latin-1, ASCII, Big5 ...) may lack, and what they are
 # written as there: the shades of a chart's bars. Rich draws its table rules in ASCII itself
 # when the encoding is not a UTF one.
-ASCII_GLYPHS = str.maketrans({"\u2588": "#", "\u2592": "+", "\u2591": ".", "\u2501": "-",
-                              "\u2500": "-", "\u2502": "|"})  # fmt: skip
+ASCII_GLYPHS = str.maketrans(
+    {"\u2588": "#", "\u2592": "+", "\u2591": ".", "\u2501": "-", "\u2500": "-", "\u2502": "|"}
+)
 # Error handlers that never fail: the user asked for missing characters to be replaced
 # (PYTHONIOENCODING=ascii:replace), so the output is written with them replaced.
 LENIENT = {"replace", "ignore", "backslashreplace", "xmlcharrefreplace", "namereplace"}

@@ -2,10 +2,11 @@
 
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeAlias
 
 import typer
 
+from ffn_calc import choices
 from ffn_calc.cli.app import (
     ExplainOpt,
     Format,
@@ -18,17 +19,20 @@ from ffn_calc.cli.app import (
     views,
     write,
 )
-from ffn_calc.cli.options import Unit, model_command
+from ffn_calc.cli.options import Unit, choice_enum, model_command
 from ffn_calc.errors import UsageError
 from ffn_calc.i18n import N_, _
-
-MAX_SIZE = 2**40  # ffn_calc.config.MAX_SIZE (not imported: it would load Pydantic at start)
+from ffn_calc.limits import MAX_SIZE
 
 # `--plot FILE`: a figure for slides (ffn_calc.plot; matplotlib is imported only when given).
 PlotOpt = Annotated[
     Path | None,
-    typer.Option("--plot", metavar="FILE", help="Also draw a figure to FILE: .png or .svg (needs matplotlib: pip install 'ffn-calc\\[plot]')."),
-]  # fmt: skip
+    typer.Option(
+        "--plot",
+        metavar="FILE",
+        help="Also draw a figure to FILE: .png or .svg (needs matplotlib: pip install 'ffn-calc\\[plot]').",
+    ),
+]
 
 if TYPE_CHECKING:
     from ffn_calc.config import ModelConfig
@@ -49,9 +53,10 @@ def _generates(model: "ModelConfig", option: str) -> None:
     """--decode and --generate need a decoder."""
     if not model.has_decoder:
         raise UsageError(
-            _("{option}: {model} is encoder-only: it generates nothing and keeps no KV cache.")
-            .format(option=option, model=model.name)
-        )  # fmt: skip
+            _(
+                "{option}: {model} is encoder-only: it generates nothing and keeps no KV cache."
+            ).format(option=option, model=model.name)
+        )
 
 
 @model_command("params")
@@ -94,8 +99,20 @@ def flops_cmd(
 
     _explain_format(ctx, format)
     if decode:
-        refuse(ctx, ("generate",), _("{option} and --decode: choose one (--generate counts the prefill and every decode step)."))  # fmt: skip
-        refuse(ctx, ("seq_len", "target_len", "causal"), _("{option} applies to a forward pass over S tokens, not to --decode (one new token per sequence with --context L cached)."))  # fmt: skip
+        refuse(
+            ctx,
+            ("generate",),
+            _(
+                "{option} and --decode: choose one (--generate counts the prefill and every decode step)."
+            ),
+        )
+        refuse(
+            ctx,
+            ("seq_len", "target_len", "causal"),
+            _(
+                "{option} applies to a forward pass over S tokens, not to --decode (one new token per sequence with --context L cached)."
+            ),
+        )
         if context is None:
             raise UsageError(_("--decode needs --context L (the tokens already cached)."))
         from ffn_calc.inference_report import decode_report
@@ -109,8 +126,18 @@ def flops_cmd(
     if seq_len is None:
         raise UsageError(_("flops needs --seq-len S (or --decode --context L)."))
     if generate is not None:
-        refuse(ctx, ("target_len",), _("{option} does not apply to --generate: an encoder-decoder model's decoder starts from one token and grows by one per step."))  # fmt: skip
-        refuse(ctx, ("explain",), _("{option} goes with a forward pass or --decode: --generate shows no terms."))  # fmt: skip
+        refuse(
+            ctx,
+            ("target_len",),
+            _(
+                "{option} does not apply to --generate: an encoder-decoder model's decoder starts from one token and grows by one per step."
+            ),
+        )
+        refuse(
+            ctx,
+            ("explain",),
+            _("{option} goes with a forward pass or --decode: --generate shows no terms."),
+        )
         from ffn_calc.inference_report import generation_report
 
         _generates(model, "--generate")
@@ -162,7 +189,13 @@ def crossover_cmd(
         emit(dr, lambda: views().decode_crossover_tables(dr), format, decode_bars)
         return
 
-    refuse(ctx, ("batch",), _("{option} goes with --decode (sequences decoded together); the prefill crossover is one sequence's."))  # fmt: skip
+    refuse(
+        ctx,
+        ("batch",),
+        _(
+            "{option} goes with --decode (sequences decoded together); the prefill crossover is one sequence's."
+        ),
+    )
     g = grid_report(model, GRID_D_MODELS, GRID_SEQ_LENS, causal) if grid else None
     report = crossover_report(model, causal=causal, grid=g)
     if plot is not None:
@@ -178,13 +211,15 @@ def crossover_cmd(
     emit(report, lambda: views().crossover_tables(report), format, bars)
 
 
-class Dtype(StrEnum):
-    fp32 = "fp32"
-    bf16 = "bf16"
-    fp16 = "fp16"
-    fp8 = "fp8"
-    int8 = "int8"
-    int4 = "int4"
+if TYPE_CHECKING:  # the checker sees StrEnums; the members come from ffn_calc.choices
+    Dtype: TypeAlias = StrEnum
+    Recipe: TypeAlias = StrEnum
+    Recompute: TypeAlias = StrEnum
+else:
+    Dtype = choice_enum("Dtype", choices.DTYPE_BITS)
+    Recipe = choice_enum("Recipe", choices.RECIPES)
+    Recompute = choice_enum("Recompute", choices.RECOMPUTE)
+BF16, MIXED, NO_RECOMPUTE = Dtype("bf16"), Recipe("mixed"), Recompute("none")  # the defaults
 
 
 @model_command("kv")
@@ -192,7 +227,7 @@ def kv_cmd(
     model: "ModelConfig",
     context: Annotated[int, typer.Option("--context", "-L", min=1, max=MAX_SIZE, help="Tokens cached (a prefill of L tokens).")],
     batch: Annotated[int, typer.Option("--batch", "-b", min=1, max=MAX_SIZE, help="Sequences B.")] = 1,
-    dtype: Annotated[Dtype, typer.Option("--dtype", help="Bytes per cached element: fp32 4, bf16 / fp16 2, fp8 / int8 1, int4 1/2.")] = Dtype.bf16,
+    dtype: Annotated[Dtype, typer.Option("--dtype", help="Bytes per cached element: fp32 4, bf16 / fp16 2, fp8 / int8 1, int4 1/2.")] = BF16,
     source_len: Annotated[int | None, typer.Option("--source-len", min=1, max=MAX_SIZE, help="Encoder-decoder: source tokens in the cross-attention cache (default --context).")] = None,
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
@@ -203,32 +238,20 @@ def kv_cmd(
     emit(report, lambda: views().kv_tables(report), format)
 
 
-class Recipe(StrEnum):
-    mixed = "mixed"
-    distributed = "distributed"
-    fp32 = "fp32"
-
-
-class Recompute(StrEnum):
-    none = "none"
-    selective = "selective"
-    full = "full"
-
-
 @model_command("memory")
 def memory_cmd(
     ctx: typer.Context,
     model: "ModelConfig",
-    dtype: Annotated[Dtype, typer.Option("--dtype", help="Bytes per weight and cached element: fp32 4, bf16 / fp16 2, fp8 / int8 1, int4 1/2 (not with --training: see --recipe).")] = Dtype.bf16,
+    dtype: Annotated[Dtype, typer.Option("--dtype", help="Bytes per weight and cached element: fp32 4, bf16 / fp16 2, fp8 / int8 1, int4 1/2 (not with --training: see --recipe).")] = BF16,
     gpu_memory: Annotated[str | None, typer.Option("--gpu-memory", metavar="SIZE", help="Memory to fit in: 80GB (10^9 bytes), 80GiB (2^30), or bytes.")] = None,
     batch: Annotated[int, typer.Option("--batch", "-b", min=1, max=MAX_SIZE, help="--gpu-memory: sequences, for the longest context that fits (--training: see --micro-batch).")] = 1,
     context: Annotated[int | None, typer.Option("--context", "-L", min=1, max=MAX_SIZE, help="--gpu-memory: cached tokens, for the largest batch that fits (not with --training).")] = None,
     training: Annotated[bool, typer.Option("--training", help="Training: model states by --recipe and activations (Korthikanti et al. 2022).")] = False,
-    recipe: Annotated[Recipe, typer.Option("--recipe", help="--training: mixed (18 bytes per parameter), distributed (6 + 12 / DP) or fp32 (16).")] = Recipe.mixed,
+    recipe: Annotated[Recipe, typer.Option("--recipe", help="--training: mixed (18 bytes per parameter), distributed (6 + 12 / DP) or fp32 (16).")] = MIXED,
     dp: Annotated[int, typer.Option("--dp", min=1, max=MAX_SIZE, help="--training --recipe distributed: data-parallel degree (divides the optimizer states it shards).")] = 1,
     tp: Annotated[int, typer.Option("--tp", min=1, max=MAX_SIZE, help="--training: tensor-parallel degree.")] = 1,
     sequence_parallel: Annotated[bool, typer.Option("--sequence-parallel", help="--training: sequence parallelism (with --tp 2 or more).")] = False,
-    recompute: Annotated[Recompute, typer.Option("--recompute", help="--training: none, selective (the attention scores) or full.")] = Recompute.none,
+    recompute: Annotated[Recompute, typer.Option("--recompute", help="--training: none, selective (the attention scores) or full.")] = NO_RECOMPUTE,
     seq_len: Annotated[int | None, typer.Option("--seq-len", "-s", min=1, max=MAX_SIZE, help="--training: sequence length (default 2048, or the model's learned position table when shorter).", show_default=False)] = None,
     micro_batch: Annotated[int, typer.Option("--micro-batch", min=1, max=MAX_SIZE, help="--training: micro-batch size.")] = 1,
     explain: Annotated[bool, typer.Option("--explain", help="--training: print every activation term's formula with the numbers put in.")] = False,
@@ -240,17 +263,53 @@ def memory_cmd(
     from ffn_calc.inference_report import memory_report
 
     if training:
-        refuse(ctx, ("dtype",), _("{option} does not apply to --training: --recipe sets the bytes of the weights, gradients and optimizer states; activations are counted in 16 bits."))  # fmt: skip
-        refuse(ctx, ("batch",), _("{option} does not apply to --training: give the sequences per step with --micro-batch."))  # fmt: skip
-        refuse(ctx, ("context",), _("{option} does not apply to --training: give the sequence length with --seq-len."))  # fmt: skip
+        refuse(
+            ctx,
+            ("dtype",),
+            _(
+                "{option} does not apply to --training: --recipe sets the bytes of the weights, gradients and optimizer states; activations are counted in 16 bits."
+            ),
+        )
+        refuse(
+            ctx,
+            ("batch",),
+            _(
+                "{option} does not apply to --training: give the sequences per step with --micro-batch."
+            ),
+        )
+        refuse(
+            ctx,
+            ("context",),
+            _("{option} does not apply to --training: give the sequence length with --seq-len."),
+        )
         _explain_format(ctx, format)
     else:
-        training_only = ("recipe", "dp", "tp", "sequence_parallel", "recompute", "seq_len", "micro_batch", "explain")  # fmt: skip
+        training_only = (
+            "recipe",
+            "dp",
+            "tp",
+            "sequence_parallel",
+            "recompute",
+            "seq_len",
+            "micro_batch",
+            "explain",
+        )
         refuse(ctx, training_only, _("{option} goes with --training."))
         if gpu_memory is None:
-            refuse(ctx, ("batch",), _("{option} goes with --gpu-memory (the longest context that fits at that batch)."))  # fmt: skip
+            refuse(
+                ctx,
+                ("batch",),
+                _("{option} goes with --gpu-memory (the longest context that fits at that batch)."),
+            )
         elif not model.has_decoder:
-            refuse(ctx, ("batch", "context"), _("{option}: {model} is encoder-only: it keeps no KV cache, so only its weights are fitted."), model=model.name)  # fmt: skip
+            refuse(
+                ctx,
+                ("batch", "context"),
+                _(
+                    "{option}: {model} is encoder-only: it keeps no KV cache, so only its weights are fitted."
+                ),
+                model=model.name,
+            )
     if gpu_memory is None and context is not None:
         raise UsageError(_("--context goes with --gpu-memory (the largest batch that fits)."))
     gpu = parse_bytes(gpu_memory) if gpu_memory is not None else None
@@ -278,7 +337,11 @@ def tensors_cmd(
     from ffn_calc.verify import tensors_report
 
     if not matmuls:
-        refuse(ctx, ("seq_len",), _("{option} goes with --matmuls (the parameter tensors do not depend on it)."))  # fmt: skip
+        refuse(
+            ctx,
+            ("seq_len",),
+            _("{option} goes with --matmuls (the parameter tensors do not depend on it)."),
+        )
     report = tensors_report(model, seq_len, matmuls)
     emit(report, lambda: views().tensors_tables(report), format)
 
@@ -303,7 +366,7 @@ def verify_cmd(
     from ffn_calc.verify import verify
 
     if all_presets:
-        refuse(ctx, ("preset",), _("{option} and --all: choose one (--all verifies every preset)."))  # fmt: skip
+        refuse(ctx, ("preset",), _("{option} and --all: choose one (--all verifies every preset)."))
     with user_errors():
         names = preset_names() if all_presets else list(preset or [])
         models = [resolve_model(preset=n) for n in names]
@@ -366,7 +429,11 @@ def activations_cmd(
     from ffn_calc.activations import DEFAULT_X, activations_report
 
     if format is not Format.table:
-        refuse(ctx, ("no_plot",), _("{option} goes with --format table (the curves are drawn in the terminal only)."))  # fmt: skip
+        refuse(
+            ctx,
+            ("no_plot",),
+            _("{option} goes with --format table (the curves are drawn in the terminal only)."),
+        )
     with user_errors():
         report = activations_report(list(x) if x else list(DEFAULT_X))
         if plot is not None:

@@ -2,44 +2,35 @@
 
 import functools
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from enum import Enum, StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, TypeAlias
 
 import typer
 
+from ffn_calc import choices
 from ffn_calc.cli.app import COMMANDS, user_errors
 
 if TYPE_CHECKING:
     from ffn_calc.config import ModelConfig
 
 
-class Activation(StrEnum):
-    relu = "relu"
-    gelu = "gelu"
-    gelu_tanh = "gelu_tanh"
-    silu = "silu"
-    swiglu = "swiglu"
-    geglu = "geglu"
+def choice_enum(name: str, values: Iterable[str]) -> type[StrEnum]:
+    """A Typer choice whose values are one of ffn_calc.choices' lists (never typed again)."""
+    return StrEnum(name, {v.replace("-", "_"): v for v in values})  # type: ignore[return-value]
 
 
-class NormKind(StrEnum):
-    layernorm = "layernorm"
-    rmsnorm = "rmsnorm"
-
-
-class PositionsKind(StrEnum):
-    learned = "learned"
-    sinusoidal = "sinusoidal"
-    rotary = "rotary"
-    none = "none"
-
-
-class ArchitectureKind(StrEnum):
-    decoder_only = "decoder-only"
-    encoder_only = "encoder-only"
-    encoder_decoder = "encoder-decoder"
+if TYPE_CHECKING:  # the checker sees StrEnums; the members are built from the lists below
+    Activation: TypeAlias = StrEnum
+    NormKind: TypeAlias = StrEnum
+    PositionsKind: TypeAlias = StrEnum
+    ArchitectureKind: TypeAlias = StrEnum
+else:
+    Activation = choice_enum("Activation", choices.ACTIVATIONS)
+    NormKind = choice_enum("NormKind", choices.NORMS)
+    PositionsKind = choice_enum("PositionsKind", choices.POSITIONS)
+    ArchitectureKind = choice_enum("ArchitectureKind", choices.ARCHITECTURES)
 
 
 class Unit(StrEnum):
@@ -86,9 +77,11 @@ def load_model(opts: dict[str, Any]) -> "ModelConfig":
 
     flags = {k: (v.value if isinstance(v, Enum) else v) for k, v in opts.items()}
     model = resolve_model(
-        preset=flags.pop("preset"), config=flags.pop("config"),
-        hf_config=flags.pop("hf_config"), flags=flags,
-    )  # fmt: skip
+        preset=flags.pop("preset"),
+        config=flags.pop("config"),
+        hf_config=flags.pop("hf_config"),
+        flags=flags,
+    )
     unused_flags(model, flags)
     return model
 
@@ -100,8 +93,12 @@ def unused_flags(model: "ModelConfig", flags: dict[str, Any]) -> None:
     from ffn_calc.unused import unused_field
 
     tie = "--no-tie" if flags.get("tie") is False else "--tie"
-    options = {"max_positions": "--max-positions", "n_kv_heads": "--n-kv-heads",
-               "head_dim": "--head-dim", "tie": tie}  # fmt: skip
+    options = {
+        "max_positions": "--max-positions",
+        "n_kv_heads": "--n-kv-heads",
+        "head_dim": "--head-dim",
+        "tie": tie,
+    }
     for name, option in options.items():
         field = "tie_embeddings" if name == "tie" else name
         reason = unused_field(model, field) if flags.get(name) is not None else None
@@ -116,9 +113,11 @@ def model_command(name: str) -> Callable[[Callable[..., None]], Callable[..., No
         sig = inspect.signature(func)
         own = [p for p in sig.parameters.values() if p.name != "model"]
         shared = [
-            inspect.Parameter(n, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Annotated[t, o])
+            inspect.Parameter(
+                n, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Annotated[t, o]
+            )
             for n, t, o in MODEL_OPTIONS
-        ]  # fmt: skip
+        ]
 
         @functools.wraps(func)
         def wrapper(**kwargs: Any) -> None:

@@ -5,6 +5,7 @@ from typing import IO, TYPE_CHECKING, Annotated, cast
 
 import typer
 
+from ffn_calc import choices
 from ffn_calc.cli.app import Format, FormatOpt, Streamed, given, output_errors, spelled
 from ffn_calc.cli.options import MODEL_OPTION_NAMES, model_command
 
@@ -12,11 +13,12 @@ if TYPE_CHECKING:
     from ffn_calc.config import ModelConfig
 
 METRIC_HELP = (
-    "A column: total_params, active_params, non_embedding_params, embedding_params, "
-    "attention_params, ffn_params, norm_params, lm_head_params, ffn_share, weights_bytes, "
-    "forward_flops@S, training_flops@S, scores_vs_ffn, scores_vs_projections, scores_vs_dense, "
-    "kv_elements@L, kv_bytes@L, decode_flops@L; repeat for several (default total_params, and "
-    "active_params for MoE)."
+    "A column; repeat for several (default total_params, and active_params for MoE): "
+    + "; ".join(
+        f"{name}{'@' + arg if arg else ''}: {what}"
+        for name, (arg, what, _unit) in choices.SWEEP_METRICS.items()
+    )
+    + "."
 )
 
 
@@ -40,9 +42,10 @@ def _flags_varied(ctx: typer.Context, fields: set[str]) -> None:
         hit = sorted(FLAG_SETS.get(name, {name}) & fields)
         if hit:
             raise UsageError(
-                _("{option} and --vary {field}: the sweep sets {field}; leave out {option}.")
-                .format(option=spelled(ctx, name), field=hit[0])
-            )  # fmt: skip
+                _(
+                    "{option} and --vary {field}: the sweep sets {field}; leave out {option}."
+                ).format(option=spelled(ctx, name), field=hit[0])
+            )
 
 
 @model_command("sweep")

@@ -1,10 +1,17 @@
 """Model families: one module per Hugging Face `model_type`, registered in one table.
 
-A family module holds what is specific to that family and nothing else:
+A family module holds what is specific to that family and nothing else; the code reads
+three names from it:
 
-- `ARCHITECTURE`: the transformers class whose instance the counts equal;
-- `fields(r)`: how its config.json maps to ModelConfig fields (`r` is a `base.Reader`);
-- `NAMING`: how the reference implementation names and lays out each tensor.
+- `ARCHITECTURE`: the transformers class whose instance the counts equal (ffn_calc.hf names
+  it in the model's source and warns when config.json names another);
+- `fields(r)`: how its config.json maps to ModelConfig fields (`r` is a `base.Reader`;
+  ffn_calc.hf); a family without a config.json (OTHER_FAMILIES) has none;
+- `naming(cfg)`: a `Naming`, how the reference implementation names and lays out each tensor
+  of that model (ffn_calc.instantiate, `tensors`, `verify`).
+
+Anything else in a module (a `NAMING` constant that `naming` returns, a `NOTE` that `fields`
+puts in the model's notes) is its own business.
 
 The counting code never imports a family; `family_module` imports only the one asked for,
 so start-up does not grow with the number of families. Adding a family: one module, one row

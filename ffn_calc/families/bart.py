@@ -47,33 +47,59 @@ def fields(r: Reader) -> dict[str, Any]:
             )
     tied = r.boolean("tie_word_embeddings", True)
     return {
-        "family": "bart", "architecture": "encoder-decoder", "n_layers": r.req("encoder_layers"),
-        "n_decoder_layers": r.req("decoder_layers"), "d_model": d,
-        "n_heads": r.req("encoder_attention_heads"), "d_ff": ffn,
+        "family": "bart",
+        "architecture": "encoder-decoder",
+        "n_layers": r.req("encoder_layers"),
+        "n_decoder_layers": r.req("decoder_layers"),
+        "d_model": d,
+        "n_heads": r.req("encoder_attention_heads"),
+        "d_ff": ffn,
         "activation": r.choice("activation_function", PLAIN_ACT, "gelu"),
-        "attention_bias": True, "ffn_bias": True, "norm": "layernorm", "final_norm": False,
-        "embedding_norm": True, "positions": "learned",
+        "attention_bias": True,
+        "ffn_bias": True,
+        "norm": "layernorm",
+        "final_norm": False,
+        "embedding_norm": True,
+        "positions": "learned",
         # BartLearnedPositionalEmbedding: max_position_embeddings + 2 rows (offset 2).
-        "max_positions": r.req("max_position_embeddings") + 2, "position_offset": 2,
+        "max_positions": r.req("max_position_embeddings") + 2,
+        "position_offset": 2,
         "separate_position_tables": True,
-        "vocab_size": r.req("vocab_size"), "shared_embeddings": True, "tie_embeddings": tied,
+        "vocab_size": r.req("vocab_size"),
+        "shared_embeddings": True,
+        "tie_embeddings": tied,
         "stack_embeddings": not tied,
-    }  # fmt: skip
+    }
 
 
 NAMING = Naming(
-    layer="model.{stack}.layers.{i}.", q="self_attn.q_proj", k="self_attn.k_proj",
-    v="self_attn.v_proj", o="self_attn.out_proj", up="fc1", down="fc2", gate="fc_gate",
+    layer="model.{stack}.layers.{i}.",
+    q="self_attn.q_proj",
+    k="self_attn.k_proj",
+    v="self_attn.v_proj",
+    o="self_attn.out_proj",
+    up="fc1",
+    down="fc2",
+    gate="fc_gate",
     norms={2: ("self_attn_layer_norm", "final_layer_norm")},
-    cross_q="encoder_attn.q_proj", cross_k="encoder_attn.k_proj", cross_v="encoder_attn.v_proj",
-    cross_o="encoder_attn.out_proj", norm_cross="encoder_attn_layer_norm",
-    final_norm="model.{stack}.layer_norm", tok="model.shared", lm_head="lm_head",
-    pos="model.{stack}.embed_positions", emb_norm="model.{stack}.layernorm_embedding",
+    cross_q="encoder_attn.q_proj",
+    cross_k="encoder_attn.k_proj",
+    cross_v="encoder_attn.v_proj",
+    cross_o="encoder_attn.out_proj",
+    norm_cross="encoder_attn_layer_norm",
+    final_norm="model.{stack}.layer_norm",
+    tok="model.shared",
+    lm_head="lm_head",
+    pos="model.{stack}.embed_positions",
+    emb_norm="model.{stack}.layernorm_embedding",
     stack_tok="model.{stack}.embed_tokens",
-    aliases={"model.encoder.embed_tokens.weight": "model.shared.weight",
-             "model.decoder.embed_tokens.weight": "model.shared.weight"},
-    prefixes=("model.",), architecture="encoder-decoder",
-)  # fmt: skip
+    aliases={
+        "model.encoder.embed_tokens.weight": "model.shared.weight",
+        "model.decoder.embed_tokens.weight": "model.shared.weight",
+    },
+    prefixes=("model.",),
+    architecture="encoder-decoder",
+)
 
 
 def naming(cfg: ModelConfig) -> Naming:

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ffn_calc.config import MAX_LISTED_LAYERS, MAX_SIZE
+from ffn_calc.config import MAX_LISTED_LAYERS
 from ffn_calc.errors import ConfigError
 from ffn_calc.files import line_of, shown
 from ffn_calc.i18n import _
+from ffn_calc.limits import MAX_SIZE
 from ffn_calc.naming import Naming
 
 
@@ -251,10 +252,22 @@ def window_fields(
 
 
 # transformers' ACT2FN names -> ffn-calc's activations, plain and gated.
-PLAIN_ACT = {"gelu_new": "gelu_tanh", "gelu_pytorch_tanh": "gelu_tanh", "gelu": "gelu",
-             "relu": "relu", "silu": "silu", "swish": "silu", "gelu_fast": "gelu_tanh"}  # fmt: skip
-GATED_ACT = {"silu": "swiglu", "swish": "swiglu", "gelu": "geglu", "gelu_new": "geglu",
-             "gelu_pytorch_tanh": "geglu"}  # fmt: skip
+PLAIN_ACT = {
+    "gelu_new": "gelu_tanh",
+    "gelu_pytorch_tanh": "gelu_tanh",
+    "gelu": "gelu",
+    "relu": "relu",
+    "silu": "silu",
+    "swish": "silu",
+    "gelu_fast": "gelu_tanh",
+}
+GATED_ACT = {
+    "silu": "swiglu",
+    "swish": "swiglu",
+    "gelu": "geglu",
+    "gelu_new": "geglu",
+    "gelu_pytorch_tanh": "geglu",
+}
 
 
 def decoder(r: Reader, family: str, **fixed: Any) -> dict[str, Any]:
@@ -264,18 +277,24 @@ def decoder(r: Reader, family: str, **fixed: Any) -> dict[str, Any]:
     for absent fields are the family's own (e.g. a tied head, a head_dim of 256).
     """
     reads: dict[str, Callable[[], Any]] = {
-        "n_layers": lambda: r.req("num_hidden_layers"), "d_model": lambda: r.req("hidden_size"),
+        "n_layers": lambda: r.req("num_hidden_layers"),
+        "d_model": lambda: r.req("hidden_size"),
         "n_heads": lambda: r.req("num_attention_heads"),
         "n_kv_heads": lambda: r.integer("num_key_value_heads", out["n_heads"]),
-        "head_dim": lambda: r.opt("head_dim"), "d_ff": lambda: r.req("intermediate_size"),
+        "head_dim": lambda: r.opt("head_dim"),
+        "d_ff": lambda: r.req("intermediate_size"),
         "activation": lambda: r.choice("hidden_act", GATED_ACT, "silu"),
         "vocab_size": lambda: r.req("vocab_size"),
         "tie_embeddings": lambda: r.boolean("tie_word_embeddings", False),
-    }  # fmt: skip
+    }
     out: dict[str, Any] = {
-        "family": family, "architecture": "decoder-only", "norm": "rmsnorm",
-        "positions": "rotary", "attention_bias": False, "ffn_bias": False,
-    }  # fmt: skip
+        "family": family,
+        "architecture": "decoder-only",
+        "norm": "rmsnorm",
+        "positions": "rotary",
+        "attention_bias": False,
+        "ffn_bias": False,
+    }
     for key, read in reads.items():
         out[key] = fixed[key] if key in fixed else read()
     out.update(fixed)
@@ -284,8 +303,18 @@ def decoder(r: Reader, family: str, **fixed: Any) -> dict[str, Any]:
 
 # Llama's module names, which many decoders share.
 LLAMA_NAMING = Naming(
-    layer="model.layers.{i}.", q="self_attn.q_proj", k="self_attn.k_proj", v="self_attn.v_proj",
-    o="self_attn.o_proj", up="mlp.up_proj", down="mlp.down_proj", gate="mlp.gate_proj",
-    norm_attn="input_layernorm", norm_ffn="post_attention_layernorm", final_norm="model.norm",
-    tok="model.embed_tokens", prefixes=("model.",), architecture="decoder-only",
-)  # fmt: skip
+    layer="model.layers.{i}.",
+    q="self_attn.q_proj",
+    k="self_attn.k_proj",
+    v="self_attn.v_proj",
+    o="self_attn.o_proj",
+    up="mlp.up_proj",
+    down="mlp.down_proj",
+    gate="mlp.gate_proj",
+    norm_attn="input_layernorm",
+    norm_ffn="post_attention_layernorm",
+    final_norm="model.norm",
+    tok="model.embed_tokens",
+    prefixes=("model.",),
+    architecture="decoder-only",
+)

@@ -13,25 +13,47 @@ ARCHITECTURE = "BertModel"
 
 def fields(r: Reader) -> dict[str, Any]:
     return {
-        "family": "bert", "architecture": "encoder-only", "n_layers": r.req("num_hidden_layers"),
-        "d_model": r.req("hidden_size"), "n_heads": r.req("num_attention_heads"),
-        "d_ff": r.req("intermediate_size"), "activation": r.choice("hidden_act", PLAIN_ACT, "gelu"),
-        "attention_bias": True, "ffn_bias": True, "norm": "layernorm", "final_norm": False,
-        "embedding_norm": True, "positions": "learned",
-        "max_positions": r.req("max_position_embeddings"), "vocab_size": r.req("vocab_size"),
-        "type_vocab_size": r.integer("type_vocab_size", 2), "lm_head": False, "pooler": True,
-    }  # fmt: skip
+        "family": "bert",
+        "architecture": "encoder-only",
+        "n_layers": r.req("num_hidden_layers"),
+        "d_model": r.req("hidden_size"),
+        "n_heads": r.req("num_attention_heads"),
+        "d_ff": r.req("intermediate_size"),
+        "activation": r.choice("hidden_act", PLAIN_ACT, "gelu"),
+        "attention_bias": True,
+        "ffn_bias": True,
+        "norm": "layernorm",
+        "final_norm": False,
+        "embedding_norm": True,
+        "positions": "learned",
+        "max_positions": r.req("max_position_embeddings"),
+        "vocab_size": r.req("vocab_size"),
+        "type_vocab_size": r.integer("type_vocab_size", 2),
+        "lm_head": False,
+        "pooler": True,
+    }
 
 
 NAMING = Naming(
-    layer="encoder.layer.{i}.", q="attention.self.query", k="attention.self.key",
-    v="attention.self.value", o="attention.output.dense", up="intermediate.dense",
-    down="output.dense", gate="intermediate.gate", norm_attn="attention.output.LayerNorm",
-    norm_ffn="output.LayerNorm", final_norm="encoder.norm", tok="embeddings.word_embeddings",
-    pos="embeddings.position_embeddings", types="embeddings.token_type_embeddings",
-    emb_norm="embeddings.LayerNorm", pooler="pooler.dense", prefixes=("bert.",),
+    layer="encoder.layer.{i}.",
+    q="attention.self.query",
+    k="attention.self.key",
+    v="attention.self.value",
+    o="attention.output.dense",
+    up="intermediate.dense",
+    down="output.dense",
+    gate="intermediate.gate",
+    norm_attn="attention.output.LayerNorm",
+    norm_ffn="output.LayerNorm",
+    final_norm="encoder.norm",
+    tok="embeddings.word_embeddings",
+    pos="embeddings.position_embeddings",
+    types="embeddings.token_type_embeddings",
+    emb_norm="embeddings.LayerNorm",
+    pooler="pooler.dense",
+    prefixes=("bert.",),
     architecture="encoder-only",
-)  # fmt: skip
+)
 
 
 def naming(cfg: ModelConfig) -> Naming:

@@ -23,11 +23,16 @@ ARCHITECTURE = "CohereForCausalLM"
 
 def fields(r: Reader) -> dict[str, Any]:
     return decoder(
-        r, "cohere", norm="layernorm", norm_bias=False, layer_norms=1, parallel_block=True,
+        r,
+        "cohere",
+        norm="layernorm",
+        norm_bias=False,
+        layer_norms=1,
+        parallel_block=True,
         qk_norm="per_head" if r.boolean("use_qk_norm", False) else "none",
         attention_bias=r.boolean("attention_bias", False),
         tie_embeddings=r.boolean("tie_word_embeddings", True),
-    )  # fmt: skip
+    )
 
 
 def naming(cfg: ModelConfig) -> Naming:

@@ -40,8 +40,14 @@ ARCHITECTURE = "DeepseekV2ForCausalLM"
 
 def fields(r: Reader) -> dict[str, Any]:
     bias = r.boolean("mlp_bias", False)  # dense and shared MLPs only
-    out = decoder(r, "deepseek_v2", n_kv_heads=None, head_dim=None, ffn_bias=bias,
-                  attention_bias=r.boolean("attention_bias", False))  # fmt: skip
+    out = decoder(
+        r,
+        "deepseek_v2",
+        n_kv_heads=None,
+        head_dim=None,
+        ffn_bias=bias,
+        attention_bias=r.boolean("attention_bias", False),
+    )
     if out["d_model"] % out["n_heads"]:  # DeepseekV2Config.validate_architecture
         raise ConfigError(
             _(
@@ -64,10 +70,12 @@ def fields(r: Reader) -> dict[str, Any]:
     return mla_moe(
         r, out, dense=r.index("first_k_dense_replace", 0), shared=r.index("n_shared_experts", 2)
     ) | {
-        "q_lora_rank": q_lora_rank(r, 1536), "n_experts": r.req("n_routed_experts"),
+        "q_lora_rank": q_lora_rank(r, 1536),
+        "n_experts": r.req("n_routed_experts"),
         "experts_per_token": r.req("num_experts_per_tok"),
-        "expert_bias": False if bias else None, "note": note,
-    }  # fmt: skip
+        "expert_bias": False if bias else None,
+        "note": note,
+    }
 
 
 def naming(cfg: ModelConfig) -> Naming:

@@ -72,11 +72,17 @@ def mla_moe(r: Reader, out: dict[str, Any], *, dense: int, shared: int) -> dict[
     # layers 0 .. k - 1 are dense (layer_idx >= first_k_dense_replace: MoE)
     k = check_listed(r, "first_k_dense_replace", min(dense, n))
     return out | {
-        "head_dim": nope + rope, "attention": "mla", "kv_lora_rank": r.req("kv_lora_rank"),
-        "qk_nope_head_dim": nope, "qk_rope_head_dim": rope, "v_head_dim": r.req("v_head_dim"),
-        "d_ff": f, "dense_d_ff": out["d_ff"] if k else None, "dense_ffn_layers": list(range(k)),
+        "head_dim": nope + rope,
+        "attention": "mla",
+        "kv_lora_rank": r.req("kv_lora_rank"),
+        "qk_nope_head_dim": nope,
+        "qk_rope_head_dim": rope,
+        "v_head_dim": r.req("v_head_dim"),
+        "d_ff": f,
+        "dense_d_ff": out["d_ff"] if k else None,
+        "dense_ffn_layers": list(range(k)),
         "shared_expert_d_ff": shared * f if shared else None,
-    }  # fmt: skip
+    }
 
 
 def _note(mtp: int, first: int) -> str:
@@ -95,22 +101,29 @@ def _note(mtp: int, first: int) -> str:
     return (
         f"{note} The released checkpoint also stores {what} ({names}, num_nextn_predict_layers) "
         "that DeepseekV3ForCausalLM does not build: not counted."
-    )  # fmt: skip
+    )
 
 
 def fields(r: Reader) -> dict[str, Any]:
     # Keys and values have n_heads heads under MLA; config.json's head_dim is the rotary width.
-    out = decoder(r, "deepseek_v3", n_kv_heads=None, head_dim=None,
-                  attention_bias=r.boolean("attention_bias", False))  # fmt: skip
+    out = decoder(
+        r,
+        "deepseek_v3",
+        n_kv_heads=None,
+        head_dim=None,
+        attention_bias=r.boolean("attention_bias", False),
+    )
     key = "num_mtp_layers" if "num_mtp_layers" in r.data else "num_nextn_predict_layers"
     mtp = r.index(key, 1)  # transformers' alias of num_nextn_predict_layers
     return mla_moe(
         r, out, dense=r.index("first_k_dense_replace", 3), shared=r.index("n_shared_experts", 1)
     ) | {
-        "q_lora_rank": q_lora_rank(r, 1536), "n_experts": r.req("n_routed_experts"),
-        "experts_per_token": r.req("num_experts_per_tok"), "router_score_bias": "buffer",
+        "q_lora_rank": q_lora_rank(r, 1536),
+        "n_experts": r.req("n_routed_experts"),
+        "experts_per_token": r.req("num_experts_per_tok"),
+        "router_score_bias": "buffer",
         "note": _note(mtp, out["n_layers"]),
-    }  # fmt: skip
+    }
 
 
 NAMING = replace(

@@ -26,26 +26,51 @@ ARCHITECTURE = "DistilBertForMaskedLM"
 
 def fields(r: Reader) -> dict[str, Any]:
     return {
-        "family": "distilbert", "architecture": "encoder-only", "n_layers": r.req("n_layers"),
-        "d_model": r.req("dim"), "n_heads": r.req("n_heads"), "d_ff": r.req("hidden_dim"),
+        "family": "distilbert",
+        "architecture": "encoder-only",
+        "n_layers": r.req("n_layers"),
+        "d_model": r.req("dim"),
+        "n_heads": r.req("n_heads"),
+        "d_ff": r.req("hidden_dim"),
         "activation": r.choice("activation", PLAIN_ACT, "gelu"),
-        "attention_bias": True, "ffn_bias": True, "norm": "layernorm", "final_norm": False,
-        "embedding_norm": True, "positions": "learned",
-        "max_positions": r.req("max_position_embeddings"), "vocab_size": r.req("vocab_size"),
-        "pooler": False, "lm_head": True, "lm_head_transform": True, "lm_head_bias": True,
+        "attention_bias": True,
+        "ffn_bias": True,
+        "norm": "layernorm",
+        "final_norm": False,
+        "embedding_norm": True,
+        "positions": "learned",
+        "max_positions": r.req("max_position_embeddings"),
+        "vocab_size": r.req("vocab_size"),
+        "pooler": False,
+        "lm_head": True,
+        "lm_head_transform": True,
+        "lm_head_bias": True,
         "tie_embeddings": r.boolean("tie_word_embeddings", True),
-    }  # fmt: skip
+    }
 
 
 NAMING = Naming(
-    layer="distilbert.transformer.layer.{i}.", q="attention.q_lin", k="attention.k_lin",
-    v="attention.v_lin", o="attention.out_lin", up="ffn.lin1", down="ffn.lin2", gate="ffn.gate",
-    norm_attn="sa_layer_norm", norm_ffn="output_layer_norm",
-    final_norm="distilbert.transformer.norm", tok="distilbert.embeddings.word_embeddings",
-    pos="distilbert.embeddings.position_embeddings", emb_norm="distilbert.embeddings.LayerNorm",
-    head_dense="vocab_transform", head_norm="vocab_layer_norm", lm_head="vocab_projector",
-    lm_head_bias="vocab_projector.bias", prefixes=("distilbert.",), architecture="encoder-only",
-)  # fmt: skip
+    layer="distilbert.transformer.layer.{i}.",
+    q="attention.q_lin",
+    k="attention.k_lin",
+    v="attention.v_lin",
+    o="attention.out_lin",
+    up="ffn.lin1",
+    down="ffn.lin2",
+    gate="ffn.gate",
+    norm_attn="sa_layer_norm",
+    norm_ffn="output_layer_norm",
+    final_norm="distilbert.transformer.norm",
+    tok="distilbert.embeddings.word_embeddings",
+    pos="distilbert.embeddings.position_embeddings",
+    emb_norm="distilbert.embeddings.LayerNorm",
+    head_dense="vocab_transform",
+    head_norm="vocab_layer_norm",
+    lm_head="vocab_projector",
+    lm_head_bias="vocab_projector.bias",
+    prefixes=("distilbert.",),
+    architecture="encoder-only",
+)
 
 
 def naming(cfg: ModelConfig) -> Naming:

@@ -49,9 +49,14 @@ NOTE = (
 def fields(r: Reader) -> dict[str, Any]:
     bias = r.boolean("use_bias", False)
     out = decoder(
-        r, "ernie4_5_moe", tie_embeddings=r.boolean("tie_word_embeddings", True),
-        attention_bias=bias, attention_out_bias=bias, ffn_bias=bias, lm_head_bias=bias,
-    )  # fmt: skip
+        r,
+        "ernie4_5_moe",
+        tie_embeddings=r.boolean("tie_word_embeddings", True),
+        attention_bias=bias,
+        attention_out_bias=bias,
+        ffn_bias=bias,
+        lm_head_bias=bias,
+    )
     n, f = out["n_layers"], r.req("moe_intermediate_size")
     start = r.index("moe_layer_start_index", 1)
     end = r.index("moe_layer_end_index", -1, minimum=-1)
@@ -62,17 +67,26 @@ def fields(r: Reader) -> dict[str, Any]:
     check_listed(r, "num_hidden_layers", n)
     dense = [i for i in range(n) if (i + 1) % interval or not start <= i <= end]
     return out | {
-        "d_ff": f, "dense_d_ff": out["d_ff"], "dense_ffn_layers": dense,
-        "n_experts": r.req("moe_num_experts"), "experts_per_token": r.req("moe_k"),
-        "expert_bias": False, "shared_expert_d_ff": shared * f if shared else None,
-        "router_score_bias": "parameter", "note": NOTE if len(dense) < n else None,
-    }  # fmt: skip
+        "d_ff": f,
+        "dense_d_ff": out["d_ff"],
+        "dense_ffn_layers": dense,
+        "n_experts": r.req("moe_num_experts"),
+        "experts_per_token": r.req("moe_k"),
+        "expert_bias": False,
+        "shared_expert_d_ff": shared * f if shared else None,
+        "router_score_bias": "parameter",
+        "note": NOTE if len(dense) < n else None,
+    }
 
 
 NAMING = replace(
-    LLAMA_NAMING, router="mlp.gate", expert="mlp.experts.{e}.", shared_expert="mlp.shared_experts.",
-    score_bias="mlp.moe_statics.e_score_correction_bias", score_bias_2d=True,
-)  # fmt: skip
+    LLAMA_NAMING,
+    router="mlp.gate",
+    expert="mlp.experts.{e}.",
+    shared_expert="mlp.shared_experts.",
+    score_bias="mlp.moe_statics.e_score_correction_bias",
+    score_bias_2d=True,
+)
 
 
 def naming(cfg: ModelConfig) -> Naming:

@@ -42,25 +42,43 @@ def fields(r: Reader) -> dict[str, Any]:
     lns = r.integer("num_ln_in_parallel_attn", 2 if new_arch else None, required=False)
     bias = r.boolean("bias", False)
     return {
-        "family": "falcon", "architecture": "decoder-only", "n_layers": r.req("num_hidden_layers"),
-        "d_model": d, "n_heads": heads, "n_kv_heads": kv,
+        "family": "falcon",
+        "architecture": "decoder-only",
+        "n_layers": r.req("num_hidden_layers"),
+        "d_model": d,
+        "n_heads": heads,
+        "n_kv_heads": kv,
         "d_ff": r.integer("ffn_hidden_size", 4 * d),
         "activation": r.choice("activation", PLAIN_ACT, "gelu"),
         "cache_broadcast_kv": new_arch,
-        "attention_bias": bias, "ffn_bias": bias, "norm": "layernorm",
-        "layer_norms": 1 if parallel and lns != 2 else 2, "parallel_block": parallel,
+        "attention_bias": bias,
+        "ffn_bias": bias,
+        "norm": "layernorm",
+        "layer_norms": 1 if parallel and lns != 2 else 2,
+        "parallel_block": parallel,
         "positions": "none" if r.boolean("alibi", False) else "rotary",
-        "vocab_size": r.req("vocab_size"), "tie_embeddings": r.boolean("tie_word_embeddings", True),
-    }  # fmt: skip
+        "vocab_size": r.req("vocab_size"),
+        "tie_embeddings": r.boolean("tie_word_embeddings", True),
+    }
 
 
 NAMING = Naming(
-    layer="transformer.h.{i}.", q="", k="", v="", fused_qkv="self_attention.query_key_value",
-    o="self_attention.dense", up="mlp.dense_h_to_4h", down="mlp.dense_4h_to_h", gate="",
-    norm_attn="input_layernorm", norm_ffn="post_attention_layernorm",
-    final_norm="transformer.ln_f", tok="transformer.word_embeddings",
-    prefixes=("transformer.",), architecture="decoder-only",
-)  # fmt: skip
+    layer="transformer.h.{i}.",
+    q="",
+    k="",
+    v="",
+    fused_qkv="self_attention.query_key_value",
+    o="self_attention.dense",
+    up="mlp.dense_h_to_4h",
+    down="mlp.dense_4h_to_h",
+    gate="",
+    norm_attn="input_layernorm",
+    norm_ffn="post_attention_layernorm",
+    final_norm="transformer.ln_f",
+    tok="transformer.word_embeddings",
+    prefixes=("transformer.",),
+    architecture="decoder-only",
+)
 # Parallel attention with two norms: one before attention, one before the MLP.
 PARALLEL = replace(NAMING, norms={2: ("ln_attn", "ln_mlp")})
 

@@ -24,12 +24,14 @@ ARCHITECTURE = "GemmaForCausalLM"
 
 def fields(r: Reader) -> dict[str, Any]:
     return decoder(
-        r, "gemma", n_kv_heads=r.integer("num_key_value_heads", 16),
+        r,
+        "gemma",
+        n_kv_heads=r.integer("num_key_value_heads", 16),
         head_dim=r.integer("head_dim", 256),
         activation=r.choice("hidden_act", GATED_ACT, "gelu_pytorch_tanh"),
         tie_embeddings=r.boolean("tie_word_embeddings", True),
         attention_bias=r.boolean("attention_bias", False),
-    )  # fmt: skip
+    )
 
 
 def naming(cfg: ModelConfig) -> Naming:

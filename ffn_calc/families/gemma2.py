@@ -33,9 +33,15 @@ ARCHITECTURE = "Gemma2ForCausalLM"
 
 NAMING = replace(
     LLAMA_NAMING,
-    norms={4: ("input_layernorm", "post_attention_layernorm", "pre_feedforward_layernorm",
-               "post_feedforward_layernorm")},
-)  # fmt: skip
+    norms={
+        4: (
+            "input_layernorm",
+            "post_attention_layernorm",
+            "pre_feedforward_layernorm",
+            "post_feedforward_layernorm",
+        )
+    },
+)
 
 
 def windows(r: Reader, every: int) -> dict[str, Any]:
@@ -50,12 +56,16 @@ def windows(r: Reader, every: int) -> dict[str, Any]:
 
 def fields(r: Reader, every: int = 2) -> dict[str, Any]:
     return decoder(
-        r, "gemma2", **windows(r, every), n_kv_heads=r.integer("num_key_value_heads", 4),
+        r,
+        "gemma2",
+        **windows(r, every),
+        n_kv_heads=r.integer("num_key_value_heads", 4),
         head_dim=r.integer("head_dim", 256),
         activation=r.choice("hidden_activation", GATED_ACT, "gelu_pytorch_tanh"),
         tie_embeddings=r.boolean("tie_word_embeddings", True),
-        attention_bias=r.boolean("attention_bias", False), layer_norms=4,
-    )  # fmt: skip
+        attention_bias=r.boolean("attention_bias", False),
+        layer_norms=4,
+    )
 
 
 def naming(cfg: ModelConfig) -> Naming:

@@ -61,8 +61,9 @@ def _note(mtp: int, first: int) -> str | None:
 
 
 def fields(r: Reader) -> dict[str, Any]:
-    out = decoder(r, "glm4_moe", attention_bias=r.boolean("attention_bias", False),
-                  attention_out_bias=False)  # fmt: skip
+    out = decoder(
+        r, "glm4_moe", attention_bias=r.boolean("attention_bias", False), attention_out_bias=False
+    )
     n = out["n_layers"]
     f = r.req("moe_intermediate_size")
     shared = r.index("n_shared_experts", 1)  # 0: an empty [0, d_model] MLP, no parameters
@@ -70,12 +71,16 @@ def fields(r: Reader) -> dict[str, Any]:
     dense = check_listed(r, "first_k_dense_replace", min(r.index("first_k_dense_replace", 1), n))
     mtp = r.index("num_nextn_predict_layers", 1)
     return out | {
-        "d_ff": f, "dense_d_ff": out["d_ff"], "dense_ffn_layers": list(range(dense)),
-        "n_experts": r.req("n_routed_experts"), "experts_per_token": r.req("num_experts_per_tok"),
-        "shared_expert_d_ff": shared * f if shared else None, "router_score_bias": "buffer",
+        "d_ff": f,
+        "dense_d_ff": out["d_ff"],
+        "dense_ffn_layers": list(range(dense)),
+        "n_experts": r.req("n_routed_experts"),
+        "experts_per_token": r.req("num_experts_per_tok"),
+        "shared_expert_d_ff": shared * f if shared else None,
+        "router_score_bias": "buffer",
         "qk_norm": "head" if r.boolean("use_qk_norm", False) else "none",
         "note": _note(mtp, n),
-    }  # fmt: skip
+    }
 
 
 NAMING = replace(

@@ -32,22 +32,42 @@ def fields(r: Reader) -> dict[str, Any]:
         )
     d, heads = r.req("n_embd"), r.req("n_head")
     return {
-        "family": "gpt_bigcode", "architecture": "decoder-only", "n_layers": r.req("n_layer"),
-        "d_model": d, "n_heads": heads, "n_kv_heads": 1 if r.boolean("multi_query", True) else heads,
+        "family": "gpt_bigcode",
+        "architecture": "decoder-only",
+        "n_layers": r.req("n_layer"),
+        "d_model": d,
+        "n_heads": heads,
+        "n_kv_heads": 1 if r.boolean("multi_query", True) else heads,
         "d_ff": r.integer("n_inner", 4 * d),
         "activation": r.choice("activation_function", PLAIN_ACT, "gelu_pytorch_tanh"),
-        "attention_bias": True, "ffn_bias": True, "norm": "layernorm", "positions": "learned",
-        "max_positions": r.req("n_positions"), "vocab_size": r.req("vocab_size"),
+        "attention_bias": True,
+        "ffn_bias": True,
+        "norm": "layernorm",
+        "positions": "learned",
+        "max_positions": r.req("n_positions"),
+        "vocab_size": r.req("vocab_size"),
         "tie_embeddings": r.boolean("tie_word_embeddings", True),
-    }  # fmt: skip
+    }
 
 
 NAMING = Naming(
-    layer="transformer.h.{i}.", q="", k="", v="", fused_qkv="attn.c_attn", o="attn.c_proj",
-    up="mlp.c_fc", down="mlp.c_proj", gate="", norm_attn="ln_1", norm_ffn="ln_2",
-    final_norm="transformer.ln_f", tok="transformer.wte", pos="transformer.wpe",
-    prefixes=("transformer.",), architecture="decoder-only",
-)  # fmt: skip
+    layer="transformer.h.{i}.",
+    q="",
+    k="",
+    v="",
+    fused_qkv="attn.c_attn",
+    o="attn.c_proj",
+    up="mlp.c_fc",
+    down="mlp.c_proj",
+    gate="",
+    norm_attn="ln_1",
+    norm_ffn="ln_2",
+    final_norm="transformer.ln_f",
+    tok="transformer.wte",
+    pos="transformer.wpe",
+    prefixes=("transformer.",),
+    architecture="decoder-only",
+)
 
 
 def naming(cfg: ModelConfig) -> Naming:

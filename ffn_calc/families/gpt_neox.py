@@ -25,22 +25,41 @@ ARCHITECTURE = "GPTNeoXForCausalLM"
 def fields(r: Reader) -> dict[str, Any]:
     bias = r.boolean("attention_bias", True)
     return {
-        "family": "gpt_neox", "architecture": "decoder-only", "n_layers": r.req("num_hidden_layers"),
-        "d_model": r.req("hidden_size"), "n_heads": r.req("num_attention_heads"),
-        "d_ff": r.req("intermediate_size"), "activation": r.choice("hidden_act", PLAIN_ACT, "gelu"),
-        "attention_bias": bias, "ffn_bias": True, "norm": "layernorm", "positions": "rotary",
+        "family": "gpt_neox",
+        "architecture": "decoder-only",
+        "n_layers": r.req("num_hidden_layers"),
+        "d_model": r.req("hidden_size"),
+        "n_heads": r.req("num_attention_heads"),
+        "d_ff": r.req("intermediate_size"),
+        "activation": r.choice("hidden_act", PLAIN_ACT, "gelu"),
+        "attention_bias": bias,
+        "ffn_bias": True,
+        "norm": "layernorm",
+        "positions": "rotary",
         "parallel_block": r.boolean("use_parallel_residual", True),
-        "vocab_size": r.req("vocab_size"), "tie_embeddings": r.boolean("tie_word_embeddings", False),
-    }  # fmt: skip
+        "vocab_size": r.req("vocab_size"),
+        "tie_embeddings": r.boolean("tie_word_embeddings", False),
+    }
 
 
 NAMING = Naming(
-    layer="gpt_neox.layers.{i}.", q="", k="", v="", fused_qkv="attention.query_key_value",
-    o="attention.dense", up="mlp.dense_h_to_4h", down="mlp.dense_4h_to_h", gate="",
-    norm_attn="input_layernorm", norm_ffn="post_attention_layernorm",
-    final_norm="gpt_neox.final_layer_norm", tok="gpt_neox.embed_in",
-    renames={"embed_out.": "lm_head."}, prefixes=("gpt_neox.",), architecture="decoder-only",
-)  # fmt: skip
+    layer="gpt_neox.layers.{i}.",
+    q="",
+    k="",
+    v="",
+    fused_qkv="attention.query_key_value",
+    o="attention.dense",
+    up="mlp.dense_h_to_4h",
+    down="mlp.dense_4h_to_h",
+    gate="",
+    norm_attn="input_layernorm",
+    norm_ffn="post_attention_layernorm",
+    final_norm="gpt_neox.final_layer_norm",
+    tok="gpt_neox.embed_in",
+    renames={"embed_out.": "lm_head."},
+    prefixes=("gpt_neox.",),
+    architecture="decoder-only",
+)
 
 
 def naming(cfg: ModelConfig) -> Naming:

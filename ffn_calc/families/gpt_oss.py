@@ -64,19 +64,31 @@ def fields(r: Reader) -> dict[str, Any]:
     alternate = ["sliding_attention" if (i + 1) % 2 else "full_attention" for i in range(layers)]
     types = layer_types(r, layers, alternate)
     return decoder(
-        r, "gpt_oss", n_layers=layers, n_kv_heads=r.integer("num_key_value_heads", 8),
+        r,
+        "gpt_oss",
+        n_layers=layers,
+        n_kv_heads=r.integer("num_key_value_heads", 8),
         **window_fields(r, types, "sliding_attention", "sliding_window", 128),
-        head_dim=r.integer("head_dim", 64), activation="swiglu",
-        attention_bias=r.boolean("attention_bias", True), ffn_bias=True,
-        n_experts=r.req("num_local_experts"), experts_per_token=r.req("num_experts_per_tok"),
-        router_bias=True, attention_sinks=True, note=NOTE,
-    )  # fmt: skip
+        head_dim=r.integer("head_dim", 64),
+        activation="swiglu",
+        attention_bias=r.boolean("attention_bias", True),
+        ffn_bias=True,
+        n_experts=r.req("num_local_experts"),
+        experts_per_token=r.req("num_experts_per_tok"),
+        router_bias=True,
+        attention_sinks=True,
+        note=NOTE,
+    )
 
 
 NAMING = replace(
-    LLAMA_NAMING, router="mlp.router", fused_experts="mlp.experts.",
-    fused_experts_layout="in_out", expert_gate_up="gate_up_proj", expert_down="down_proj",
-)  # fmt: skip
+    LLAMA_NAMING,
+    router="mlp.router",
+    fused_experts="mlp.experts.",
+    fused_experts_layout="in_out",
+    expert_gate_up="gate_up_proj",
+    expert_down="down_proj",
+)
 
 
 def naming(cfg: ModelConfig) -> Naming:

@@ -24,21 +24,40 @@ ARCHITECTURE = "GPTJForCausalLM"
 def fields(r: Reader) -> dict[str, Any]:
     d = r.req("n_embd")
     return {
-        "family": "gptj", "architecture": "decoder-only", "n_layers": r.req("n_layer"),
-        "d_model": d, "n_heads": r.req("n_head"), "d_ff": r.integer("n_inner", 4 * d),
+        "family": "gptj",
+        "architecture": "decoder-only",
+        "n_layers": r.req("n_layer"),
+        "d_model": d,
+        "n_heads": r.req("n_head"),
+        "d_ff": r.integer("n_inner", 4 * d),
         "activation": r.choice("activation_function", PLAIN_ACT, "gelu_new"),
-        "attention_bias": False, "ffn_bias": True, "norm": "layernorm", "layer_norms": 1,
-        "parallel_block": True, "positions": "rotary", "vocab_size": r.req("vocab_size"),
-        "tie_embeddings": r.boolean("tie_word_embeddings", False), "lm_head_bias": True,
-    }  # fmt: skip
+        "attention_bias": False,
+        "ffn_bias": True,
+        "norm": "layernorm",
+        "layer_norms": 1,
+        "parallel_block": True,
+        "positions": "rotary",
+        "vocab_size": r.req("vocab_size"),
+        "tie_embeddings": r.boolean("tie_word_embeddings", False),
+        "lm_head_bias": True,
+    }
 
 
 NAMING = Naming(
-    layer="transformer.h.{i}.", q="attn.q_proj", k="attn.k_proj", v="attn.v_proj",
-    o="attn.out_proj", up="mlp.fc_in", down="mlp.fc_out", gate="", norm_attn="ln_1",
-    final_norm="transformer.ln_f", tok="transformer.wte", prefixes=("transformer.",),
+    layer="transformer.h.{i}.",
+    q="attn.q_proj",
+    k="attn.k_proj",
+    v="attn.v_proj",
+    o="attn.out_proj",
+    up="mlp.fc_in",
+    down="mlp.fc_out",
+    gate="",
+    norm_attn="ln_1",
+    final_norm="transformer.ln_f",
+    tok="transformer.wte",
+    prefixes=("transformer.",),
     architecture="decoder-only",
-)  # fmt: skip
+)
 
 
 def naming(cfg: ModelConfig) -> Naming:

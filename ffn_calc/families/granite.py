@@ -20,9 +20,11 @@ ARCHITECTURE = "GraniteForCausalLM"
 
 def fields(r: Reader) -> dict[str, Any]:
     return decoder(
-        r, "granite", attention_bias=r.boolean("attention_bias", False),
+        r,
+        "granite",
+        attention_bias=r.boolean("attention_bias", False),
         ffn_bias=r.boolean("mlp_bias", False),
-    )  # fmt: skip
+    )
 
 
 def naming(cfg: ModelConfig) -> Naming:

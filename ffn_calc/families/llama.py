@@ -13,9 +13,11 @@ ARCHITECTURE = "LlamaForCausalLM"
 
 def fields(r: Reader) -> dict[str, Any]:
     return decoder(
-        r, "llama", attention_bias=r.boolean("attention_bias", False),
+        r,
+        "llama",
+        attention_bias=r.boolean("attention_bias", False),
         ffn_bias=r.boolean("mlp_bias", False),
-    )  # fmt: skip
+    )
 
 
 def naming(cfg: ModelConfig) -> Naming:

@@ -107,25 +107,43 @@ def fields(r: Reader) -> dict[str, Any]:
     dense = [i for i in range(layers) if i not in _moe_layers(r, layers)]
     # Llama4TextConfig: absent layer_types, layers with rotary (no_rope_layers[i] = 1; absent,
     # every 4th layer is NoPE) attend within chunks of attention_chunk_size tokens.
-    windows = window_fields(r, layer_types(r, layers, _chunked(r, layers)), "chunked_attention",
-                            "attention_chunk_size", 8192)  # fmt: skip
+    windows = window_fields(
+        r,
+        layer_types(r, layers, _chunked(r, layers)),
+        "chunked_attention",
+        "attention_chunk_size",
+        8192,
+    )
     return decoder(
-        r, "llama4_text", n_layers=layers, **windows, window_kind="chunked",
+        r,
+        "llama4_text",
+        n_layers=layers,
+        **windows,
+        window_kind="chunked",
         n_kv_heads=r.integer("num_key_value_heads", 8),
-        head_dim=r.integer("head_dim", 128), attention_bias=r.boolean("attention_bias", False),
-        n_experts=r.req("num_local_experts"), experts_per_token=r.req("num_experts_per_tok"),
-        shared_expert_d_ff=r.req("intermediate_size"), dense_ffn_layers=dense,
-        dense_d_ff=r.req("intermediate_size_mlp") if dense else None, note=NOTE,
-    )  # fmt: skip
+        head_dim=r.integer("head_dim", 128),
+        attention_bias=r.boolean("attention_bias", False),
+        n_experts=r.req("num_local_experts"),
+        experts_per_token=r.req("num_experts_per_tok"),
+        shared_expert_d_ff=r.req("intermediate_size"),
+        dense_ffn_layers=dense,
+        dense_d_ff=r.req("intermediate_size_mlp") if dense else None,
+        note=NOTE,
+    )
 
 
 NAMING = replace(
-    LLAMA_NAMING, gate="feed_forward.gate_proj", up="feed_forward.up_proj",
-    down="feed_forward.down_proj", router="feed_forward.router",
-    expert="feed_forward.experts.{e}.", fused_experts="feed_forward.experts.",
-    fused_experts_layout="in_out", shared_expert="feed_forward.shared_expert.",
+    LLAMA_NAMING,
+    gate="feed_forward.gate_proj",
+    up="feed_forward.up_proj",
+    down="feed_forward.down_proj",
+    router="feed_forward.router",
+    expert="feed_forward.experts.{e}.",
+    fused_experts="feed_forward.experts.",
+    fused_experts_layout="in_out",
+    shared_expert="feed_forward.shared_expert.",
     prefixes=("model.", "language_model."),
-)  # fmt: skip
+)
 
 
 def naming(cfg: ModelConfig) -> Naming:

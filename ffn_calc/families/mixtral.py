@@ -14,15 +14,22 @@ ARCHITECTURE = "MixtralForCausalLM"
 
 def fields(r: Reader) -> dict[str, Any]:
     return decoder(
-        r, "mixtral", **every_layer_window(r), n_experts=r.req("num_local_experts"),
+        r,
+        "mixtral",
+        **every_layer_window(r),
+        n_experts=r.req("num_local_experts"),
         experts_per_token=r.req("num_experts_per_tok"),
-    )  # fmt: skip
+    )
 
 
 NAMING = replace(
-    LLAMA_NAMING, router="block_sparse_moe.gate", expert="block_sparse_moe.experts.{e}.",
-    expert_gate="w1", expert_up="w3", expert_down="w2",
-)  # fmt: skip
+    LLAMA_NAMING,
+    router="block_sparse_moe.gate",
+    expert="block_sparse_moe.experts.{e}.",
+    expert_gate="w1",
+    expert_up="w3",
+    expert_down="w2",
+)
 
 
 def naming(cfg: ModelConfig) -> Naming:

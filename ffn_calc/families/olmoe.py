@@ -48,11 +48,17 @@ def fields(r: Reader) -> dict[str, Any]:
             ).format(where=where, hidden_size=d, heads=heads, head_dim=head_dim or d // heads)
         )
     return decoder(
-        r, "olmoe", d_model=d, n_heads=heads, head_dim=head_dim, n_experts=r.req(key),
+        r,
+        "olmoe",
+        d_model=d,
+        n_heads=heads,
+        head_dim=head_dim,
+        n_experts=r.req(key),
         experts_per_token=r.req("num_experts_per_tok"),
-        attention_bias=r.boolean("attention_bias", False), qk_norm="full",
+        attention_bias=r.boolean("attention_bias", False),
+        qk_norm="full",
         note=qwen2_moe.NOTE.format(arch=ARCHITECTURE),
-    )  # fmt: skip
+    )
 
 
 def naming(cfg: ModelConfig) -> Naming:

@@ -38,27 +38,47 @@ def fields(r: Reader) -> dict[str, Any]:
     final = pre_ln and not r.boolean("_remove_final_layer_norm", False)
     affine = r.boolean("layer_norm_elementwise_affine", True)
     return {
-        "family": "opt", "architecture": "decoder-only", "n_layers": r.req("num_hidden_layers"),
-        "d_model": d, "n_heads": r.req("num_attention_heads"), "d_ff": r.req("ffn_dim"),
+        "family": "opt",
+        "architecture": "decoder-only",
+        "n_layers": r.req("num_hidden_layers"),
+        "d_model": d,
+        "n_heads": r.req("num_attention_heads"),
+        "d_ff": r.req("ffn_dim"),
         "activation": r.choice("activation_function", PLAIN_ACT, "relu"),
-        "attention_bias": bias, "ffn_bias": bias, "norm": "layernorm",
-        "layer_norms": None if affine else 0, "final_norm": final and affine,
+        "attention_bias": bias,
+        "ffn_bias": bias,
+        "norm": "layernorm",
+        "layer_norms": None if affine else 0,
+        "final_norm": final and affine,
         "note": None if affine else NO_AFFINE,
-        "positions": "learned", "max_positions": r.req("max_position_embeddings") + 2,
+        "positions": "learned",
+        "max_positions": r.req("max_position_embeddings") + 2,
         "position_offset": 2,  # OPTLearnedPositionalEmbedding: ids offset by 2
-        "vocab_size": r.req("vocab_size"), "embedding_dim": None if width == d else width,
+        "vocab_size": r.req("vocab_size"),
+        "embedding_dim": None if width == d else width,
         "tie_embeddings": r.boolean("tie_word_embeddings", True),
-    }  # fmt: skip
+    }
 
 
 NAMING = Naming(
-    layer="model.decoder.layers.{i}.", q="self_attn.q_proj", k="self_attn.k_proj",
-    v="self_attn.v_proj", o="self_attn.out_proj", up="fc1", down="fc2", gate="",
-    norm_attn="self_attn_layer_norm", norm_ffn="final_layer_norm",
-    final_norm="model.decoder.final_layer_norm", tok="model.decoder.embed_tokens",
-    pos="model.decoder.embed_positions", proj_in="model.decoder.project_in",
-    proj_out="model.decoder.project_out", prefixes=("model.",), architecture="decoder-only",
-)  # fmt: skip
+    layer="model.decoder.layers.{i}.",
+    q="self_attn.q_proj",
+    k="self_attn.k_proj",
+    v="self_attn.v_proj",
+    o="self_attn.out_proj",
+    up="fc1",
+    down="fc2",
+    gate="",
+    norm_attn="self_attn_layer_norm",
+    norm_ffn="final_layer_norm",
+    final_norm="model.decoder.final_layer_norm",
+    tok="model.decoder.embed_tokens",
+    pos="model.decoder.embed_positions",
+    proj_in="model.decoder.project_in",
+    proj_out="model.decoder.project_out",
+    prefixes=("model.",),
+    architecture="decoder-only",
+)
 
 
 def naming(cfg: ModelConfig) -> Naming:

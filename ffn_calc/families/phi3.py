@@ -25,9 +25,15 @@ def fields(r: Reader) -> dict[str, Any]:
 
 
 NAMING = replace(
-    LLAMA_NAMING, q="", k="", v="", fused_qkv="self_attn.qkv_proj", gate="", up="",
+    LLAMA_NAMING,
+    q="",
+    k="",
+    v="",
+    fused_qkv="self_attn.qkv_proj",
+    gate="",
+    up="",
     fused_gate_up="mlp.gate_up_proj",
-)  # fmt: skip
+)
 
 
 def naming(cfg: ModelConfig) -> Naming:

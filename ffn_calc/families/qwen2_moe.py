@@ -82,12 +82,19 @@ def moe_fields(
     if len(dense) == layers:  # no MoE block anywhere: Llama's layout
         return decoder(r, family, **base)
     out = decoder(
-        r, family, d_ff=r.req("moe_intermediate_size"), n_experts=r.req(experts_key),
-        experts_per_token=r.req("num_experts_per_tok"), note=NOTE.format(arch=arch), **base,
-    )  # fmt: skip
+        r,
+        family,
+        d_ff=r.req("moe_intermediate_size"),
+        n_experts=r.req(experts_key),
+        experts_per_token=r.req("num_experts_per_tok"),
+        note=NOTE.format(arch=arch),
+        **base,
+    )
     if shared:  # every token also passes one gated expert of its own width
-        out |= {"shared_expert_d_ff": r.req("shared_expert_intermediate_size"),
-                "shared_expert_gate": True}  # fmt: skip
+        out |= {
+            "shared_expert_d_ff": r.req("shared_expert_intermediate_size"),
+            "shared_expert_gate": True,
+        }
     if dense:  # a dense MLP of intermediate_size in these layers
         out |= {"dense_ffn_layers": dense, "dense_d_ff": r.req("intermediate_size")}
     return out
@@ -95,10 +102,15 @@ def moe_fields(
 
 def fields(r: Reader) -> dict[str, Any]:
     return moe_fields(
-        r, "qwen2_moe", ARCHITECTURE, "num_experts", shared=True,
+        r,
+        "qwen2_moe",
+        ARCHITECTURE,
+        "num_experts",
+        shared=True,
         n_kv_heads=r.integer("num_key_value_heads", 16),
-        attention_bias=r.boolean("qkv_bias", True), attention_out_bias=False,
-    )  # fmt: skip
+        attention_bias=r.boolean("qkv_bias", True),
+        attention_out_bias=False,
+    )
 
 
 # Router `mlp.gate`; experts by index as checkpoints store them; the shared expert and its

@@ -24,10 +24,14 @@ def fields(r: Reader) -> dict[str, Any]:
     # num_key_value_heads absent: the class default 32; null: __post_init__ sets the heads.
     kv = r.req("num_attention_heads") if "num_key_value_heads" in r.data else 32
     return decoder(
-        r, "qwen3", **qwen_windows(r), n_kv_heads=r.integer("num_key_value_heads", kv),
-        head_dim=r.integer("head_dim", 128), attention_bias=r.boolean("attention_bias", False),
+        r,
+        "qwen3",
+        **qwen_windows(r),
+        n_kv_heads=r.integer("num_key_value_heads", kv),
+        head_dim=r.integer("head_dim", 128),
+        attention_bias=r.boolean("attention_bias", False),
         qk_norm="head",
-    )  # fmt: skip
+    )
 
 
 def naming(cfg: ModelConfig) -> Naming:

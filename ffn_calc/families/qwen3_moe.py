@@ -35,10 +35,15 @@ ARCHITECTURE = "Qwen3MoeForCausalLM"
 def fields(r: Reader) -> dict[str, Any]:
     key = "num_local_experts" if r.data.get("num_local_experts") is not None else "num_experts"
     return qwen2_moe.moe_fields(
-        r, "qwen3_moe", ARCHITECTURE, key, shared=False,
+        r,
+        "qwen3_moe",
+        ARCHITECTURE,
+        key,
+        shared=False,
         n_kv_heads=r.integer("num_key_value_heads", 4),
-        attention_bias=r.boolean("attention_bias", False), qk_norm="head",
-    )  # fmt: skip
+        attention_bias=r.boolean("attention_bias", False),
+        qk_norm="head",
+    )
 
 
 def naming(cfg: ModelConfig) -> Naming:

@@ -38,19 +38,31 @@ def fields(r: Reader) -> dict[str, Any]:
         )
     tied = r.boolean("tie_word_embeddings", True)
     return {
-        "family": "roberta", "architecture": "encoder-only",
-        "n_layers": r.req("num_hidden_layers"), "d_model": r.req("hidden_size"),
-        "n_heads": r.req("num_attention_heads"), "d_ff": r.req("intermediate_size"),
+        "family": "roberta",
+        "architecture": "encoder-only",
+        "n_layers": r.req("num_hidden_layers"),
+        "d_model": r.req("hidden_size"),
+        "n_heads": r.req("num_attention_heads"),
+        "d_ff": r.req("intermediate_size"),
         "activation": r.choice("hidden_act", PLAIN_ACT, "gelu"),
-        "attention_bias": True, "ffn_bias": True, "norm": "layernorm", "final_norm": False,
-        "embedding_norm": True, "positions": "learned",
-        "max_positions": r.req("max_position_embeddings"), "vocab_size": r.req("vocab_size"),
+        "attention_bias": True,
+        "ffn_bias": True,
+        "norm": "layernorm",
+        "final_norm": False,
+        "embedding_norm": True,
+        "positions": "learned",
+        "max_positions": r.req("max_position_embeddings"),
+        "vocab_size": r.req("vocab_size"),
         # position ids start after the padding index: padding_idx + 1 rows come first
         "position_offset": _padding_index(r) + 1,
-        "type_vocab_size": r.integer("type_vocab_size", 2), "pooler": False,
-        "lm_head": True, "lm_head_transform": True, "lm_head_bias": True,
-        "tie_embeddings": tied, "lm_head_projection_bias": not tied,
-    }  # fmt: skip
+        "type_vocab_size": r.integer("type_vocab_size", 2),
+        "pooler": False,
+        "lm_head": True,
+        "lm_head_transform": True,
+        "lm_head_bias": True,
+        "tie_embeddings": tied,
+        "lm_head_projection_bias": not tied,
+    }
 
 
 def _padding_index(r: Reader) -> int:
@@ -60,16 +72,29 @@ def _padding_index(r: Reader) -> int:
 
 
 NAMING = Naming(
-    layer="roberta.encoder.layer.{i}.", q="attention.self.query", k="attention.self.key",
-    v="attention.self.value", o="attention.output.dense", up="intermediate.dense",
-    down="output.dense", gate="intermediate.gate", norm_attn="attention.output.LayerNorm",
-    norm_ffn="output.LayerNorm", final_norm="roberta.encoder.norm",
-    tok="roberta.embeddings.word_embeddings", pos="roberta.embeddings.position_embeddings",
-    types="roberta.embeddings.token_type_embeddings", emb_norm="roberta.embeddings.LayerNorm",
-    head_dense="lm_head.dense", head_norm="lm_head.layer_norm", lm_head="lm_head.decoder",
-    lm_head_bias="lm_head.bias", aliases={"lm_head.decoder.bias": "lm_head.bias"},
-    prefixes=("roberta.",), architecture="encoder-only",
-)  # fmt: skip
+    layer="roberta.encoder.layer.{i}.",
+    q="attention.self.query",
+    k="attention.self.key",
+    v="attention.self.value",
+    o="attention.output.dense",
+    up="intermediate.dense",
+    down="output.dense",
+    gate="intermediate.gate",
+    norm_attn="attention.output.LayerNorm",
+    norm_ffn="output.LayerNorm",
+    final_norm="roberta.encoder.norm",
+    tok="roberta.embeddings.word_embeddings",
+    pos="roberta.embeddings.position_embeddings",
+    types="roberta.embeddings.token_type_embeddings",
+    emb_norm="roberta.embeddings.LayerNorm",
+    head_dense="lm_head.dense",
+    head_norm="lm_head.layer_norm",
+    lm_head="lm_head.decoder",
+    lm_head_bias="lm_head.bias",
+    aliases={"lm_head.decoder.bias": "lm_head.bias"},
+    prefixes=("roberta.",),
+    architecture="encoder-only",
+)
 
 
 def naming(cfg: ModelConfig) -> Naming:

@@ -23,10 +23,16 @@ ARCHITECTURE = "Starcoder2ForCausalLM"
 def fields(r: Reader) -> dict[str, Any]:
     bias = r.boolean("use_bias", True)
     return decoder(
-        r, "starcoder2", **every_layer_window(r), n_kv_heads=r.integer("num_key_value_heads", 2),
-        activation=r.choice("hidden_act", PLAIN_ACT, "gelu_pytorch_tanh"), norm="layernorm",
-        attention_bias=bias, ffn_bias=bias, tie_embeddings=r.boolean("tie_word_embeddings", True),
-    )  # fmt: skip
+        r,
+        "starcoder2",
+        **every_layer_window(r),
+        n_kv_heads=r.integer("num_key_value_heads", 2),
+        activation=r.choice("hidden_act", PLAIN_ACT, "gelu_pytorch_tanh"),
+        norm="layernorm",
+        attention_bias=bias,
+        ffn_bias=bias,
+        tie_embeddings=r.boolean("tie_word_embeddings", True),
+    )
 
 
 NAMING = replace(LLAMA_NAMING, up="mlp.c_fc", down="mlp.c_proj", gate="")

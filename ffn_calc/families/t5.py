@@ -66,15 +66,26 @@ def fields(r: Reader) -> dict[str, Any]:
             f"{v * d:,} fewer parameters (vocab_size x d_model = {v:,} x {d:,})."
         )
     return {
-        "family": "t5", "architecture": "encoder-decoder", "n_layers": layers,
-        "n_decoder_layers": r.integer("num_decoder_layers", layers), "d_model": d,
-        "n_heads": r.req("num_heads"), "head_dim": r.req("d_kv"), "d_ff": r.req("d_ff"),
-        "activation": _activation(r), "attention_bias": False, "ffn_bias": False,
-        "norm": "rmsnorm", "final_norm": True, "positions": "none", "vocab_size": v,
-        "shared_embeddings": True, "tie_embeddings": tied,
+        "family": "t5",
+        "architecture": "encoder-decoder",
+        "n_layers": layers,
+        "n_decoder_layers": r.integer("num_decoder_layers", layers),
+        "d_model": d,
+        "n_heads": r.req("num_heads"),
+        "head_dim": r.req("d_kv"),
+        "d_ff": r.req("d_ff"),
+        "activation": _activation(r),
+        "attention_bias": False,
+        "ffn_bias": False,
+        "norm": "rmsnorm",
+        "final_norm": True,
+        "positions": "none",
+        "vocab_size": v,
+        "shared_embeddings": True,
+        "tie_embeddings": tied,
         "relative_attention_buckets": r.integer("relative_attention_num_buckets", 32),
         "note": note,
-    }  # fmt: skip
+    }
 
 
 def _naming(gated: bool) -> Naming:
@@ -83,19 +94,29 @@ def _naming(gated: bool) -> Naming:
         return {"up": p + ("wi_1" if gated else "wi"), "gate": p + "wi_0", "down": p + "wo"}
 
     return Naming(
-        layer="{stack}.block.{i}.", q="layer.0.SelfAttention.q", k="layer.0.SelfAttention.k",
-        v="layer.0.SelfAttention.v", o="layer.0.SelfAttention.o", **ffn(1),
+        layer="{stack}.block.{i}.",
+        q="layer.0.SelfAttention.q",
+        k="layer.0.SelfAttention.k",
+        v="layer.0.SelfAttention.v",
+        o="layer.0.SelfAttention.o",
+        **ffn(1),
         norms={2: ("layer.0.layer_norm", "layer.1.layer_norm")},
-        cross_q="layer.1.EncDecAttention.q", cross_k="layer.1.EncDecAttention.k",
-        cross_v="layer.1.EncDecAttention.v", cross_o="layer.1.EncDecAttention.o",
+        cross_q="layer.1.EncDecAttention.q",
+        cross_k="layer.1.EncDecAttention.k",
+        cross_v="layer.1.EncDecAttention.v",
+        cross_o="layer.1.EncDecAttention.o",
         norm_cross="layer.1.layer_norm",
         rel_bias="layer.0.SelfAttention.relative_attention_bias",
-        final_norm="{stack}.final_layer_norm", tok="shared", lm_head="lm_head",
-        aliases={"encoder.embed_tokens.weight": "shared.weight",
-                 "decoder.embed_tokens.weight": "shared.weight"},
+        final_norm="{stack}.final_layer_norm",
+        tok="shared",
+        lm_head="lm_head",
+        aliases={
+            "encoder.embed_tokens.weight": "shared.weight",
+            "decoder.embed_tokens.weight": "shared.weight",
+        },
         decoder={"norms": {2: ("layer.0.layer_norm", "layer.2.layer_norm")}, **ffn(2)},
         architecture="encoder-decoder",
-    )  # fmt: skip
+    )
 
 
 NAMING, GATED_NAMING = _naming(False), _naming(True)
