@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -96,3 +97,36 @@ def test_oracle_rows_name_registered_families() -> None:
     """No stale rows: every family in ORACLE and EXPLICIT is one ffn-calc registers."""
     named = set(ORACLE) | {family_of(data) for data in EXPLICIT.values()}
     assert named <= set(FAMILIES), sorted(named - set(FAMILIES))
+
+
+def test_tests_readme_lists_every_test_file() -> None:
+    """tests/README.md maps modules and questions to test files: every tests/test_*.py is in
+    it, and every test file it names exists."""
+    readme = (TESTS / "README.md").read_text()
+    files = {p.name for p in TESTS.glob("test_*.py")}
+    unlisted = sorted(f for f in files if f"`{f}`" not in readme)
+    assert not unlisted, f"add to tests/README.md (by module or by question): {unlisted}"
+    named = set(re.findall(r"`(test_\w+\.py)`", readme))
+    assert named <= files, f"tests/README.md names missing files: {sorted(named - files)}"
+
+
+def test_tests_readme_maps_every_oracle_module() -> None:
+    """Each module named in ORACLE is in the README's table of differential families."""
+    readme = (TESTS / "README.md").read_text()
+    for family, row in ORACLE.items():
+        assert f"`{row.module}.py`" in readme, (family, row.module)
+
+
+def test_tests_readme_maps_every_package_module() -> None:
+    """Every module of the package is in the README's table by module, so its tests are
+    found from its name."""
+    readme = (TESTS / "README.md").read_text()
+    package = TESTS.parent / "ffn_calc"
+    modules = [p for p in package.glob("*.py") if not p.name.startswith("__")]
+    modules += [p for p in (package / "cli").glob("*.py") if not p.name.startswith("__")]
+    unmapped = sorted(
+        str(p.relative_to(package))
+        for p in modules
+        if f"`{p.name}`" not in readme and f"`{p.relative_to(package)}`" not in readme
+    )
+    assert not unmapped, f"add to tests/README.md's table by module: {unmapped}"
