@@ -11,6 +11,10 @@ T5: transformers 5 ties the head to `shared` whatever config.json says, while ff
 config.json (an untied head where it says tie_word_embeddings false, as T5 v1.1's does). The
 model transformers builds is compared with ffn-calc's count under the tie it really applies;
 the untied convention is checked apart: exactly vocab_size x d_model more, named in the note.
+
+The family's random tiny configs (`configs`) and the check of one case (`check_case`) run in
+the one harness, tests/test_oracle_cases.py, over the cases in tests/oracle_cases.py (random
+draws and explicit variants); this module holds them and the family's own tests.
 """
 
 from __future__ import annotations

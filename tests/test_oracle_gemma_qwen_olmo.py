@@ -7,6 +7,10 @@ heads); ffn-calc reads it with `--hf-config`, transformers builds the class name
 `architectures` from the same fields. Parameters come from `parameters()`, tensor names from
 `named_parameters()`, FLOPs from `torch.utils.flop_counter.FlopCounterMode` over a forward pass
 with eager attention, checkpoints from `save_pretrained`.
+
+The family's random tiny configs (`configs`) and the check of one case (`check_case`) run in
+the one harness, tests/test_oracle_cases.py, over the cases in tests/oracle_cases.py (random
+draws and explicit variants); this module holds them and the family's own tests.
 """
 
 from __future__ import annotations

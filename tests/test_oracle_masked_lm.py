@@ -5,6 +5,10 @@ case is a small random config.json, read by ffn-calc (`--hf-config`) and built b
 transformers class its `architectures` names: parameters from `parameters()`, tensor names
 and shapes from `named_parameters()`, FLOPs from `torch.utils.flop_counter.FlopCounterMode`
 over a CPU forward pass with eager attention, checkpoints from `save_pretrained`.
+
+The family's random tiny configs (`configs`) and the check of one case (`check_case`) run in
+the one harness, tests/test_oracle_cases.py, over the cases in tests/oracle_cases.py (random
+draws and explicit variants); this module holds them and the family's own tests.
 """
 
 from __future__ import annotations

@@ -9,6 +9,10 @@ defaults apply); ffn-calc reads it with `--hf-config`, transformers builds the c
 FLOPs from `torch.utils.flop_counter.FlopCounterMode` over a forward pass with eager attention
 and eager experts (transformers' default grouped_mm kernel hides the expert matmuls from the
 counter: see test_default_experts_kernel_hides_the_routed_matmuls).
+
+The family's random tiny configs (`configs`) and the check of one case (`check_case`) run in
+the one harness, tests/test_oracle_cases.py, over the cases in tests/oracle_cases.py (random
+draws and explicit variants); this module holds them and the family's own tests.
 """
 
 from __future__ import annotations

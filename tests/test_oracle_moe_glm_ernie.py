@@ -9,6 +9,10 @@ down_proj) and from the header of the `save_pretrained` checkpoint (one tensor p
 names ffn-calc lists); FLOPs from `torch.utils.flop_counter.FlopCounterMode` over a forward
 pass with eager attention and eager experts (each expert runs on the tokens routed to it: the
 top-k dispatch ffn-calc counts).
+
+The family's random tiny configs (`configs`) and the check of one case (`check_case`) run in
+the one harness, tests/test_oracle_cases.py, over the cases in tests/oracle_cases.py (random
+draws and explicit variants); this module holds them and the family's own tests.
 """
 
 from __future__ import annotations

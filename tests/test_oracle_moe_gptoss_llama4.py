@@ -14,6 +14,10 @@ gpt-oss's eager experts run only the routed tokens through each expert: FlopCoun
 ffn-calc's top-k dispatch exactly. Llama 4's experts run every token through every expert
 (zero-weighted where not routed): FlopCounterMode reports ffn-calc's figure plus
 2 x B x S x (n_experts - experts_per_token) x 3 x d_model x d_ff per MoE layer.
+
+The family's random tiny configs (`configs`) and the check of one case (`check_case`) run in
+the one harness, tests/test_oracle_cases.py, over the cases in tests/oracle_cases.py (random
+draws and explicit variants); this module holds them and the family's own tests.
 """
 
 from __future__ import annotations

@@ -11,6 +11,10 @@ keeps the experts fused in memory while checkpoints store them per expert, so na
 are compared twice: the file header `save_pretrained` writes against ffn-calc's inventory, and
 `named_parameters()` against the inventory with each layer's experts folded into the fused
 tensors.
+
+The family's random tiny configs (`configs`) and the check of one case (`check_case`) run in
+the one harness, tests/test_oracle_cases.py, over the cases in tests/oracle_cases.py (random
+draws and explicit variants); this module holds them and the family's own tests.
 """
 
 from __future__ import annotations

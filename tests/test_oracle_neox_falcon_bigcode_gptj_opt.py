@@ -7,6 +7,10 @@ and shapes from `named_parameters()`, FLOPs from `torch.utils.flop_counter.FlopC
 over a CPU forward pass with eager attention, the cache after a prefill, one decode step and
 generate() against kv_elements, decode_flops and generation_flops (`check_cache`, with the
 cache on), checkpoints from `save_pretrained`.
+
+The family's random tiny configs (`configs`) and the check of one case (`check_case`) run in
+the one harness, tests/test_oracle_cases.py, over the cases in tests/oracle_cases.py (random
+draws and explicit variants); this module holds them and the family's own tests.
 """
 
 from __future__ import annotations

@@ -6,6 +6,10 @@ and skip cleanly without it. Parameter counts come from the instantiated models,
 SDPA kernel for `torch.nn.Transformer`), tensor names from `named_parameters()`, checkpoints
 from `save_pretrained`. The transformers decoders also run with the cache on: the cache after a
 prefill, one decode step and generate() (`check_cache`); torch.nn.Transformer has no cache.
+
+The family's random tiny configs (`configs`) and the check of one case (`check_case`) run in
+the one harness, tests/test_oracle_cases.py, over the cases in tests/oracle_cases.py (random
+draws and explicit variants); this module holds them and the family's own tests.
 """
 
 from __future__ import annotations
