@@ -282,6 +282,9 @@ def test_save_pretrained_checkpoints(label: str, tmp_path: Path) -> None:
     check_verifies(save(model, tmp_path), cfg)
     config = json.loads((tmp_path / "config.json").read_text())
     key = "n_layer" if cfg.family == "gpt2" else "num_hidden_layers"
-    (tmp_path / "config.json").write_text(json.dumps({**config, key: config[key] + 1}))
+    more = {key: config[key] + 1}
+    if config.get("layer_types"):  # one type per layer (Qwen2's): the new layer's too
+        more["layer_types"] = [*config["layer_types"], config["layer_types"][-1]]
+    (tmp_path / "config.json").write_text(json.dumps({**config, **more}))
     r = verify(tmp_path)
     assert r.exit_code == 1 and r.json()["checkpoint"]["missing"]
