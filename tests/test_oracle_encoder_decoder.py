@@ -11,6 +11,10 @@ T5: transformers 5 ties the head to `shared` whatever config.json says, while ff
 config.json (an untied head where it says tie_word_embeddings false, as T5 v1.1's does). The
 model transformers builds is compared with ffn-calc's count under the tie it really applies;
 the untied convention is checked apart: exactly vocab_size x d_model more, named in the note.
+
+The family's random tiny configs (`configs`) and the check of one case (`check_case`) run in
+the one harness, tests/test_oracle_cases.py, over the cases in tests/oracle_cases.py (random
+draws and explicit variants); this module holds them and the family's own tests.
 """
 
 from __future__ import annotations
@@ -20,13 +24,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 from conftest import DATA  # noqa: E402
+from oracle_cases import classes  # noqa: E402
 from oracle_support import (  # noqa: E402
     build_hf,
     check_cache,
@@ -50,10 +54,7 @@ transformers.logging.set_verbosity_error()
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 COVERAGE: list[dict[str, Any]] = json.loads((DATA / "coverage.json").read_text())["cases"]
-HF_CLASSES = {
-    "t5": ("T5Config", "T5ForConditionalGeneration"),
-    "bart": ("BartConfig", "BartForConditionalGeneration"),
-}
+HF_CLASSES = classes("test_oracle_encoder_decoder")
 
 
 @st.composite
@@ -137,48 +138,45 @@ STRATEGIES = {"t5": t5_configs(), "bart": bart_configs()}
 FFN_KEYS = {"t5": ["d_ff"], "bart": ["encoder_ffn_dim", "decoder_ffn_dim"]}
 
 
-@pytest.mark.parametrize("family", sorted(HF_CLASSES))
-def test_random_configs_against_transformers(
-    family: str, tmp_path_factory: pytest.TempPathFactory
-) -> None:
-    @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
-    @given(
-        data=STRATEGIES[family], batch=st.integers(1, 2), s=st.integers(1, 9), t=st.integers(1, 9)
-    )
-    def check(data: dict[str, Any], batch: int, s: int, t: int) -> None:
-        out = tmp_path_factory.mktemp(family)
-        cfg = read_hub(family, data, out)
-        model = build(family, data)
-        built = as_built(cfg)
-        # (a) parameters, (b) names and shapes of the model transformers builds
-        assert sum(p.numel() for p in model.parameters()) == total_params(built)
-        assert param_shapes(model) == inventory_names(built)
-        # (c) forward FLOPs: encoder over S, decoder over T, cross-attention K/V over S
-        vocab = data["vocab_size"]
-        ids = token_ids(vocab, batch, s)
-        got = seq2seq_flops(model, ids, token_ids(vocab, batch, t))
-        assert got == forward_flops(cfg, Workload(batch=batch, seq_len=s, target_len=t))
-        # the cache after a prefill, one decode step, generate() (encoder once, start token)
-        check_cache(model, cfg, ids)
-        # The untied convention: a separate head, vocab_size x d_model more, stated in the note.
-        untied = data.get("tie_word_embeddings") is False
-        head = data["vocab_size"] * data["d_model"]
-        assert total_params(cfg) - total_params(built) == (head if untied and family == "t5" else 0)
-        assert (cfg.note is not None and f"{head:,} fewer" in cfg.note) == (
-            untied and family == "t5"
-        )
-        # (d) save_pretrained, then the checkpoint's header against its config.json
-        save(model, out)
-        if untied and family == "t5":  # transformers saved its tied head: the separate one lacks
-            r = verify(out)
-            assert r.exit_code == 1 and r.json()["checkpoint"]["missing"] == ["lm_head.weight"]
-            add_separate_head(out)
-        checkpoint = check_verifies(out, cfg)
-        if family == "bart":
-            assert checkpoint["buffers"] == ["final_logits_bias"]
-        check_wider_ffn_fails(out, FFN_KEYS[family])
+def configs(family: str) -> st.SearchStrategy[dict[str, Any]]:
+    """The harness's random configs (tests/test_oracle_cases.py), with their model_type."""
+    return STRATEGIES[family].map(lambda data: {"model_type": family, **data})
 
-    check()
+
+def check_case(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> None:
+    """One case through the harness (tests/test_oracle_cases.py): S source and T target
+    tokens."""
+    family = data["model_type"]
+    data = {k: v for k, v in data.items() if k not in ("model_type", "architectures")}
+    out = tmp
+    cfg = read_hub(family, data, out)
+    model = build(family, data)
+    built = as_built(cfg)
+    # (a) parameters, (b) names and shapes of the model transformers builds
+    assert sum(p.numel() for p in model.parameters()) == total_params(built)
+    assert param_shapes(model) == inventory_names(built)
+    # (c) forward FLOPs: encoder over S, decoder over T, cross-attention K/V over S
+    vocab = data["vocab_size"]
+    ids = token_ids(vocab, batch, s)
+    got = seq2seq_flops(model, ids, token_ids(vocab, batch, t))
+    assert got == forward_flops(cfg, Workload(batch=batch, seq_len=s, target_len=t))
+    # the cache after a prefill, one decode step, generate() (encoder once, start token)
+    check_cache(model, cfg, ids)
+    # The untied convention: a separate head, vocab_size x d_model more, stated in the note.
+    untied = data.get("tie_word_embeddings") is False
+    head = data["vocab_size"] * data["d_model"]
+    assert total_params(cfg) - total_params(built) == (head if untied and family == "t5" else 0)
+    assert (cfg.note is not None and f"{head:,} fewer" in cfg.note) == (untied and family == "t5")
+    # (d) save_pretrained, then the checkpoint's header against its config.json
+    save(model, out)
+    if untied and family == "t5":  # transformers saved its tied head: the separate one lacks
+        r = verify(out)
+        assert r.exit_code == 1 and r.json()["checkpoint"]["missing"] == ["lm_head.weight"]
+        add_separate_head(out)
+    checkpoint = check_verifies(out, cfg)
+    if family == "bart":
+        assert checkpoint["buffers"] == ["final_logits_bias"]
+    check_wider_ffn_fails(out, FFN_KEYS[family])
 
 
 # Presets and the coverage case each reproduces (tests/test_families.py PRESETS).

@@ -7,6 +7,10 @@ heads); ffn-calc reads it with `--hf-config`, transformers builds the class name
 `architectures` from the same fields. Parameters come from `parameters()`, tensor names from
 `named_parameters()`, FLOPs from `torch.utils.flop_counter.FlopCounterMode` over a forward pass
 with eager attention, checkpoints from `save_pretrained`.
+
+The family's random tiny configs (`configs`) and the check of one case (`check_case`) run in
+the one harness, tests/test_oracle_cases.py, over the cases in tests/oracle_cases.py (random
+draws and explicit variants); this module holds them and the family's own tests.
 """
 
 from __future__ import annotations
@@ -17,13 +21,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 from conftest import DATA  # noqa: E402
+from oracle_cases import case, classes  # noqa: E402
 from oracle_support import (  # noqa: E402
     build_hf,
     check_hub_config,
@@ -43,13 +47,7 @@ transformers.logging.set_verbosity_error()
 warnings.filterwarnings("ignore")
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
-CLASSES = {
-    "gemma": ("GemmaConfig", "GemmaForCausalLM"),
-    "gemma2": ("Gemma2Config", "Gemma2ForCausalLM"),
-    "gemma3_text": ("Gemma3TextConfig", "Gemma3ForCausalLM"),
-    "qwen3": ("Qwen3Config", "Qwen3ForCausalLM"),
-    "olmo2": ("Olmo2Config", "Olmo2ForCausalLM"),
-}
+CLASSES = classes("test_oracle_gemma_qwen_olmo")
 FAMILIES = sorted(CLASSES)
 # The configuration classes' num_key_value_heads for an absent field (None: the head count).
 KV_DEFAULT = {"gemma": 16, "gemma2": 4, "gemma3_text": 4, "qwen3": 32, "olmo2": None}
@@ -113,70 +111,20 @@ def config_jsons(draw: Any, family: str) -> dict[str, Any]:
     return out
 
 
-@pytest.mark.parametrize("family", FAMILIES)
-def test_random_configs_against_torch(
-    family: str, tmp_path_factory: pytest.TempPathFactory
-) -> None:
-    @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
-    @given(data=config_jsons(family), batch=st.integers(1, 2), s=st.integers(1, 9))
-    def each(data: dict[str, Any], batch: int, s: int) -> None:
-        check_hub_config(data, build, batch, s, tmp_path_factory.mktemp(family))
-
-    each()
+def configs(family: str) -> st.SearchStrategy[dict[str, Any]]:
+    """The harness's random configs (tests/test_oracle_cases.py)."""
+    return config_jsons(family)
 
 
-# Each family's rarest variants, always run (hypothesis may draw other ones).
-IDS = {"bos_token_id": 0, "eos_token_id": 0, "pad_token_id": None, "max_position_embeddings": 64}
-EXPLICIT: dict[str, dict[str, Any]] = {
-    "gemma defaults: head_dim 256, 16 kv heads, tied": {
-        "model_type": "gemma", "hidden_size": 32, "num_attention_heads": 16,
-        "intermediate_size": 24, "num_hidden_layers": 2, "vocab_size": 40, "hidden_act": "gelu",
-    },
-    "gemma biased, untied, MQA": {
-        "model_type": "gemma", "hidden_size": 24, "num_attention_heads": 4,
-        "num_key_value_heads": 1, "head_dim": 6, "intermediate_size": 20,
-        "num_hidden_layers": 2, "vocab_size": 40, "attention_bias": True,
-        "tie_word_embeddings": False,
-    },
-    "gemma2 untied, soft-capping off, GQA": {
-        "model_type": "gemma2", "hidden_size": 16, "num_attention_heads": 4,
-        "num_key_value_heads": 2, "head_dim": 8, "intermediate_size": 20,
-        "num_hidden_layers": 3, "vocab_size": 50, "tie_word_embeddings": False,
-        "attn_logit_softcapping": None, "final_logit_softcapping": None, "sliding_window": 2,
-    },
-    "gemma3_text biased, bidirectional, defaults": {
-        "model_type": "gemma3_text", "hidden_size": 16, "num_attention_heads": 4,
-        "intermediate_size": 20, "num_hidden_layers": 2, "vocab_size": 50,
-        "attention_bias": True, "use_bidirectional_attention": True, "sliding_window": 4,
-    },
-    "qwen3 defaults: head_dim 128, 32 kv heads": {
-        "model_type": "qwen3", "hidden_size": 8, "num_attention_heads": 32,
-        "intermediate_size": 12, "num_hidden_layers": 1, "vocab_size": 30,
-    },
-    "qwen3 null kv heads, biased, tied, sliding window": {
-        "model_type": "qwen3", "hidden_size": 24, "num_attention_heads": 3,
-        "num_key_value_heads": None, "head_dim": 4, "intermediate_size": 20,
-        "num_hidden_layers": 2, "vocab_size": 40, "attention_bias": True,
-        "tie_word_embeddings": True, "use_sliding_window": True, "sliding_window": 3,
-        "max_window_layers": 1,
-    },
-    "olmo2 GQA, head_dim, biased, tied": {
-        "model_type": "olmo2", "hidden_size": 20, "num_attention_heads": 4,
-        "num_key_value_heads": 2, "head_dim": 6, "intermediate_size": 28,
-        "num_hidden_layers": 2, "vocab_size": 60, "attention_bias": True,
-        "tie_word_embeddings": True,
-    },
-}  # fmt: skip
-
-
-@pytest.mark.parametrize("label", EXPLICIT)
-def test_explicit_variants(label: str, tmp_path: Path) -> None:
-    check_hub_config({**EXPLICIT[label], **IDS}, build, 2, 5, tmp_path)
+def check_case(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> None:
+    """One case through the harness: parameters, names and shapes, FLOPs, the cache, a
+    decode step, generate() and a save_pretrained checkpoint (`check_hub_config`)."""
+    check_hub_config(data, build, batch, s, tmp)
 
 
 def test_variants_change_the_counts(tmp_path: Path) -> None:
     """The flags and class defaults read are honoured: each changes the count as it should."""
-    gemma = {**EXPLICIT["gemma defaults: head_dim 256, 16 kv heads, tied"], **IDS}
+    gemma = case("gemma defaults: head_dim 256, 16 kv heads, tied")
     cfg = read(gemma, tmp_path)
     assert (cfg.head_size, cfg.kv_heads, cfg.tie_embeddings) == (256, 16, True)
     # Per layer Q, K, V, O = 4 x 32 x (16 x 256) = 524,288; gate/up/down 3 x 32 x 24 = 2,304;
@@ -192,12 +140,12 @@ def test_variants_change_the_counts(tmp_path: Path) -> None:
     assert total_params(read(g2, tmp_path)) - total_params(cfg) == 2 * 2 * 32
     # Gemma 3 over Gemma 2: q_norm and k_norm of [head_dim = 256] per layer, 2 layers.
     assert total_params(read(g3, tmp_path)) - total_params(read(g2, tmp_path)) == 2 * 2 * 256
-    qwen = {**EXPLICIT["qwen3 defaults: head_dim 128, 32 kv heads"], **IDS}
+    qwen = case("qwen3 defaults: head_dim 128, 32 kv heads")
     cfg = read(qwen, tmp_path)
     assert (cfg.head_size, cfg.kv_heads, cfg.tie_embeddings) == (128, 32, False)
-    null_kv = {**EXPLICIT["qwen3 null kv heads, biased, tied, sliding window"], **IDS}
+    null_kv = case("qwen3 null kv heads, biased, tied, sliding window")
     assert read(null_kv, tmp_path).kv_heads == 3  # null: the number of heads
-    olmo = {**EXPLICIT["olmo2 GQA, head_dim, biased, tied"], **IDS}
+    olmo = case("olmo2 GQA, head_dim, biased, tied")
     # Both have two [d_model] norms per layer; OLMo 2's q_norm is over 4 heads x 6 = 24 and its
     # k_norm over 2 x 6 = 12, Qwen3's are one [head_dim = 6] each: 2 layers x (36 - 12).
     as_qwen = read({**olmo, "model_type": "qwen3"}, tmp_path)

@@ -5,6 +5,10 @@ case is a small random config.json, read by ffn-calc (`--hf-config`) and built b
 transformers class its `architectures` names: parameters from `parameters()`, tensor names
 and shapes from `named_parameters()`, FLOPs from `torch.utils.flop_counter.FlopCounterMode`
 over a CPU forward pass with eager attention, checkpoints from `save_pretrained`.
+
+The family's random tiny configs (`configs`) and the check of one case (`check_case`) run in
+the one harness, tests/test_oracle_cases.py, over the cases in tests/oracle_cases.py (random
+draws and explicit variants); this module holds them and the family's own tests.
 """
 
 from __future__ import annotations
@@ -16,12 +20,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
+from oracle_cases import MAX_S, classes  # noqa: E402
 from oracle_support import (  # noqa: E402
     build_hf,
     check_counts,
@@ -38,13 +42,13 @@ transformers.logging.set_verbosity_error()
 warnings.filterwarnings("ignore")
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
-# model_type -> (config class, model class, the config.json key of the FFN width)
-CLASSES = {
-    "roberta": ("RobertaConfig", "RobertaForMaskedLM", "intermediate_size"),
-    "distilbert": ("DistilBertConfig", "DistilBertForMaskedLM", "hidden_dim"),
-    "albert": ("AlbertConfig", "AlbertForMaskedLM", "intermediate_size"),
+CLASSES = classes("test_oracle_masked_lm")
+# The config.json key of each family's FFN width.
+FFN_KEY = {
+    "roberta": "intermediate_size",
+    "distilbert": "hidden_dim",
+    "albert": "intermediate_size",
 }
-MAX_S = 9  # the longest forward pass; RoBERTa's positions start after its padding index (1)
 
 
 def _heads(draw: Any) -> tuple[int, int]:
@@ -109,64 +113,31 @@ def config_json(family: str) -> st.SearchStrategy[dict[str, Any]]:
 
 
 def build(data: dict[str, Any], device: str = "cpu") -> Any:
-    conf_name, model_name, _ = CLASSES[data["model_type"]]
+    conf_name, model_name = CLASSES[data["model_type"]]
     fields = {k: v for k, v in data.items() if k not in ("model_type", "architectures")}
     return build_hf(conf_name, model_name, fields, device)
 
 
-def check_against_transformers(
-    data: dict[str, Any], batch: int, s: int, tmp: pytest.TempPathFactory
-) -> None:
+def check_against_transformers(data: dict[str, Any], batch: int, s: int, tmp: Path) -> None:
     """(a) parameters, (b) names and shapes, (c) FLOPs, (d) the saved checkpoint."""
     family = data["model_type"]
     torch.manual_seed(0)
-    cfg = read(data, tmp.mktemp(family))
+    cfg = read(data, tmp / family)
     model = build(data).eval()
     check_counts(model, cfg, token_ids(data["vocab_size"], batch, s))
-    ckpt = save(model, tmp.mktemp(f"{family}-ckpt"))
+    ckpt = save(model, tmp / f"{family}-ckpt")
     check_verifies(ckpt, cfg)
-    check_wider_ffn_fails(ckpt, [CLASSES[family][2]])
+    check_wider_ffn_fails(ckpt, [FFN_KEY[family]])
 
 
-@pytest.mark.parametrize("family", sorted(CLASSES))
-def test_random_configs_against_transformers(
-    family: str, tmp_path_factory: pytest.TempPathFactory
-) -> None:
-    @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
-    @given(data=config_json(family), batch=st.integers(1, 2), s=st.integers(1, MAX_S))
-    def check(data: dict[str, Any], batch: int, s: int) -> None:
-        check_against_transformers(data, batch, s, tmp_path_factory)
-
-    check()
+def configs(family: str) -> st.SearchStrategy[dict[str, Any]]:
+    """The harness's random configs (tests/test_oracle_cases.py)."""
+    return config_json(family)
 
 
-# Layouts the random draws may miss: ALBERT's groups of several layers, applied unevenly
-# (3 steps over 2 groups: group 0 twice, group 1 once), and every head untied.
-EXPLICIT = {
-    "albert 2 groups of 2, 3 steps, untied": {
-        "model_type": "albert", "architectures": ["AlbertForMaskedLM"], "hidden_size": 16,
-        "num_attention_heads": 2, "num_hidden_layers": 3, "num_hidden_groups": 2,
-        "inner_group_num": 2, "embedding_size": 4, "intermediate_size": 24, "vocab_size": 30,
-        "max_position_embeddings": 16, "tie_word_embeddings": False, "pad_token_id": 0,
-    },
-    "roberta untied": {
-        "model_type": "roberta", "architectures": ["RobertaForMaskedLM"], "hidden_size": 16,
-        "num_attention_heads": 4, "num_hidden_layers": 2, "intermediate_size": 24,
-        "vocab_size": 30, "max_position_embeddings": 16, "type_vocab_size": 1,
-        "tie_word_embeddings": False, "pad_token_id": 1,
-    },
-    "distilbert untied, sinusoidal": {
-        "model_type": "distilbert", "architectures": ["DistilBertForMaskedLM"], "dim": 16,
-        "n_heads": 2, "n_layers": 2, "hidden_dim": 24, "vocab_size": 30,
-        "max_position_embeddings": 16, "sinusoidal_pos_embds": True,
-        "tie_word_embeddings": False, "pad_token_id": 0,
-    },
-}  # fmt: skip
-
-
-@pytest.mark.parametrize("label", EXPLICIT)
-def test_explicit_layouts(label: str, tmp_path_factory: pytest.TempPathFactory) -> None:
-    check_against_transformers(EXPLICIT[label], 2, 5, tmp_path_factory)
+def check_case(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> None:
+    """One case through the harness (tests/test_oracle_cases.py)."""
+    check_against_transformers(data, batch, s, tmp)
 
 
 @pytest.mark.parametrize("preset", ["roberta-base", "distilbert-base", "albert-base-v2"])

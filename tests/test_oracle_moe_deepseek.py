@@ -9,6 +9,10 @@ defaults apply); ffn-calc reads it with `--hf-config`, transformers builds the c
 FLOPs from `torch.utils.flop_counter.FlopCounterMode` over a forward pass with eager attention
 and eager experts (transformers' default grouped_mm kernel hides the expert matmuls from the
 counter: see test_default_experts_kernel_hides_the_routed_matmuls).
+
+The family's random tiny configs (`configs`) and the check of one case (`check_case`) run in
+the one harness, tests/test_oracle_cases.py, over the cases in tests/oracle_cases.py (random
+draws and explicit variants); this module holds them and the family's own tests.
 """
 
 from __future__ import annotations
@@ -22,7 +26,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 torch = pytest.importorskip("torch")
@@ -30,6 +33,7 @@ transformers = pytest.importorskip("transformers")
 safetensors = pytest.importorskip("safetensors")
 
 from conftest import DATA, run  # noqa: E402
+from oracle_cases import EXPLICIT, classes  # noqa: E402
 from oracle_support import (  # noqa: E402
     check_cache,
     counted_flops,
@@ -49,10 +53,7 @@ transformers.logging.set_verbosity_error()
 warnings.filterwarnings("ignore")
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
-CLASSES = {
-    "deepseek_v3": ("DeepseekV3Config", "DeepseekV3ForCausalLM"),
-    "deepseek_v2": ("DeepseekV2Config", "DeepseekV2ForCausalLM"),
-}
+CLASSES = classes("test_oracle_moe_deepseek")
 FAMILIES = sorted(CLASSES)
 
 
@@ -200,50 +201,14 @@ def check(data: dict[str, Any], batch: int, s: int, tmp: Path) -> None:
     assert r.json()["checkpoint"]["shape_mismatches"]
 
 
-@pytest.mark.parametrize("family", FAMILIES)
-def test_random_configs_against_torch(
-    family: str, tmp_path_factory: pytest.TempPathFactory
-) -> None:
-    @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
-    @given(data=config_jsons(family), batch=st.integers(1, 2), s=st.integers(1, 9))
-    def each(data: dict[str, Any], batch: int, s: int) -> None:
-        check(data, batch, s, tmp_path_factory.mktemp(family))
-
-    each()
+def configs(family: str) -> st.SearchStrategy[dict[str, Any]]:
+    """The harness's random configs (tests/test_oracle_cases.py)."""
+    return config_jsons(family)
 
 
-# Each family's rarest variants, always run (hypothesis may draw other ones).
-BASE = {
-    "num_hidden_layers": 3, "hidden_size": 32, "num_attention_heads": 4,
-    "num_key_value_heads": 4, "intermediate_size": 40, "moe_intermediate_size": 12,
-    "n_routed_experts": 8, "num_experts_per_tok": 2, "kv_lora_rank": 16,
-    "qk_nope_head_dim": 8, "qk_rope_head_dim": 4, "v_head_dim": 6, "vocab_size": 50,
-    "bos_token_id": 0, "eos_token_id": 0, "pad_token_id": None, "max_position_embeddings": 64,
-}  # fmt: skip
-EXPLICIT: dict[str, dict[str, Any]] = {
-    "deepseek_v3 low-rank Q, biased attention, 2 shared experts, tied": {
-        "model_type": "deepseek_v3", **BASE, "q_lora_rank": 24, "first_k_dense_replace": 1,
-        "n_shared_experts": 2, "n_group": 2, "topk_group": 1, "attention_bias": True,
-        "tie_word_embeddings": True,
-    },
-    "deepseek_v3 plain q_proj, every layer MoE, heads not dividing hidden_size": {
-        "model_type": "deepseek_v3", **BASE, "hidden_size": 30, "q_lora_rank": None,
-        "first_k_dense_replace": 0, "n_group": 4, "topk_group": 2,
-    },
-    "deepseek_v2 lite: plain q_proj, layer 0 dense, mlp_bias": {
-        "model_type": "deepseek_v2", **BASE, "q_lora_rank": None, "first_k_dense_replace": 1,
-        "mlp_bias": True, "moe_layer_freq": 1,
-    },
-    "deepseek_v2 low-rank Q, group-limited routing, every layer dense": {
-        "model_type": "deepseek_v2", **BASE, "q_lora_rank": 8, "first_k_dense_replace": 5,
-        "topk_method": "group_limited_greedy", "n_group": 4, "topk_group": 2,
-    },
-}  # fmt: skip
-
-
-@pytest.mark.parametrize("label", EXPLICIT)
-def test_explicit_variants(label: str, tmp_path: Path) -> None:
-    check(EXPLICIT[label], 2, 5, tmp_path)
+def check_case(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> None:
+    """One case through the harness (tests/test_oracle_cases.py)."""
+    check(data, batch, s, tmp)
 
 
 def test_variants_change_the_counts(tmp_path: Path) -> None:

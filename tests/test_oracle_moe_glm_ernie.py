@@ -9,6 +9,10 @@ down_proj) and from the header of the `save_pretrained` checkpoint (one tensor p
 names ffn-calc lists); FLOPs from `torch.utils.flop_counter.FlopCounterMode` over a forward
 pass with eager attention and eager experts (each expert runs on the tokens routed to it: the
 top-k dispatch ffn-calc counts).
+
+The family's random tiny configs (`configs`) and the check of one case (`check_case`) run in
+the one harness, tests/test_oracle_cases.py, over the cases in tests/oracle_cases.py (random
+draws and explicit variants); this module holds them and the family's own tests.
 """
 
 from __future__ import annotations
@@ -20,13 +24,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 from conftest import DATA  # noqa: E402
+from oracle_cases import case, classes  # noqa: E402
 from oracle_support import (  # noqa: E402
     check_cache,
     check_verifies,
@@ -52,10 +56,7 @@ transformers.logging.set_verbosity_error()
 warnings.filterwarnings("ignore")
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
-CLASSES = {
-    "glm4_moe": ("Glm4MoeConfig", "Glm4MoeForCausalLM"),
-    "ernie4_5_moe": ("Ernie4_5_MoeConfig", "Ernie4_5_MoeForCausalLM"),
-}
+CLASSES = classes("test_oracle_moe_glm_ernie")
 FAMILIES = sorted(CLASSES)
 # Where transformers keeps a checkpoint's name in memory (its conversion renames it on load).
 IN_MEMORY = {"mlp.moe_statics.": "mlp.gate.moe_statics."}
@@ -173,76 +174,56 @@ def check(data: dict[str, Any], batch: int, s: int, tmp: Path) -> ModelConfig:
     return cfg
 
 
-@pytest.mark.parametrize("family", FAMILIES)
-def test_random_configs_against_torch(
-    family: str, tmp_path_factory: pytest.TempPathFactory
-) -> None:
-    @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
-    @given(data=config_jsons(family), batch=st.integers(1, 2), s=st.integers(1, 9))
-    def each(data: dict[str, Any], batch: int, s: int) -> None:
-        check(data, batch, s, tmp_path_factory.mktemp(family))
-
-    each()
+def configs(family: str) -> st.SearchStrategy[dict[str, Any]]:
+    """The harness's random configs (tests/test_oracle_cases.py)."""
+    return config_jsons(family)
 
 
-# Each family's rarest variants, always run (hypothesis may draw other ones).
-IDS = {"bos_token_id": 0, "eos_token_id": 0, "pad_token_id": None, "max_position_embeddings": 64}
-GLM = {"model_type": "glm4_moe", "architectures": ["Glm4MoeForCausalLM"], "hidden_size": 16,
-       "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 4,
-       "intermediate_size": 24, "moe_intermediate_size": 6, "num_hidden_layers": 3,
-       "vocab_size": 40, "n_routed_experts": 4, "num_experts_per_tok": 2}  # fmt: skip
-ERNIE = {"model_type": "ernie4_5_moe", "architectures": ["Ernie4_5_MoeForCausalLM"],
-         "hidden_size": 16, "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": 4,
-         "intermediate_size": 20, "moe_intermediate_size": 6, "num_hidden_layers": 3,
-         "vocab_size": 40, "moe_num_experts": 4, "moe_k": 2}  # fmt: skip
-EXPLICIT: dict[str, dict[str, Any]] = {
-    "glm defaults: 1 dense layer, 1 shared expert, untied": GLM,
-    "glm all MoE, biased Q/K/V, qk norms, 2 shared experts, tied": {
-        **GLM, "first_k_dense_replace": 0, "attention_bias": True, "use_qk_norm": True,
-        "n_shared_experts": 2, "tie_word_embeddings": True,
-    },
-    "glm all dense (first_k_dense_replace beyond the layers)": {**GLM, "first_k_dense_replace": 5},
-    "ernie defaults: layer 0 dense, 2 shared experts, tied": ERNIE,
-    "ernie use_bias tied: biased head, unbiased experts": {**ERNIE, "use_bias": True},
-    "ernie use_bias untied, every other layer, no shared expert": {
-        **ERNIE, "use_bias": True, "tie_word_embeddings": False, "moe_layer_interval": 2,
-        "moe_layer_start_index": 0, "moe_num_shared_experts": 0,
-    },
-    "ernie MoE window 0..1": {**ERNIE, "moe_layer_start_index": 0, "moe_layer_end_index": 1},
-    "ernie all dense (start beyond the layers)": {**ERNIE, "moe_layer_start_index": 3},
-}  # fmt: skip
-
-
-@pytest.mark.parametrize("label", EXPLICIT)
-def test_explicit_variants(label: str, tmp_path: Path) -> None:
-    check({**EXPLICIT[label], **IDS}, 2, 5, tmp_path)
+def check_case(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> None:
+    """One case through the harness (tests/test_oracle_cases.py)."""
+    check(data, batch, s, tmp)
 
 
 def test_variants_change_the_counts(tmp_path: Path) -> None:
     """The flags and class defaults read are honoured: each changes the count as it should."""
     d, f, e, k, v = 16, 6, 4, 2, 40
     one = 3 * d * f  # one routed SwiGLU expert [f, d] x 3
-    glm = read({**GLM, **IDS}, tmp_path)
+    glm = read({**case("glm defaults: 1 dense layer, 1 shared expert, untied")}, tmp_path)
     assert glm.dense_ffn_layers == [0] and glm.shared_expert_d_ff == f  # the class defaults
     assert total_params(glm) - active_params(glm) == 2 * (e - k) * one  # 2 MoE layers
     # use_qk_norm: [head_dim = 4] on queries and keys in each of 3 layers.
-    qk = read({**GLM, **IDS, "use_qk_norm": True}, tmp_path)
+    qk = read(
+        {**case("glm defaults: 1 dense layer, 1 shared expert, untied"), "use_qk_norm": True},
+        tmp_path,
+    )
     assert total_params(qk) - total_params(glm) == 3 * 2 * 4
     # attention_bias: Q (4 x 4) and K, V (2 x 4) in each of 3 layers; never O.
-    biased = read({**GLM, **IDS, "attention_bias": True}, tmp_path)
+    biased = read(
+        {**case("glm defaults: 1 dense layer, 1 shared expert, untied"), "attention_bias": True},
+        tmp_path,
+    )
     assert total_params(biased) - total_params(glm) == 3 * (16 + 8 + 8)
     # No MoE layer left: the 2 MoE layers become dense SwiGLU of 24 (no router, experts).
-    dense = read({**GLM, **IDS, "first_k_dense_replace": 3}, tmp_path)
+    dense = read(
+        {
+            **case("glm defaults: 1 dense layer, 1 shared expert, untied"),
+            "first_k_dense_replace": 3,
+        },
+        tmp_path,
+    )
     moe_layer = d * e + e * one + 3 * d * f  # router, experts, one shared expert
     assert total_params(glm) - total_params(dense) == 2 * (moe_layer - 3 * d * 24)
     assert stored_buffers(glm) == 2 * e and stored_buffers(dense) == 0
 
-    ernie = read({**ERNIE, **IDS}, tmp_path)
+    ernie = read({**case("ernie defaults: layer 0 dense, 2 shared experts, tied")}, tmp_path)
     assert ernie.tie_embeddings and ernie.shared_expert_d_ff == 2 * f  # the class defaults
     assert ernie.dense_ffn_layers == [0]  # start 1, end -1 = the last layer
     # use_bias: Q, K, V, O (16 + 4 + 4 + 16) in 3 layers; the dense MLP's 20 + 20 + 16 in
     # layer 0; the shared experts' 12 + 12 + 16 in layers 1 and 2; lm_head [vocab_size].
-    biased = read({**ERNIE, **IDS, "use_bias": True}, tmp_path)
+    biased = read(
+        {**case("ernie defaults: layer 0 dense, 2 shared experts, tied"), "use_bias": True},
+        tmp_path,
+    )
     assert total_params(biased) - total_params(ernie) == 3 * 40 + 56 + 2 * 40 + v
     assert active_params(biased) - active_params(ernie) == 3 * 40 + 56 + 2 * 40 + v
     # The routing-score bias is a [1, n_experts] parameter in each MoE layer.
@@ -254,7 +235,7 @@ def test_variants_change_the_counts(tmp_path: Path) -> None:
 def test_glm_without_shared_expert_counts_nothing_for_it(tmp_path: Path) -> None:
     """n_shared_experts 0: transformers builds an empty [0, d_model] MLP (no parameters, no
     FLOPs); ffn-calc lists none."""
-    data = {**GLM, **IDS, "n_shared_experts": 0}
+    data = {**case("glm defaults: 1 dense layer, 1 shared expert, untied"), "n_shared_experts": 0}
     cfg = read(data, tmp_path)
     model = build(data).eval()
     assert sum(p.numel() for p in model.parameters()) == total_params(cfg)

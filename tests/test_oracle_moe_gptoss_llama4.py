@@ -14,6 +14,10 @@ gpt-oss's eager experts run only the routed tokens through each expert: FlopCoun
 ffn-calc's top-k dispatch exactly. Llama 4's experts run every token through every expert
 (zero-weighted where not routed): FlopCounterMode reports ffn-calc's figure plus
 2 x B x S x (n_experts - experts_per_token) x 3 x d_model x d_ff per MoE layer.
+
+The family's random tiny configs (`configs`) and the check of one case (`check_case`) run in
+the one harness, tests/test_oracle_cases.py, over the cases in tests/oracle_cases.py (random
+draws and explicit variants); this module holds them and the family's own tests.
 """
 
 from __future__ import annotations
@@ -24,13 +28,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 from conftest import DATA, run  # noqa: E402
+from oracle_cases import case, classes  # noqa: E402
 from oracle_support import (  # noqa: E402
     check_cache,
     check_counts,
@@ -57,10 +61,7 @@ transformers.logging.set_verbosity_error()
 warnings.filterwarnings("ignore")
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
-CLASSES = {
-    "gpt_oss": ("GptOssConfig", "GptOssForCausalLM"),
-    "llama4_text": ("Llama4TextConfig", "Llama4ForCausalLM"),
-}
+CLASSES = classes("test_oracle_moe_gptoss_llama4")
 FAMILIES = sorted(CLASSES)
 
 
@@ -163,62 +164,23 @@ def check(data: dict[str, Any], batch: int, s: int, tmp: Path) -> None:
     check_wider_ffn_fails(out, widths)
 
 
-@pytest.mark.parametrize("family", FAMILIES)
-def test_random_configs_against_torch(
-    family: str, tmp_path_factory: pytest.TempPathFactory
-) -> None:
-    @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
-    @given(data=config_jsons(family), batch=st.integers(1, 2), s=st.integers(1, 9))
-    def each(data: dict[str, Any], batch: int, s: int) -> None:
-        check(data, batch, s, tmp_path_factory.mktemp(family))
-
-    each()
+def configs(family: str) -> st.SearchStrategy[dict[str, Any]]:
+    """The harness's random configs (tests/test_oracle_cases.py)."""
+    return config_jsons(family)
 
 
-# Each family's rarest variants, always run (hypothesis may draw other ones).
-IDS = {"bos_token_id": 0, "eos_token_id": 0, "pad_token_id": None, "max_position_embeddings": 64}
-EXPLICIT: dict[str, dict[str, Any]] = {
-    "gpt_oss head_dim x heads != d_model, GQA, top-2 of 4, untied": {
-        "model_type": "gpt_oss", "hidden_size": 24, "num_attention_heads": 4,
-        "num_key_value_heads": 2, "head_dim": 8, "intermediate_size": 20,
-        "num_hidden_layers": 2, "vocab_size": 40, "num_local_experts": 4,
-        "num_experts_per_tok": 2, "tie_word_embeddings": False,
-    },
-    "gpt_oss no attention bias, tied, every expert": {
-        "model_type": "gpt_oss", "hidden_size": 16, "num_attention_heads": 2,
-        "num_key_value_heads": 1, "head_dim": 4, "intermediate_size": 12,
-        "num_hidden_layers": 3, "vocab_size": 30, "num_local_experts": 3,
-        "num_experts_per_tok": 3, "attention_bias": False, "tie_word_embeddings": True,
-    },
-    "llama4_text interleaved MoE (step 2), qk-norm, biased": {
-        "model_type": "llama4_text", "hidden_size": 32, "num_attention_heads": 4,
-        "num_key_value_heads": 2, "head_dim": 8, "intermediate_size": 16,
-        "intermediate_size_mlp": 40, "num_hidden_layers": 3, "vocab_size": 50,
-        "num_local_experts": 4, "num_experts_per_tok": 1, "interleave_moe_layer_step": 2,
-        "use_qk_norm": True, "attention_bias": True,
-    },
-    "llama4_text moe_layers listed, tied, top-2": {
-        "model_type": "llama4_text", "hidden_size": 16, "num_attention_heads": 2,
-        "head_dim": 8, "num_key_value_heads": 1, "intermediate_size": 12,
-        "intermediate_size_mlp": 20, "num_hidden_layers": 3, "vocab_size": 40,
-        "num_local_experts": 3, "num_experts_per_tok": 2, "moe_layers": [0, 2],
-        "tie_word_embeddings": True,
-    },
-}  # fmt: skip
-
-
-@pytest.mark.parametrize("label", EXPLICIT)
-def test_explicit_variants(label: str, tmp_path: Path) -> None:
-    check({**EXPLICIT[label], **IDS}, 2, 5, tmp_path)
+def check_case(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> None:
+    """One case through the harness (tests/test_oracle_cases.py)."""
+    check(data, batch, s, tmp)
 
 
 def test_variants_change_the_counts(tmp_path: Path) -> None:
     """The flags read are honoured: each changes the count by the tensors it adds."""
-    oss = {**EXPLICIT["gpt_oss head_dim x heads != d_model, GQA, top-2 of 4, untied"], **IDS}
+    oss = case("gpt_oss head_dim x heads != d_model, GQA, top-2 of 4, untied")
     # GptOssAttention without bias: q 32 + k 16 + v 16 + o 24 = 88 per layer, 2 layers: 176.
     biased, plain = read(oss, tmp_path), read({**oss, "attention_bias": False}, tmp_path)
     assert total_params(biased) - total_params(plain) == 176
-    llama4 = {**EXPLICIT["llama4_text moe_layers listed, tied, top-2"], **IDS}
+    llama4 = case("llama4_text moe_layers listed, tied, top-2")
     # Layer 1 turns MoE: dense 3 x 16 x 20 = 960 out; router 16 x 3 = 48, experts
     # 3 x 3 x 16 x 12 = 1,728 and shared expert 3 x 16 x 12 = 576 in: + 1,392.
     listed, every = read(llama4, tmp_path), read({**llama4, "moe_layers": [0, 1, 2]}, tmp_path)
@@ -232,7 +194,7 @@ def test_variants_change_the_counts(tmp_path: Path) -> None:
 
 
 def test_bad_fields_exit_2_naming_them(tmp_path: Path) -> None:
-    llama4 = {**EXPLICIT["llama4_text moe_layers listed, tied, top-2"], **IDS}
+    llama4 = case("llama4_text moe_layers listed, tied, top-2")
     path = tmp_path / "config.json"
     for bad, field in (
         ({**llama4, "moe_layers": [0, "2"]}, "moe_layers"),
@@ -251,7 +213,7 @@ def test_bad_fields_exit_2_naming_them(tmp_path: Path) -> None:
 def test_gpt_oss_mxfp4_checkpoint_is_reported(tmp_path: Path) -> None:
     """The released gpt-oss checkpoints store each expert matrix as MXFP4 blocks and scales
     (uint8): verify lists those names as unexpected, the bf16 tensors as missing, exits 1."""
-    data = {**EXPLICIT["gpt_oss head_dim x heads != d_model, GQA, top-2 of 4, untied"], **IDS}
+    data = case("gpt_oss head_dim x heads != d_model, GQA, top-2 of 4, untied")
     data |= {"hidden_size": 64, "intermediate_size": 32}  # multiples of the 32-value block
     save(build(data), tmp_path)
     tensors = load_file(str(tmp_path / "model.safetensors"))
@@ -281,7 +243,7 @@ def test_gpt_oss_mxfp4_checkpoint_is_reported(tmp_path: Path) -> None:
 def test_llama4_multimodal_checkpoint_names(tmp_path: Path) -> None:
     """The released Llama 4 checkpoints hold the text model under `language_model.` beside the
     vision tower: the text tensors match, the vision ones are listed as unexpected."""
-    data = {**EXPLICIT["llama4_text interleaved MoE (step 2), qk-norm, biased"], **IDS}
+    data = case("llama4_text interleaved MoE (step 2), qk-norm, biased")
     save(build(data), tmp_path)
     tensors = load_file(str(tmp_path / "model.safetensors"))
     tensors = {f"language_model.{k}": v for k, v in tensors.items()}

@@ -11,6 +11,10 @@ keeps the experts fused in memory while checkpoints store them per expert, so na
 are compared twice: the file header `save_pretrained` writes against ffn-calc's inventory, and
 `named_parameters()` against the inventory with each layer's experts folded into the fused
 tensors.
+
+The family's random tiny configs (`configs`) and the check of one case (`check_case`) run in
+the one harness, tests/test_oracle_cases.py, over the cases in tests/oracle_cases.py (random
+draws and explicit variants); this module holds them and the family's own tests.
 """
 
 from __future__ import annotations
@@ -24,13 +28,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 from conftest import DATA, run  # noqa: E402
+from oracle_cases import EXPLICIT, case, classes  # noqa: E402
 from oracle_support import (  # noqa: E402
     check_cache,
     counted_flops,
@@ -50,11 +54,7 @@ transformers.logging.set_verbosity_error()
 warnings.filterwarnings("ignore")
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
-CLASSES = {
-    "qwen2_moe": ("Qwen2MoeConfig", "Qwen2MoeForCausalLM"),
-    "qwen3_moe": ("Qwen3MoeConfig", "Qwen3MoeForCausalLM"),
-    "olmoe": ("OlmoeConfig", "OlmoeForCausalLM"),
-}
+CLASSES = classes("test_oracle_moe_qwen_olmoe")
 FAMILIES = sorted(CLASSES)
 # The configuration classes' num_key_value_heads for an absent field (None: the head count).
 KV_DEFAULT = {"qwen2_moe": 16, "qwen3_moe": 4, "olmoe": None}
@@ -190,70 +190,19 @@ def check(data: dict[str, Any], batch: int, s: int, tmp: Path) -> None:
     assert r.json()["checkpoint"]["shape_mismatches"]
 
 
-@pytest.mark.parametrize("family", FAMILIES)
-def test_random_configs_against_torch(
-    family: str, tmp_path_factory: pytest.TempPathFactory
-) -> None:
-    @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
-    @given(data=config_jsons(family), batch=st.integers(1, 2), s=st.integers(1, 9))
-    def each(data: dict[str, Any], batch: int, s: int) -> None:
-        check(data, batch, s, tmp_path_factory.mktemp(family))
-
-    each()
+def configs(family: str) -> st.SearchStrategy[dict[str, Any]]:
+    """The harness's random configs (tests/test_oracle_cases.py)."""
+    return config_jsons(family)
 
 
-# Each family's rarest variants, always run (hypothesis may draw other ones).
-IDS = {"bos_token_id": 0, "eos_token_id": 0, "pad_token_id": None, "max_position_embeddings": 64}
-EXPLICIT: dict[str, dict[str, Any]] = {
-    "qwen2_moe sparse step 2, MLP-only layer 3, GQA, tied": {
-        "model_type": "qwen2_moe", "hidden_size": 16, "num_attention_heads": 4,
-        "num_key_value_heads": 2, "num_hidden_layers": 4, "intermediate_size": 20,
-        "moe_intermediate_size": 6, "shared_expert_intermediate_size": 10, "num_experts": 4,
-        "num_experts_per_tok": 2, "decoder_sparse_step": 2, "mlp_only_layers": [3, 7],
-        "vocab_size": 40, "tie_word_embeddings": True,
-    },
-    "qwen2_moe defaults: 16 kv heads, Q/K/V biases, head_dim": {
-        "model_type": "qwen2_moe", "hidden_size": 20, "num_attention_heads": 16, "head_dim": 2,
-        "num_hidden_layers": 1, "intermediate_size": 8, "moe_intermediate_size": 6,
-        "shared_expert_intermediate_size": 4, "num_experts": 3, "num_experts_per_tok": 3,
-        "vocab_size": 30,
-    },
-    "qwen3_moe defaults: 4 kv heads, head_dim hidden / heads, both expert keys": {
-        "model_type": "qwen3_moe", "hidden_size": 32, "num_attention_heads": 8,
-        "num_hidden_layers": 2, "intermediate_size": 12, "moe_intermediate_size": 6,
-        "num_experts": 2, "num_local_experts": 3, "num_experts_per_tok": 2, "vocab_size": 30,
-        "mlp_only_layers": [0],
-    },
-    "qwen3_moe biased, tied, every layer dense": {
-        "model_type": "qwen3_moe", "hidden_size": 12, "num_attention_heads": 3,
-        "num_key_value_heads": 1, "head_dim": 4, "num_hidden_layers": 2,
-        "intermediate_size": 10, "moe_intermediate_size": 6, "num_experts": 2,
-        "num_experts_per_tok": 1, "decoder_sparse_step": 3, "attention_bias": True,
-        "tie_word_embeddings": True, "vocab_size": 30,
-    },
-    "qwen2_moe num_experts 0: a dense model": {
-        "model_type": "qwen2_moe", "hidden_size": 16, "num_attention_heads": 2,
-        "num_key_value_heads": 1, "num_hidden_layers": 2, "intermediate_size": 20,
-        "moe_intermediate_size": 6, "shared_expert_intermediate_size": 10, "num_experts": 0,
-        "num_experts_per_tok": 2, "vocab_size": 40,
-    },
-    "olmoe GQA, biased, tied, clip_qkv, num_local_experts": {
-        "model_type": "olmoe", "hidden_size": 24, "num_attention_heads": 4,
-        "num_key_value_heads": 2, "num_hidden_layers": 2, "intermediate_size": 14,
-        "num_local_experts": 4, "num_experts_per_tok": 2, "attention_bias": True,
-        "tie_word_embeddings": True, "clip_qkv": 2.0, "vocab_size": 50,
-    },
-}  # fmt: skip
-
-
-@pytest.mark.parametrize("label", EXPLICIT)
-def test_explicit_variants(label: str, tmp_path: Path) -> None:
-    check({**EXPLICIT[label], **IDS}, 2, 5, tmp_path)
+def check_case(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> None:
+    """One case through the harness (tests/test_oracle_cases.py)."""
+    check(data, batch, s, tmp)
 
 
 def test_variants_change_the_counts(tmp_path: Path) -> None:
     """The flags and class defaults read are honoured: each changes the count as it should."""
-    qwen2 = {**EXPLICIT["qwen2_moe sparse step 2, MLP-only layer 3, GQA, tied"], **IDS}
+    qwen2 = case("qwen2_moe sparse step 2, MLP-only layer 3, GQA, tied")
     cfg = read(qwen2, tmp_path)
     # Layers 0 and 2: (i + 1) odd, no multiple of 2; layer 3 MLP-only; 7 is no layer.
     assert (cfg.dense_ffn_layers, cfg.dense_d_ff, cfg.moe_layers(4)) == ([0, 2, 3], 20, 1)
@@ -268,14 +217,14 @@ def test_variants_change_the_counts(tmp_path: Path) -> None:
         "qwen2_moe num_experts 0: a dense model",
         "qwen3_moe biased, tied, every layer dense",
     ):
-        dense = read({**EXPLICIT[label], **IDS}, tmp_path)
+        dense = read(case(label), tmp_path)
         assert (dense.is_moe, dense.d_ff) == (False, EXPLICIT[label]["intermediate_size"])
     label = "qwen2_moe defaults: 16 kv heads, Q/K/V biases, head_dim"
-    defaults = read({**EXPLICIT[label], **IDS}, tmp_path)
+    defaults = read(case(label), tmp_path)
     assert (defaults.kv_heads, defaults.head_size, defaults.attention_bias) == (16, 2, True)
     assert not defaults.out_bias
     label = "qwen3_moe defaults: 4 kv heads, head_dim hidden / heads, both expert keys"
-    qwen3 = {**EXPLICIT[label], **IDS}
+    qwen3 = case(label)
     cfg = read(qwen3, tmp_path)
     # num_local_experts (3) wins over num_experts (2); head_dim 32 / 8 = 4, not Qwen3's 128.
     assert (cfg.n_experts, cfg.kv_heads, cfg.head_size) == (3, 4, 4)
@@ -294,7 +243,7 @@ def test_default_experts_kernel_hides_the_routed_matmuls(tmp_path: Path) -> None
     """transformers' default experts kernel on the CPU (grouped_mm) runs the routed experts as
     grouped matmuls FlopCounterMode does not see; eager experts run the top-k dispatch, which
     ffn-calc counts."""
-    data = {**EXPLICIT["qwen2_moe sparse step 2, MLP-only layer 3, GQA, tied"], **IDS}
+    data = case("qwen2_moe sparse step 2, MLP-only layer 3, GQA, tied")
     data["moe_intermediate_size"] = 8  # grouped_mm takes rows of a multiple of 16 bytes only
     cfg = read(data, tmp_path)
     ids = torch.randint(0, 40, (2, 5))
@@ -311,7 +260,7 @@ def test_default_experts_kernel_hides_the_routed_matmuls(tmp_path: Path) -> None
 
 
 def test_olmoe_refuses_a_head_dim_its_query_norm_cannot_take(tmp_path: Path) -> None:
-    data = {**EXPLICIT["olmoe GQA, biased, tied, clip_qkv, num_local_experts"], **IDS}
+    data = case("olmoe GQA, biased, tied, clip_qkv, num_local_experts")
     path = tmp_path / "config.json"
     path.write_text(json.dumps({**data, "head_dim": 8}, indent=2))
     r = run("params", "--hf-config", str(path))

@@ -7,6 +7,10 @@ and shapes from `named_parameters()`, FLOPs from `torch.utils.flop_counter.FlopC
 over a CPU forward pass with eager attention, the cache after a prefill, one decode step and
 generate() against kv_elements, decode_flops and generation_flops (`check_cache`, with the
 cache on), checkpoints from `save_pretrained`.
+
+The family's random tiny configs (`configs`) and the check of one case (`check_case`) run in
+the one harness, tests/test_oracle_cases.py, over the cases in tests/oracle_cases.py (random
+draws and explicit variants); this module holds them and the family's own tests.
 """
 
 from __future__ import annotations
@@ -18,13 +22,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 from conftest import DATA, run  # noqa: E402
+from oracle_cases import EXPLICIT, IDS, case, classes  # noqa: E402
 from oracle_support import (  # noqa: E402
     build_hf,
     check_counts,
@@ -47,15 +51,10 @@ transformers.logging.set_verbosity_error()
 warnings.filterwarnings("ignore")
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
-# model_type -> (config class, model class, the config.json key of the FFN width)
-CLASSES = {
-    "gpt_neox": ("GPTNeoXConfig", "GPTNeoXForCausalLM", "intermediate_size"),
-    "falcon": ("FalconConfig", "FalconForCausalLM", "ffn_hidden_size"),
-    "gpt_bigcode": ("GPTBigCodeConfig", "GPTBigCodeForCausalLM", "n_inner"),
-    "gptj": ("GPTJConfig", "GPTJForCausalLM", "n_inner"),
-    "opt": ("OPTConfig", "OPTForCausalLM", "ffn_dim"),
-}
-IDS = {"bos_token_id": 0, "eos_token_id": 0, "pad_token_id": None}
+CLASSES = classes("test_oracle_neox_falcon_bigcode_gptj_opt")
+# The config.json key of each family's FFN width.
+FFN_KEY = {"gpt_neox": "intermediate_size", "falcon": "ffn_hidden_size", "gpt_bigcode": "n_inner",
+           "gptj": "n_inner", "opt": "ffn_dim"}  # fmt: skip
 
 
 def _heads(draw: Any, head_dims: list[int]) -> tuple[int, int]:
@@ -175,7 +174,7 @@ def runs_forward(data: dict[str, Any]) -> bool:
 
 
 def build(data: dict[str, Any], device: str = "cpu") -> Any:
-    conf_name, model_name, _ = CLASSES[data["model_type"]]
+    conf_name, model_name = CLASSES[data["model_type"]]
     fields = {k: v for k, v in data.items() if k not in ("model_type", "architectures")}
     return build_hf(conf_name, model_name, fields, device)
 
@@ -192,75 +191,24 @@ def check(data: dict[str, Any], batch: int, s: int, tmp: Path) -> None:
     # (d) the saved checkpoint against its own config.json, then with a wrong FFN width
     ckpt = save(model, tmp / "checkpoint")
     check_verifies(ckpt, cfg)
-    check_wider_ffn_fails(ckpt, [CLASSES[family][2]], absent=4 * cfg.d_model)
+    check_wider_ffn_fails(ckpt, [FFN_KEY[family]], absent=4 * cfg.d_model)
 
 
-@pytest.mark.parametrize("family", sorted(CLASSES))
-def test_random_configs_against_transformers(
-    family: str, tmp_path_factory: pytest.TempPathFactory
-) -> None:
-    @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
-    @given(data=config_json(family), batch=st.integers(1, 2), s=st.integers(1, 9))
-    def each(data: dict[str, Any], batch: int, s: int) -> None:
-        check(data, batch, s, tmp_path_factory.mktemp(family))
-
-    each()
+def configs(family: str) -> st.SearchStrategy[dict[str, Any]]:
+    """The harness's random configs (tests/test_oracle_cases.py)."""
+    return config_json(family)
 
 
-# Each family's rarer layouts, always run (hypothesis may draw other ones).
-EXPLICIT: dict[str, dict[str, Any]] = {
-    "gpt_neox tied, no attention bias, sequential residual": {
-        "model_type": "gpt_neox", "hidden_size": 32, "num_attention_heads": 4,
-        "num_hidden_layers": 2, "intermediate_size": 40, "vocab_size": 50,
-        "attention_bias": False, "use_parallel_residual": False, "tie_word_embeddings": True,
-    },
-    "falcon-40b layout: new decoder, GQA, ln_attn and ln_mlp": {
-        "model_type": "falcon", "hidden_size": 32, "num_attention_heads": 4, "num_kv_heads": 2,
-        "num_hidden_layers": 2, "vocab_size": 50, "new_decoder_architecture": True,
-    },
-    "falcon-11b layout: new decoder, one parallel norm, untied": {
-        "model_type": "falcon", "hidden_size": 32, "num_attention_heads": 4, "num_kv_heads": 1,
-        "num_hidden_layers": 2, "vocab_size": 50, "new_decoder_architecture": True,
-        "num_ln_in_parallel_attn": 1, "ffn_hidden_size": 24, "tie_word_embeddings": False,
-    },
-    "falcon-rw layout: multi-head, sequential, biased, alibi": {
-        "model_type": "falcon", "hidden_size": 32, "num_attention_heads": 4,
-        "num_hidden_layers": 2, "vocab_size": 50, "multi_query": False, "parallel_attn": False,
-        "bias": True, "alibi": True,
-    },
-    "gpt_bigcode multi-head, untied": {
-        "model_type": "gpt_bigcode", "n_embd": 32, "n_head": 4, "n_layer": 2, "n_positions": 16,
-        "vocab_size": 50, "multi_query": False, "tie_word_embeddings": False,
-    },
-    "gptj tied head keeps its bias": {
-        "model_type": "gptj", "n_embd": 32, "n_head": 4, "n_layer": 2, "n_positions": 16,
-        "rotary_dim": 4, "vocab_size": 50, "tie_word_embeddings": True,
-    },
-    "opt-350m layout: narrow embedding, post-LN, no final norm": {
-        "model_type": "opt", "hidden_size": 32, "num_attention_heads": 4, "num_hidden_layers": 2,
-        "ffn_dim": 40, "max_position_embeddings": 16, "vocab_size": 50,
-        "word_embed_proj_dim": 16, "do_layer_norm_before": False,
-    },
-    "opt without affine norms or biases, untied": {
-        "model_type": "opt", "hidden_size": 32, "num_attention_heads": 4, "num_hidden_layers": 2,
-        "ffn_dim": 40, "max_position_embeddings": 16, "vocab_size": 50,
-        "layer_norm_elementwise_affine": False, "enable_bias": False,
-        "tie_word_embeddings": False,
-    },
-}  # fmt: skip
-
-
-@pytest.mark.parametrize("label", EXPLICIT)
-def test_explicit_variants(label: str, tmp_path: Path) -> None:
-    data = EXPLICIT[label]
-    check({"architectures": [CLASSES[data["model_type"]][1]], **IDS, **data}, 2, 5, tmp_path)
+def check_case(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> None:
+    """One case through the harness (tests/test_oracle_cases.py)."""
+    check({"architectures": [CLASSES[data["model_type"]][1]], **data}, batch, s, tmp)
 
 
 def test_variants_change_the_counts(tmp_path: Path) -> None:
     """The flags read are honoured: each changes the count by the tensors it adds."""
 
     def delta(label: str, **change: Any) -> int:
-        data = {**EXPLICIT[label], **IDS}
+        data = case(label)
         return total_params(read({**data, **change}, tmp_path)) - total_params(read(data, tmp_path))
 
     # GPTNeoXAttention: query_key_value bias [3 x 32] + dense bias [32], 2 layers: 2 x 128.
@@ -287,7 +235,7 @@ def test_neox_checkpoint_as_the_hub_holds_it(tmp_path: Path) -> None:
     buffers `attention.bias`, `attention.masked_bias` and `attention.rotary_emb.inv_freq`."""
     from safetensors.torch import load_file, save_file
 
-    data = {**EXPLICIT["gpt_neox tied, no attention bias, sequential residual"], **IDS}
+    data = case("gpt_neox tied, no attention bias, sequential residual")
     data["tie_word_embeddings"] = False
     save(build(data), tmp_path)
     tensors = load_file(tmp_path / "model.safetensors")

@@ -6,6 +6,10 @@ defaults apply); ffn-calc reads it with `--hf-config`, transformers builds the c
 `architectures` from the same fields. Parameters come from `parameters()`, tensor names from
 `named_parameters()`, FLOPs from `torch.utils.flop_counter.FlopCounterMode` over a forward pass
 with eager attention, checkpoints from `save_pretrained`.
+
+The family's random tiny configs (`configs`) and the check of one case (`check_case`) run in
+the one harness, tests/test_oracle_cases.py, over the cases in tests/oracle_cases.py (random
+draws and explicit variants); this module holds them and the family's own tests.
 """
 
 from __future__ import annotations
@@ -16,13 +20,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 from conftest import DATA  # noqa: E402
+from oracle_cases import case, classes  # noqa: E402
 from oracle_support import (  # noqa: E402
     build_hf,
     check_counts,
@@ -43,12 +47,7 @@ transformers.logging.set_verbosity_error()
 warnings.filterwarnings("ignore")
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
-CLASSES = {
-    "phi3": ("Phi3Config", "Phi3ForCausalLM"),
-    "starcoder2": ("Starcoder2Config", "Starcoder2ForCausalLM"),
-    "granite": ("GraniteConfig", "GraniteForCausalLM"),
-    "cohere": ("CohereConfig", "CohereForCausalLM"),
-}
+CLASSES = classes("test_oracle_phi_starcoder_granite_cohere")
 FAMILIES = sorted(CLASSES)
 
 
@@ -106,61 +105,23 @@ def config_jsons(draw: Any, family: str) -> dict[str, Any]:
     return out
 
 
-@pytest.mark.parametrize("family", FAMILIES)
-def test_random_configs_against_torch(
-    family: str, tmp_path_factory: pytest.TempPathFactory
-) -> None:
-    @settings(max_examples=10, deadline=None, suppress_health_check=list(HealthCheck))
-    @given(data=config_jsons(family), batch=st.integers(1, 2), s=st.integers(1, 9))
-    def each(data: dict[str, Any], batch: int, s: int) -> None:
-        check_hub_config(data, build, batch, s, tmp_path_factory.mktemp(family))
-
-    each()
+def configs(family: str) -> st.SearchStrategy[dict[str, Any]]:
+    """The harness's random configs (tests/test_oracle_cases.py)."""
+    return config_jsons(family)
 
 
-# Each family's rarest variants, always run (hypothesis may draw other ones).
-IDS = {"bos_token_id": 0, "eos_token_id": 0, "pad_token_id": None, "max_position_embeddings": 64}
-EXPLICIT: dict[str, dict[str, Any]] = {
-    "phi3 GQA, head_dim, tied, partial rotary": {
-        "model_type": "phi3", "hidden_size": 24, "num_attention_heads": 4,
-        "num_key_value_heads": 2, "head_dim": 8, "intermediate_size": 20,
-        "num_hidden_layers": 2, "vocab_size": 40, "tie_word_embeddings": True,
-        "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0,
-                            "partial_rotary_factor": 0.5},
-    },
-    "starcoder2 default kv heads (2), no bias, untied": {
-        "model_type": "starcoder2", "hidden_size": 32, "num_attention_heads": 4,
-        "intermediate_size": 24, "num_hidden_layers": 2, "vocab_size": 50, "use_bias": False,
-        "tie_word_embeddings": False,
-    },
-    "granite biased, untied, multipliers": {
-        "model_type": "granite", "hidden_size": 32, "num_attention_heads": 4,
-        "num_key_value_heads": 1, "intermediate_size": 40, "num_hidden_layers": 2,
-        "vocab_size": 60, "attention_bias": True, "mlp_bias": True,
-        "embedding_multiplier": 12.0, "residual_multiplier": 0.22,
-        "attention_multiplier": 0.015625, "logits_scaling": 8.0,
-    },
-    "cohere qk-norm, GQA, biased, untied": {
-        "model_type": "cohere", "hidden_size": 32, "num_attention_heads": 4,
-        "num_key_value_heads": 2, "intermediate_size": 40, "num_hidden_layers": 2,
-        "vocab_size": 60, "use_qk_norm": True, "attention_bias": True,
-        "tie_word_embeddings": False, "logit_scale": 0.0625,
-    },
-}  # fmt: skip
-
-
-@pytest.mark.parametrize("label", EXPLICIT)
-def test_explicit_variants(label: str, tmp_path: Path) -> None:
-    check_hub_config({**EXPLICIT[label], **IDS}, build, 2, 5, tmp_path)
+def check_case(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> None:
+    """One case through the harness (tests/test_oracle_cases.py)."""
+    check_hub_config(data, build, batch, s, tmp)
 
 
 def test_variants_change_the_counts(tmp_path: Path) -> None:
     """The flags read are honoured: each changes the count by the tensors it adds."""
-    cohere = {**EXPLICIT["cohere qk-norm, GQA, biased, untied"], **IDS}
+    cohere = case("cohere qk-norm, GQA, biased, untied")
     plain = read({**cohere, "use_qk_norm": False}, tmp_path)
     # CohereAttention: q_norm [4, 8] + k_norm [2, 8], weight only, 2 layers: 2 x (32 + 16) = 96.
     assert total_params(read(cohere, tmp_path)) - total_params(plain) == 96
-    starcoder = {**EXPLICIT["starcoder2 default kv heads (2), no bias, untied"], **IDS}
+    starcoder = case("starcoder2 default kv heads (2), no bias, untied")
     # Starcoder2Config.use_bias absent (true), num_key_value_heads absent (2; head_dim 8): per
     # layer q 32 + k 16 + v 16 + o 32 + c_fc 24 + c_proj 32 = 152 bias entries; 2 layers: 304.
     del starcoder["use_bias"]

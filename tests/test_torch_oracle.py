@@ -6,6 +6,10 @@ and skip cleanly without it. Parameter counts come from the instantiated models,
 SDPA kernel for `torch.nn.Transformer`), tensor names from `named_parameters()`, checkpoints
 from `save_pretrained`. The transformers decoders also run with the cache on: the cache after a
 prefill, one decode step and generate() (`check_cache`); torch.nn.Transformer has no cache.
+
+The family's random tiny configs (`configs`) and the check of one case (`check_case`) run in
+the one harness, tests/test_oracle_cases.py, over the cases in tests/oracle_cases.py (random
+draws and explicit variants); this module holds them and the family's own tests.
 """
 
 from __future__ import annotations
@@ -16,13 +20,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 from conftest import run  # noqa: E402
+from oracle_cases import EXPLICIT, case, classes, family_of  # noqa: E402
 from oracle_support import (  # noqa: E402
     check_cache,
     check_verifies,
@@ -44,14 +48,9 @@ transformers.logging.set_verbosity_error()
 warnings.filterwarnings("ignore")
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
-HF_CLASSES = {
-    "gpt2": ("GPT2Config", "GPT2LMHeadModel"),
-    "llama": ("LlamaConfig", "LlamaForCausalLM"),
-    "mistral": ("MistralConfig", "MistralForCausalLM"),
-    "qwen2": ("Qwen2Config", "Qwen2ForCausalLM"),
-    "mixtral": ("MixtralConfig", "MixtralForCausalLM"),
-    "bert": ("BertConfig", "BertModel"),
-}
+# The families built from ffn-calc's own model (tests/oracle_cases.py; torch.nn.Transformer
+# has no transformers class).
+HF_CLASSES = {f: c for f, c in classes("test_torch_oracle").items() if f != "transformer"}
 
 
 def hf_config(cfg: ModelConfig) -> Any:
@@ -219,47 +218,43 @@ def small_configs(family: str) -> st.SearchStrategy[ModelConfig]:
     return make()
 
 
-FAMILIES = ["gpt2", "llama", "mistral", "qwen2", "mixtral", "bert", "transformer"]
+def configs(family: str) -> st.SearchStrategy[ModelConfig]:
+    """The harness's random configs (tests/test_oracle_cases.py)."""
+    return small_configs(family)
 
 
-@pytest.mark.parametrize("family", FAMILIES)
-def test_random_configs_against_torch(
-    family: str, tmp_path_factory: pytest.TempPathFactory
-) -> None:
-    @settings(max_examples=30, deadline=None, suppress_health_check=list(HealthCheck))
-    @given(
-        cfg=small_configs(family), batch=st.integers(1, 2), s=st.integers(1, 9), t=st.integers(1, 9)
-    )
-    def check(cfg: ModelConfig, batch: int, s: int, t: int) -> None:
-        torch.manual_seed(0)
-        model = build(cfg)
-        if (
-            family != "transformer"
-        ):  # nn.Transformer's eval fast path is not seen by FlopCounterMode
-            model.eval()
-        assert sum(p.numel() for p in model.parameters()) == total_params(cfg)
-        if family != "mixtral":
-            assert param_names(model) == inventory_names(cfg)
-        target = t if family == "transformer" else None
-        got = torch_flops(cfg, model, batch, s, target, "cpu")
-        assert got == forward_flops(cfg, Workload(batch=batch, seq_len=s, target_len=target))
-        if cfg.architecture == "decoder-only":  # the cache, a decode step, generate()
-            check_cache(model, cfg, token_ids(cfg.vocab_size or 1, batch, s))
-        if family != "transformer":  # save_pretrained, then compare the file's header
-            out = save(model, tmp_path_factory.mktemp("ckpt"))
-            toml = out / "model.toml"
-            toml.write_text(dump_toml(cfg))
-            r = run("verify", "--config", str(toml), "--checkpoint", str(out), "-f", "json")
-            assert r.exit_code == 0, r.stdout
-            r = verify(out)
-            assert r.exit_code == 0, r.stdout
-            wrong = toml.read_text().replace(f"d_ff = {cfg.d_ff}", f"d_ff = {cfg.d_ff + 1}")
-            toml.write_text(wrong)
-            r = run("verify", "--config", str(toml), "--checkpoint", str(out), "-f", "json")
-            assert r.exit_code == 1
-            assert r.json()["checkpoint"]["shape_mismatches"]
-
-    check()
+def check_case(data: ModelConfig | dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> None:
+    """One case through the harness (tests/test_oracle_cases.py): parameters, names, FLOPs
+    (T target tokens for torch.nn.Transformer), a decoder's cache, decode step and
+    generate(), and the save_pretrained checkpoint against `verify --config` and
+    `verify --hf-config`, then with d_ff one wider."""
+    cfg = data if isinstance(data, ModelConfig) else ModelConfig.model_validate(data)
+    family = cfg.family
+    torch.manual_seed(0)
+    model = build(cfg)
+    if family != "transformer":  # nn.Transformer's eval fast path is not seen by FlopCounterMode
+        model.eval()
+    assert sum(p.numel() for p in model.parameters()) == total_params(cfg)
+    if family != "mixtral":
+        assert param_names(model) == inventory_names(cfg)
+    target = t if family == "transformer" else None
+    got = torch_flops(cfg, model, batch, s, target, "cpu")
+    assert got == forward_flops(cfg, Workload(batch=batch, seq_len=s, target_len=target))
+    if cfg.architecture == "decoder-only":  # the cache, a decode step, generate()
+        check_cache(model, cfg, token_ids(cfg.vocab_size or 1, batch, s))
+    if family != "transformer":  # save_pretrained, then compare the file's header
+        out = save(model, tmp / "ckpt")
+        toml = out / "model.toml"
+        toml.write_text(dump_toml(cfg))
+        r = run("verify", "--config", str(toml), "--checkpoint", str(out), "-f", "json")
+        assert r.exit_code == 0, r.stdout
+        r = verify(out)
+        assert r.exit_code == 0, r.stdout
+        wrong = toml.read_text().replace(f"d_ff = {cfg.d_ff}", f"d_ff = {cfg.d_ff + 1}")
+        toml.write_text(wrong)
+        r = run("verify", "--config", str(toml), "--checkpoint", str(out), "-f", "json")
+        assert r.exit_code == 1
+        assert r.json()["checkpoint"]["shape_mismatches"]
 
 
 def test_checkpoint_of_a_sharded_save(tmp_path: Path) -> None:
@@ -274,28 +269,22 @@ def test_checkpoint_of_a_sharded_save(tmp_path: Path) -> None:
     assert r.json()["checkpoint"]["checkpoint_params"] == 66_096  # the tiny Llama's header sum
 
 
-EXPLICIT = {
-    "llama tied and biased, GQA": {"family": "llama", "n_layers": 2, "d_model": 24, "n_heads": 6,
-        "n_kv_heads": 2, "head_dim": 6, "d_ff": 40, "activation": "swiglu", "norm": "rmsnorm",
-        "positions": "rotary", "vocab_size": 30, "tie_embeddings": True, "attention_bias": True,
-        "ffn_bias": True},
-    "gpt2 custom n_inner": {"family": "gpt2", "n_layers": 2, "d_model": 16, "n_heads": 2,
-        "d_ff": 50, "activation": "gelu_tanh", "attention_bias": True, "ffn_bias": True,
-        "positions": "learned", "max_positions": 16, "vocab_size": 30, "tie_embeddings": True},
-    "mixtral top-2 of 4": {"family": "mixtral", "n_layers": 1, "d_model": 16, "n_heads": 4,
-        "n_kv_heads": 1, "d_ff": 24, "activation": "swiglu", "norm": "rmsnorm",
-        "positions": "rotary", "vocab_size": 30, "n_experts": 4, "experts_per_token": 2},
-}  # fmt: skip
+# The explicit cases built from ffn-calc's model by a transformers class.
+SAVED = sorted(label for label, d in EXPLICIT.items() if family_of(d) in HF_CLASSES)
 
 
-@pytest.mark.parametrize("label", EXPLICIT)
+@pytest.mark.parametrize("label", SAVED)
 def test_save_pretrained_checkpoints(label: str, tmp_path: Path) -> None:
-    cfg = ModelConfig.model_validate(EXPLICIT[label])
+    """One layer more in the saved config.json: the checkpoint lacks its tensors."""
+    cfg = ModelConfig.model_validate(case(label))
     model = build(cfg)
     assert sum(p.numel() for p in model.parameters()) == total_params(cfg)
     check_verifies(save(model, tmp_path), cfg)
     config = json.loads((tmp_path / "config.json").read_text())
     key = "n_layer" if cfg.family == "gpt2" else "num_hidden_layers"
-    (tmp_path / "config.json").write_text(json.dumps({**config, key: config[key] + 1}))
+    more = {key: config[key] + 1}
+    if config.get("layer_types"):  # one type per layer (Qwen2's): the new layer's too
+        more["layer_types"] = [*config["layer_types"], config["layer_types"][-1]]
+    (tmp_path / "config.json").write_text(json.dumps({**config, **more}))
     r = verify(tmp_path)
     assert r.exit_code == 1 and r.json()["checkpoint"]["missing"]

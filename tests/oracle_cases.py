@@ -1,0 +1,438 @@
+"""The differential (oracle) cases of every family, as data: one table, read by one harness.
+
+No torch here: tests/test_families_covered.py reads this table without the `oracle` extra.
+
+- `ORACLE`: each family the differential tests build, with the transformers configuration and
+  model classes the counts equal, the module that draws its random tiny configs and checks a
+  case (`configs(family)`, `check_case(data, batch, s, t, tmp)`), the fields every tiny
+  config.json of the family holds, and how many random configs hypothesis draws.
+- `EXPLICIT`: each family's rarest variants, always run: label -> the config.json fields (a
+  `model_type`), or, for the families whose oracle builds from ffn-calc's own model, the
+  ModelConfig fields (a `family`).
+- `case(label)`: the whole config of one explicit case, as the check receives it.
+
+tests/test_oracle_cases.py runs every random draw and every explicit case through its
+family's `check_case`: parameters by tensor (`parameters()`, `named_parameters()`), forward
+FLOPs (FlopCounterMode), for decoders the cache after a prefill, one decode step and
+generate(), and the checkpoint `save_pretrained` writes (`ffn-calc verify`).
+
+Adding a family: its row in ORACLE, at least one EXPLICIT case, and a golden case in
+tests/data (tests/test_families_covered.py fails naming what is missing).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+Cases = dict[str, dict[str, Any]]
+
+# The longest random forward pass (RoBERTa's positions start after its padding index, so its
+# tiny configs hold MAX_S + 2 positions) and the longest encoder-decoder target.
+MAX_S = 9
+MAX_T = 9
+IDS: dict[str, Any] = {"bos_token_id": 0, "eos_token_id": 0, "pad_token_id": None}
+CAUSAL: dict[str, Any] = {**IDS, "max_position_embeddings": 64}
+
+
+@dataclass(frozen=True)
+class Oracle:
+    """One family's differential harness. `config`, `model`: transformers class names
+    (`model` alone for a torch module); `module`: the test module with `configs` and
+    `check_case`; `ids`: fields every explicit config.json gets unless it sets them;
+    `examples`: random configs drawn per run."""
+
+    config: str | None
+    model: str
+    module: str
+    ids: dict[str, Any] = field(default_factory=dict)
+    examples: int = 10
+
+
+_TORCH = "test_torch_oracle"
+_DENSE = "test_oracle_gemma_qwen_olmo"
+_PHI = "test_oracle_phi_starcoder_granite_cohere"
+_NEOX = "test_oracle_neox_falcon_bigcode_gptj_opt"
+_MLM = "test_oracle_masked_lm"
+_ENCDEC = "test_oracle_encoder_decoder"
+_DEEPSEEK = "test_oracle_moe_deepseek"
+_GLM = "test_oracle_moe_glm_ernie"
+_OSS = "test_oracle_moe_gptoss_llama4"
+_QMOE = "test_oracle_moe_qwen_olmoe"
+
+ORACLE: dict[str, Oracle] = {
+    # Built from ffn-calc's ModelConfig (tests/test_torch_oracle.py hf_config).
+    "gpt2": Oracle("GPT2Config", "GPT2LMHeadModel", _TORCH, examples=30),
+    "llama": Oracle("LlamaConfig", "LlamaForCausalLM", _TORCH, examples=30),
+    "mistral": Oracle("MistralConfig", "MistralForCausalLM", _TORCH, examples=30),
+    "qwen2": Oracle("Qwen2Config", "Qwen2ForCausalLM", _TORCH, examples=30),
+    "mixtral": Oracle("MixtralConfig", "MixtralForCausalLM", _TORCH, examples=30),
+    "bert": Oracle("BertConfig", "BertModel", _TORCH, examples=30),
+    "transformer": Oracle(None, "torch.nn.Transformer", _TORCH, examples=30),
+    # Built from a config.json by the class in `architectures`, read by `--hf-config`.
+    "gemma": Oracle("GemmaConfig", "GemmaForCausalLM", _DENSE, CAUSAL),
+    "gemma2": Oracle("Gemma2Config", "Gemma2ForCausalLM", _DENSE, CAUSAL),
+    "gemma3_text": Oracle("Gemma3TextConfig", "Gemma3ForCausalLM", _DENSE, CAUSAL),
+    "qwen3": Oracle("Qwen3Config", "Qwen3ForCausalLM", _DENSE, CAUSAL),
+    "olmo2": Oracle("Olmo2Config", "Olmo2ForCausalLM", _DENSE, CAUSAL),
+    "phi3": Oracle("Phi3Config", "Phi3ForCausalLM", _PHI, CAUSAL),
+    "starcoder2": Oracle("Starcoder2Config", "Starcoder2ForCausalLM", _PHI, CAUSAL),
+    "granite": Oracle("GraniteConfig", "GraniteForCausalLM", _PHI, CAUSAL),
+    "cohere": Oracle("CohereConfig", "CohereForCausalLM", _PHI, CAUSAL),
+    "gpt_neox": Oracle("GPTNeoXConfig", "GPTNeoXForCausalLM", _NEOX, IDS),
+    "falcon": Oracle("FalconConfig", "FalconForCausalLM", _NEOX, IDS),
+    "gpt_bigcode": Oracle("GPTBigCodeConfig", "GPTBigCodeForCausalLM", _NEOX, IDS),
+    "gptj": Oracle("GPTJConfig", "GPTJForCausalLM", _NEOX, IDS),
+    "opt": Oracle("OPTConfig", "OPTForCausalLM", _NEOX, IDS),
+    "roberta": Oracle("RobertaConfig", "RobertaForMaskedLM", _MLM),
+    "distilbert": Oracle("DistilBertConfig", "DistilBertForMaskedLM", _MLM),
+    "albert": Oracle("AlbertConfig", "AlbertForMaskedLM", _MLM),
+    "t5": Oracle("T5Config", "T5ForConditionalGeneration", _ENCDEC),
+    "bart": Oracle("BartConfig", "BartForConditionalGeneration", _ENCDEC),
+    "deepseek_v3": Oracle("DeepseekV3Config", "DeepseekV3ForCausalLM", _DEEPSEEK),
+    "deepseek_v2": Oracle("DeepseekV2Config", "DeepseekV2ForCausalLM", _DEEPSEEK),
+    "glm4_moe": Oracle("Glm4MoeConfig", "Glm4MoeForCausalLM", _GLM, CAUSAL),
+    "ernie4_5_moe": Oracle("Ernie4_5_MoeConfig", "Ernie4_5_MoeForCausalLM", _GLM, CAUSAL),
+    "gpt_oss": Oracle("GptOssConfig", "GptOssForCausalLM", _OSS, CAUSAL),
+    "llama4_text": Oracle("Llama4TextConfig", "Llama4ForCausalLM", _OSS, CAUSAL),
+    "qwen2_moe": Oracle("Qwen2MoeConfig", "Qwen2MoeForCausalLM", _QMOE, CAUSAL),
+    "qwen3_moe": Oracle("Qwen3MoeConfig", "Qwen3MoeForCausalLM", _QMOE, CAUSAL),
+    "olmoe": Oracle("OlmoeConfig", "OlmoeForCausalLM", _QMOE, CAUSAL),
+}
+
+
+def classes(module: str) -> dict[str, tuple[str, str]]:
+    """The families `module` checks: model_type -> (configuration class, model class)."""
+    return {f: (o.config or "", o.model) for f, o in ORACLE.items() if o.module == module}
+
+
+# --- the explicit cases, by family --------------------------------------------------------
+
+# ffn-calc's ModelConfig fields: transformers builds the model they describe.
+_MODEL_CONFIGS: Cases = {
+    "llama tied and biased, GQA": {"family": "llama", "n_layers": 2, "d_model": 24, "n_heads": 6,
+        "n_kv_heads": 2, "head_dim": 6, "d_ff": 40, "activation": "swiglu", "norm": "rmsnorm",
+        "positions": "rotary", "vocab_size": 30, "tie_embeddings": True, "attention_bias": True,
+        "ffn_bias": True},
+    "gpt2 custom n_inner": {"family": "gpt2", "n_layers": 2, "d_model": 16, "n_heads": 2,
+        "d_ff": 50, "activation": "gelu_tanh", "attention_bias": True, "ffn_bias": True,
+        "positions": "learned", "max_positions": 16, "vocab_size": 30, "tie_embeddings": True},
+    "mixtral top-2 of 4": {"family": "mixtral", "n_layers": 1, "d_model": 16, "n_heads": 4,
+        "n_kv_heads": 1, "d_ff": 24, "activation": "swiglu", "norm": "rmsnorm",
+        "positions": "rotary", "vocab_size": 30, "n_experts": 4, "experts_per_token": 2},
+    "mistral GQA, head_dim free of d_model, untied": {"family": "mistral", "n_layers": 2,
+        "d_model": 20, "n_heads": 4, "n_kv_heads": 2, "head_dim": 6, "d_ff": 28,
+        "activation": "swiglu", "norm": "rmsnorm", "positions": "rotary", "vocab_size": 30},
+    "qwen2 Q/K/V biases, no output bias, tied": {"family": "qwen2", "n_layers": 2,
+        "d_model": 16, "n_heads": 4, "n_kv_heads": 1, "head_dim": 4, "d_ff": 24,
+        "activation": "swiglu", "norm": "rmsnorm", "positions": "rotary", "vocab_size": 30,
+        "tie_embeddings": True, "attention_bias": True, "attention_out_bias": False},
+    "bert 2 token types, pooler": {"family": "bert", "architecture": "encoder-only",
+        "n_layers": 2, "d_model": 16, "n_heads": 2, "d_ff": 24, "vocab_size": 30,
+        "activation": "gelu", "attention_bias": True, "ffn_bias": True, "final_norm": False,
+        "embedding_norm": True, "positions": "learned", "max_positions": 16, "lm_head": False,
+        "pooler": True, "type_vocab_size": 2},
+    "transformer 2 encoder layers, 1 decoder layer": {"family": "transformer",
+        "architecture": "encoder-decoder", "n_layers": 2, "n_decoder_layers": 1, "d_model": 16,
+        "n_heads": 4, "d_ff": 24, "vocab_size": 30, "activation": "relu",
+        "attention_bias": True, "ffn_bias": True, "final_norm": False,
+        "positions": "sinusoidal", "tie_embeddings": True},
+}  # fmt: skip
+
+# Encoder-decoder config.json files: T5 untied with more decoder than encoder layers (the
+# separate head transformers does not build; generate()'s cache sized by the encoder), BART
+# with a head count and depth per stack.
+_ENCODER_DECODER: Cases = {
+    "t5 gated-gelu, untied, 2 encoder and 3 decoder layers": {
+        "model_type": "t5", "d_model": 16, "d_kv": 4, "num_heads": 3, "d_ff": 24,
+        "num_layers": 2, "num_decoder_layers": 3, "vocab_size": 40,
+        "feed_forward_proj": "gated-gelu", "relative_attention_num_buckets": 8,
+        "tie_word_embeddings": False,
+    },
+    "bart 4 and 2 heads, 2 and 1 layers, scaled embeddings, untied": {
+        "model_type": "bart", "d_model": 16, "encoder_attention_heads": 4,
+        "decoder_attention_heads": 2, "encoder_ffn_dim": 24, "decoder_ffn_dim": 24,
+        "encoder_layers": 2, "decoder_layers": 1, "vocab_size": 40,
+        "max_position_embeddings": 16, "activation_function": "gelu",
+        "scale_embedding": True, "tie_word_embeddings": False,
+    },
+}  # fmt: skip
+
+# config.json files as the Hub holds them (some fields absent: the class defaults apply).
+_GEMMA_QWEN3_OLMO2: Cases = {
+    "gemma defaults: head_dim 256, 16 kv heads, tied": {
+        "model_type": "gemma", "hidden_size": 32, "num_attention_heads": 16,
+        "intermediate_size": 24, "num_hidden_layers": 2, "vocab_size": 40, "hidden_act": "gelu",
+    },
+    "gemma biased, untied, MQA": {
+        "model_type": "gemma", "hidden_size": 24, "num_attention_heads": 4,
+        "num_key_value_heads": 1, "head_dim": 6, "intermediate_size": 20,
+        "num_hidden_layers": 2, "vocab_size": 40, "attention_bias": True,
+        "tie_word_embeddings": False,
+    },
+    "gemma2 untied, soft-capping off, GQA": {
+        "model_type": "gemma2", "hidden_size": 16, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "head_dim": 8, "intermediate_size": 20,
+        "num_hidden_layers": 3, "vocab_size": 50, "tie_word_embeddings": False,
+        "attn_logit_softcapping": None, "final_logit_softcapping": None, "sliding_window": 2,
+    },
+    "gemma3_text biased, bidirectional, defaults": {
+        "model_type": "gemma3_text", "hidden_size": 16, "num_attention_heads": 4,
+        "intermediate_size": 20, "num_hidden_layers": 2, "vocab_size": 50,
+        "attention_bias": True, "use_bidirectional_attention": True, "sliding_window": 4,
+    },
+    "qwen3 defaults: head_dim 128, 32 kv heads": {
+        "model_type": "qwen3", "hidden_size": 8, "num_attention_heads": 32,
+        "intermediate_size": 12, "num_hidden_layers": 1, "vocab_size": 30,
+    },
+    "qwen3 null kv heads, biased, tied, sliding window": {
+        "model_type": "qwen3", "hidden_size": 24, "num_attention_heads": 3,
+        "num_key_value_heads": None, "head_dim": 4, "intermediate_size": 20,
+        "num_hidden_layers": 2, "vocab_size": 40, "attention_bias": True,
+        "tie_word_embeddings": True, "use_sliding_window": True, "sliding_window": 3,
+        "max_window_layers": 1,
+    },
+    "olmo2 GQA, head_dim, biased, tied": {
+        "model_type": "olmo2", "hidden_size": 20, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "head_dim": 6, "intermediate_size": 28,
+        "num_hidden_layers": 2, "vocab_size": 60, "attention_bias": True,
+        "tie_word_embeddings": True,
+    },
+}  # fmt: skip
+
+_PHI_STARCODER_GRANITE_COHERE: Cases = {
+    "phi3 GQA, head_dim, tied, partial rotary": {
+        "model_type": "phi3", "hidden_size": 24, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "head_dim": 8, "intermediate_size": 20,
+        "num_hidden_layers": 2, "vocab_size": 40, "tie_word_embeddings": True,
+        "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0,
+                            "partial_rotary_factor": 0.5},
+    },
+    "starcoder2 default kv heads (2), no bias, untied": {
+        "model_type": "starcoder2", "hidden_size": 32, "num_attention_heads": 4,
+        "intermediate_size": 24, "num_hidden_layers": 2, "vocab_size": 50, "use_bias": False,
+        "tie_word_embeddings": False,
+    },
+    "granite biased, untied, multipliers": {
+        "model_type": "granite", "hidden_size": 32, "num_attention_heads": 4,
+        "num_key_value_heads": 1, "intermediate_size": 40, "num_hidden_layers": 2,
+        "vocab_size": 60, "attention_bias": True, "mlp_bias": True,
+        "embedding_multiplier": 12.0, "residual_multiplier": 0.22,
+        "attention_multiplier": 0.015625, "logits_scaling": 8.0,
+    },
+    "cohere qk-norm, GQA, biased, untied": {
+        "model_type": "cohere", "hidden_size": 32, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "intermediate_size": 40, "num_hidden_layers": 2,
+        "vocab_size": 60, "use_qk_norm": True, "attention_bias": True,
+        "tie_word_embeddings": False, "logit_scale": 0.0625,
+    },
+}  # fmt: skip
+
+_NEOX_FALCON_BIGCODE_GPTJ_OPT: Cases = {
+    "gpt_neox tied, no attention bias, sequential residual": {
+        "model_type": "gpt_neox", "hidden_size": 32, "num_attention_heads": 4,
+        "num_hidden_layers": 2, "intermediate_size": 40, "vocab_size": 50,
+        "attention_bias": False, "use_parallel_residual": False, "tie_word_embeddings": True,
+    },
+    "falcon-40b layout: new decoder, GQA, ln_attn and ln_mlp": {
+        "model_type": "falcon", "hidden_size": 32, "num_attention_heads": 4, "num_kv_heads": 2,
+        "num_hidden_layers": 2, "vocab_size": 50, "new_decoder_architecture": True,
+    },
+    "falcon-11b layout: new decoder, one parallel norm, untied": {
+        "model_type": "falcon", "hidden_size": 32, "num_attention_heads": 4, "num_kv_heads": 1,
+        "num_hidden_layers": 2, "vocab_size": 50, "new_decoder_architecture": True,
+        "num_ln_in_parallel_attn": 1, "ffn_hidden_size": 24, "tie_word_embeddings": False,
+    },
+    "falcon-rw layout: multi-head, sequential, biased, alibi": {
+        "model_type": "falcon", "hidden_size": 32, "num_attention_heads": 4,
+        "num_hidden_layers": 2, "vocab_size": 50, "multi_query": False, "parallel_attn": False,
+        "bias": True, "alibi": True,
+    },
+    "gpt_bigcode multi-head, untied": {
+        "model_type": "gpt_bigcode", "n_embd": 32, "n_head": 4, "n_layer": 2, "n_positions": 16,
+        "vocab_size": 50, "multi_query": False, "tie_word_embeddings": False,
+    },
+    "gptj tied head keeps its bias": {
+        "model_type": "gptj", "n_embd": 32, "n_head": 4, "n_layer": 2, "n_positions": 16,
+        "rotary_dim": 4, "vocab_size": 50, "tie_word_embeddings": True,
+    },
+    "opt-350m layout: narrow embedding, post-LN, no final norm": {
+        "model_type": "opt", "hidden_size": 32, "num_attention_heads": 4, "num_hidden_layers": 2,
+        "ffn_dim": 40, "max_position_embeddings": 16, "vocab_size": 50,
+        "word_embed_proj_dim": 16, "do_layer_norm_before": False,
+    },
+    "opt without affine norms or biases, untied": {
+        "model_type": "opt", "hidden_size": 32, "num_attention_heads": 4, "num_hidden_layers": 2,
+        "ffn_dim": 40, "max_position_embeddings": 16, "vocab_size": 50,
+        "layer_norm_elementwise_affine": False, "enable_bias": False,
+        "tie_word_embeddings": False,
+    },
+}  # fmt: skip
+
+_MASKED_LM = {
+    "albert 2 groups of 2, 3 steps, untied": {
+        "model_type": "albert", "architectures": ["AlbertForMaskedLM"], "hidden_size": 16,
+        "num_attention_heads": 2, "num_hidden_layers": 3, "num_hidden_groups": 2,
+        "inner_group_num": 2, "embedding_size": 4, "intermediate_size": 24, "vocab_size": 30,
+        "max_position_embeddings": 16, "tie_word_embeddings": False, "pad_token_id": 0,
+    },
+    "roberta untied": {
+        "model_type": "roberta", "architectures": ["RobertaForMaskedLM"], "hidden_size": 16,
+        "num_attention_heads": 4, "num_hidden_layers": 2, "intermediate_size": 24,
+        "vocab_size": 30, "max_position_embeddings": 16, "type_vocab_size": 1,
+        "tie_word_embeddings": False, "pad_token_id": 1,
+    },
+    "distilbert untied, sinusoidal": {
+        "model_type": "distilbert", "architectures": ["DistilBertForMaskedLM"], "dim": 16,
+        "n_heads": 2, "n_layers": 2, "hidden_dim": 24, "vocab_size": 30,
+        "max_position_embeddings": 16, "sinusoidal_pos_embds": True,
+        "tie_word_embeddings": False, "pad_token_id": 0,
+    },
+}  # fmt: skip
+
+_DEEPSEEK_BASE = {
+    "num_hidden_layers": 3, "hidden_size": 32, "num_attention_heads": 4,
+    "num_key_value_heads": 4, "intermediate_size": 40, "moe_intermediate_size": 12,
+    "n_routed_experts": 8, "num_experts_per_tok": 2, "kv_lora_rank": 16,
+    "qk_nope_head_dim": 8, "qk_rope_head_dim": 4, "v_head_dim": 6, "vocab_size": 50,
+    "bos_token_id": 0, "eos_token_id": 0, "pad_token_id": None, "max_position_embeddings": 64,
+}  # fmt: skip
+_DEEPSEEK: Cases = {
+    "deepseek_v3 low-rank Q, biased attention, 2 shared experts, tied": {
+        "model_type": "deepseek_v3", **_DEEPSEEK_BASE, "q_lora_rank": 24, "first_k_dense_replace": 1,
+        "n_shared_experts": 2, "n_group": 2, "topk_group": 1, "attention_bias": True,
+        "tie_word_embeddings": True,
+    },
+    "deepseek_v3 plain q_proj, every layer MoE, heads not dividing hidden_size": {
+        "model_type": "deepseek_v3", **_DEEPSEEK_BASE, "hidden_size": 30, "q_lora_rank": None,
+        "first_k_dense_replace": 0, "n_group": 4, "topk_group": 2,
+    },
+    "deepseek_v2 lite: plain q_proj, layer 0 dense, mlp_bias": {
+        "model_type": "deepseek_v2", **_DEEPSEEK_BASE, "q_lora_rank": None, "first_k_dense_replace": 1,
+        "mlp_bias": True, "moe_layer_freq": 1,
+    },
+    "deepseek_v2 low-rank Q, group-limited routing, every layer dense": {
+        "model_type": "deepseek_v2", **_DEEPSEEK_BASE, "q_lora_rank": 8, "first_k_dense_replace": 5,
+        "topk_method": "group_limited_greedy", "n_group": 4, "topk_group": 2,
+    },
+}  # fmt: skip
+
+_GLM = {"model_type": "glm4_moe", "architectures": ["Glm4MoeForCausalLM"], "hidden_size": 16,
+       "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 4,
+       "intermediate_size": 24, "moe_intermediate_size": 6, "num_hidden_layers": 3,
+       "vocab_size": 40, "n_routed_experts": 4, "num_experts_per_tok": 2}  # fmt: skip
+_ERNIE = {"model_type": "ernie4_5_moe", "architectures": ["Ernie4_5_MoeForCausalLM"],
+         "hidden_size": 16, "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": 4,
+         "intermediate_size": 20, "moe_intermediate_size": 6, "num_hidden_layers": 3,
+         "vocab_size": 40, "moe_num_experts": 4, "moe_k": 2}  # fmt: skip
+_GLM_ERNIE: Cases = {
+    "glm defaults: 1 dense layer, 1 shared expert, untied": _GLM,
+    "glm all MoE, biased Q/K/V, qk norms, 2 shared experts, tied": {
+        **_GLM, "first_k_dense_replace": 0, "attention_bias": True, "use_qk_norm": True,
+        "n_shared_experts": 2, "tie_word_embeddings": True,
+    },
+    "glm all dense (first_k_dense_replace beyond the layers)": {**_GLM, "first_k_dense_replace": 5},
+    "ernie defaults: layer 0 dense, 2 shared experts, tied": _ERNIE,
+    "ernie use_bias tied: biased head, unbiased experts": {**_ERNIE, "use_bias": True},
+    "ernie use_bias untied, every other layer, no shared expert": {
+        **_ERNIE, "use_bias": True, "tie_word_embeddings": False, "moe_layer_interval": 2,
+        "moe_layer_start_index": 0, "moe_num_shared_experts": 0,
+    },
+    "ernie MoE window 0..1": {**_ERNIE, "moe_layer_start_index": 0, "moe_layer_end_index": 1},
+    "ernie all dense (start beyond the layers)": {**_ERNIE, "moe_layer_start_index": 3},
+}  # fmt: skip
+
+_GPT_OSS_LLAMA4: Cases = {
+    "gpt_oss head_dim x heads != d_model, GQA, top-2 of 4, untied": {
+        "model_type": "gpt_oss", "hidden_size": 24, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "head_dim": 8, "intermediate_size": 20,
+        "num_hidden_layers": 2, "vocab_size": 40, "num_local_experts": 4,
+        "num_experts_per_tok": 2, "tie_word_embeddings": False,
+    },
+    "gpt_oss no attention bias, tied, every expert": {
+        "model_type": "gpt_oss", "hidden_size": 16, "num_attention_heads": 2,
+        "num_key_value_heads": 1, "head_dim": 4, "intermediate_size": 12,
+        "num_hidden_layers": 3, "vocab_size": 30, "num_local_experts": 3,
+        "num_experts_per_tok": 3, "attention_bias": False, "tie_word_embeddings": True,
+    },
+    "llama4_text interleaved MoE (step 2), qk-norm, biased": {
+        "model_type": "llama4_text", "hidden_size": 32, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "head_dim": 8, "intermediate_size": 16,
+        "intermediate_size_mlp": 40, "num_hidden_layers": 3, "vocab_size": 50,
+        "num_local_experts": 4, "num_experts_per_tok": 1, "interleave_moe_layer_step": 2,
+        "use_qk_norm": True, "attention_bias": True,
+    },
+    "llama4_text moe_layers listed, tied, top-2": {
+        "model_type": "llama4_text", "hidden_size": 16, "num_attention_heads": 2,
+        "head_dim": 8, "num_key_value_heads": 1, "intermediate_size": 12,
+        "intermediate_size_mlp": 20, "num_hidden_layers": 3, "vocab_size": 40,
+        "num_local_experts": 3, "num_experts_per_tok": 2, "moe_layers": [0, 2],
+        "tie_word_embeddings": True,
+    },
+}  # fmt: skip
+
+_QWEN_MOE_OLMOE: Cases = {
+    "qwen2_moe sparse step 2, MLP-only layer 3, GQA, tied": {
+        "model_type": "qwen2_moe", "hidden_size": 16, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "num_hidden_layers": 4, "intermediate_size": 20,
+        "moe_intermediate_size": 6, "shared_expert_intermediate_size": 10, "num_experts": 4,
+        "num_experts_per_tok": 2, "decoder_sparse_step": 2, "mlp_only_layers": [3, 7],
+        "vocab_size": 40, "tie_word_embeddings": True,
+    },
+    "qwen2_moe defaults: 16 kv heads, Q/K/V biases, head_dim": {
+        "model_type": "qwen2_moe", "hidden_size": 20, "num_attention_heads": 16, "head_dim": 2,
+        "num_hidden_layers": 1, "intermediate_size": 8, "moe_intermediate_size": 6,
+        "shared_expert_intermediate_size": 4, "num_experts": 3, "num_experts_per_tok": 3,
+        "vocab_size": 30,
+    },
+    "qwen3_moe defaults: 4 kv heads, head_dim hidden / heads, both expert keys": {
+        "model_type": "qwen3_moe", "hidden_size": 32, "num_attention_heads": 8,
+        "num_hidden_layers": 2, "intermediate_size": 12, "moe_intermediate_size": 6,
+        "num_experts": 2, "num_local_experts": 3, "num_experts_per_tok": 2, "vocab_size": 30,
+        "mlp_only_layers": [0],
+    },
+    "qwen3_moe biased, tied, every layer dense": {
+        "model_type": "qwen3_moe", "hidden_size": 12, "num_attention_heads": 3,
+        "num_key_value_heads": 1, "head_dim": 4, "num_hidden_layers": 2,
+        "intermediate_size": 10, "moe_intermediate_size": 6, "num_experts": 2,
+        "num_experts_per_tok": 1, "decoder_sparse_step": 3, "attention_bias": True,
+        "tie_word_embeddings": True, "vocab_size": 30,
+    },
+    "qwen2_moe num_experts 0: a dense model": {
+        "model_type": "qwen2_moe", "hidden_size": 16, "num_attention_heads": 2,
+        "num_key_value_heads": 1, "num_hidden_layers": 2, "intermediate_size": 20,
+        "moe_intermediate_size": 6, "shared_expert_intermediate_size": 10, "num_experts": 0,
+        "num_experts_per_tok": 2, "vocab_size": 40,
+    },
+    "olmoe GQA, biased, tied, clip_qkv, num_local_experts": {
+        "model_type": "olmoe", "hidden_size": 24, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "num_hidden_layers": 2, "intermediate_size": 14,
+        "num_local_experts": 4, "num_experts_per_tok": 2, "attention_bias": True,
+        "tie_word_embeddings": True, "clip_qkv": 2.0, "vocab_size": 50,
+    },
+}  # fmt: skip
+
+EXPLICIT: Cases = {
+    **_MODEL_CONFIGS,
+    **_ENCODER_DECODER,
+    **_GEMMA_QWEN3_OLMO2,
+    **_PHI_STARCODER_GRANITE_COHERE,
+    **_NEOX_FALCON_BIGCODE_GPTJ_OPT,
+    **_MASKED_LM,
+    **_DEEPSEEK,
+    **_GLM_ERNIE,
+    **_GPT_OSS_LLAMA4,
+    **_QWEN_MOE_OLMOE,
+}
+
+
+def family_of(data: dict[str, Any]) -> str:
+    """The family a case names: its config.json's model_type or its ModelConfig family."""
+    return str(data.get("model_type") or data["family"])
+
+
+def case(label: str) -> dict[str, Any]:
+    """The explicit case `label` as its check receives it: its family's `ids` under its own
+    fields."""
+    data = EXPLICIT[label]
+    return {**ORACLE[family_of(data)].ids, **data}
