@@ -39,6 +39,13 @@ EmbeddingProjection = Literal["tokens", "all"]
 
 GATED_ACTIVATIONS = frozenset({"swiglu", "geglu"})
 
+
+def ffn_biases(width: int, d_model: int, gated: bool) -> int:
+    """The biases of one FFN (a dense FFN, one expert, a shared expert) of this width: gated
+    b_gate and b_up [width] and b_down [d_model]; plain b1 [width] and b2 [d_model]."""
+    return (2 * width + d_model) if gated else (width + d_model)
+
+
 _set = object.__setattr__  # frozen models are written once, when made
 
 

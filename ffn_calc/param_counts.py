@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ffn_calc.config import ModelConfig
+from ffn_calc.config import ModelConfig, ffn_biases
 from ffn_calc.i18n import N_, Text, say
 from ffn_calc.terms import Term, term, total
 
@@ -141,13 +141,13 @@ def moe_terms(cfg: ModelConfig) -> list[Term]:
     mats = 3 if cfg.gated else 2
     out.append(term(g, "experts", f"n_experts x {mats} x d_model x d_ff", e, mats, d, f))
     if cfg.routed_expert_bias:
-        biases = (2 * f + d) if cfg.gated else (f + d)
+        biases = ffn_biases(f, d, cfg.gated)
         out.append(term(g, "expert biases", "n_experts x (biases of one expert)", e, biases))
     if cfg.shared_expert_d_ff is not None:
         fs = cfg.shared_expert_d_ff
         out.append(term(g, "shared expert", f"{mats} x d_model x shared_expert_d_ff", mats, d, fs))
         if cfg.ffn_bias:
-            biases = (2 * fs + d) if cfg.gated else (fs + d)
+            biases = ffn_biases(fs, d, cfg.gated)
             out.append(term(g, "shared expert biases", "biases of the shared expert", biases))
         if cfg.shared_expert_gate:
             out.append(term(g, "shared expert gate", "d_model x 1", d, 1))
@@ -184,9 +184,7 @@ def expert_params(cfg: ModelConfig) -> int:
     if cfg.n_experts is None:
         return 0
     mats = 3 if cfg.gated else 2
-    biases = ((2 * cfg.d_ff + cfg.d_model) if cfg.gated else (cfg.d_ff + cfg.d_model)) * (
-        cfg.routed_expert_bias
-    )
+    biases = ffn_biases(cfg.d_ff, cfg.d_model, cfg.gated) if cfg.routed_expert_bias else 0
     return mats * cfg.d_model * cfg.d_ff + biases
 
 

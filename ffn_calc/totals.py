@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ffn_calc.config import GATED_ACTIVATIONS, ModelConfig
+from ffn_calc.config import GATED_ACTIVATIONS, ModelConfig, ffn_biases
 
 if TYPE_CHECKING:
     from ffn_calc.flop_counts import Workload
@@ -89,26 +89,24 @@ def param_components(cfg: ModelConfig) -> dict[str, int]:
         if cfg.router_score_bias == "parameter":
             main += e  # router score bias [n_experts]
         main += e * mats * d * f  # experts [n_experts, mats, d, d_ff]
-        expert_bias = cfg.expert_bias
-        routed_bias = fb if expert_bias is None else expert_bias  # default ffn_bias
-        if routed_bias:
-            main += e * ((2 * f + d) if mats == 3 else (f + d))  # expert biases
+        if cfg.routed_expert_bias:  # expert_bias, default ffn_bias
+            main += e * ffn_biases(f, d, mats == 3)  # expert biases
         fs = cfg.shared_expert_d_ff
         if fs is not None:
             main += mats * d * fs  # shared expert [mats, d, shared_expert_d_ff]
             if fb:
-                main += (2 * fs + d) if mats == 3 else (fs + d)  # shared expert biases
+                main += ffn_biases(fs, d, mats == 3)  # shared expert biases
             if cfg.shared_expert_gate:
                 main += d  # shared expert gate [1, d]
         n_dense = len(cfg.dense_ffn_layers)
         fd = cfg.dense_d_ff or f
         dense = mats * d * fd  # dense layers: gate/up/down or W1/W2 [d, dense_d_ff]
         if fb:
-            dense += (2 * fd + d) if mats == 3 else (fd + d)  # their biases
+            dense += ffn_biases(fd, d, mats == 3)  # their biases
     else:
         main = mats * d * f  # gate/up/down or W1/W2 [d, d_ff]
         if fb:
-            main += (2 * f + d) if mats == 3 else (f + d)  # b_gate, b_up [d_ff]; b_down [d]
+            main += ffn_biases(f, d, mats == 3)  # b_gate, b_up [d_ff]; b_down [d]
         n_dense = dense = 0
 
     # --- the stacks: layers weighted by how many hold parameters of their own --------------

@@ -177,3 +177,19 @@ def test_sweep_metric_help_is_the_metrics_table() -> None:
         assert f"{shown}: {kind.help}" in METRIC_HELP, name
     listed = re.findall(r"(?:^|[:;] )([a-z_]+)(?:@[SL])?: ", METRIC_HELP)
     assert listed == list(METRICS)
+
+
+def test_the_ffn_biases_are_written_once() -> None:
+    # One FFN's biases (gated: b_gate, b_up [d_ff], b_down [d_model]; plain: b1, b2) are
+    # config.ffn_biases: the closed forms call it rather than writing the sum again. The
+    # torch-free instantiation (instantiate.py) stays independent on purpose.
+    import re
+    from pathlib import Path
+
+    pattern = re.compile(r"\(2 \* \w+ \+ \w+\) if")
+    package = Path(__file__).parent.parent / "ffn_calc"
+    for path in package.glob("*.py"):
+        if path.name in ("instantiate.py",):
+            continue
+        hits = pattern.findall(path.read_text(encoding="utf-8"))
+        assert not hits, f"{path.name} writes an FFN's biases again: {hits}"
