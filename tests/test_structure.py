@@ -85,3 +85,43 @@ def test_a_command_imports_only_the_family_it_uses() -> None:
     assert out.strip() == "['ffn_calc.families.base', 'ffn_calc.families.gpt2']"
     out = run_python(code.format(args="'params', '--preset', 'gpt2-small', '-f', 'json'"))
     assert out.strip() == "[]"
+
+
+def test_no_import_cycle() -> None:
+    """No module of the package imports, directly or through others, a module that imports it
+    back: every import counts, at the top or inside a function (a lazy import is still an
+    edge a reader follows)."""
+    import ast
+    from pathlib import Path
+
+    package = Path(__file__).parent.parent / "ffn_calc"
+    modules: dict[str, Path] = {}
+    for path in package.rglob("*.py"):
+        parts = path.relative_to(package.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        modules[name] = path
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("ffn_calc"):
+                base = node.module or ""
+                for alias in node.names:
+                    full = f"{base}.{alias.name}"
+                    graph[name].add(full if full in modules else base)
+            elif isinstance(node, ast.Import):
+                graph[name] |= {a.name for a in node.names if a.name.startswith("ffn_calc")}
+        graph[name] = {m for m in graph[name] if m in modules and m != name}
+
+    def reaches(start: str, goal: str) -> bool:
+        seen, todo = set(), list(graph[start])
+        while todo:
+            m = todo.pop()
+            if m == goal:
+                return True
+            if m not in seen:
+                seen.add(m)
+                todo += graph[m]
+        return False
+
+    cycles = sorted((a, b) for a in graph for b in graph[a] if reaches(b, a))
+    assert not cycles, f"import cycles (module, the module it imports that leads back): {cycles}"

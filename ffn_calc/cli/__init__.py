@@ -9,8 +9,17 @@ import os
 import sys
 
 from ffn_calc.cli import commands as _commands  # noqa: F401  (registers the commands)
+from ffn_calc.cli import exercise as _exercise  # noqa: F401  (registers the exercise group)
 from ffn_calc.cli import sweep as _sweep  # noqa: F401
-from ffn_calc.cli.app import COMMANDS, EXIT_OUTPUT_ERROR, build_app, drop_stdout, quiet_stderr, say
+from ffn_calc.cli.app import (
+    COMMANDS,
+    EXIT_OUTPUT_ERROR,
+    GROUPS,
+    build_app,
+    drop_stdout,
+    quiet_stderr,
+    say,
+)
 
 WRITE_ERRORS = {errno.ENOSPC, errno.EIO, errno.EFBIG, errno.EDQUOT}
 
@@ -28,7 +37,7 @@ def main() -> None:
         sys.exit(EXIT_OUTPUT_ERROR)
     name = sys.argv[1] if len(sys.argv) > 1 else None
     completing = "_FFN_CALC_COMPLETE" in os.environ  # the shell asks for completions
-    one = name in COMMANDS or name == "exercise"
+    one = name in COMMANDS or name in GROUPS
     try:
         build_app(name if one and not completing else None)()
     except UnicodeEncodeError as exc:  # a write that no command caught (see app.fit)

@@ -32,12 +32,23 @@ APP_HELP = "Exact parameter and FLOP counts for Transformers, with the FFN set a
 # Every command, registered on the app by name. Building a Typer command costs time at each
 # start (Typer inspects every parameter), so `main` builds only the command that was asked for.
 COMMANDS: dict[str, Callable[..., None]] = {}
+# Groups of sub-commands (`exercise list|show|check|solve`): name -> (help, a function that
+# builds the group's Typer app), registered by their modules as the commands are.
+GROUPS: dict[str, tuple[str, Callable[[], typer.Typer]]] = {}
 
 
 def command(name: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
     def register(func: Callable[..., None]) -> Callable[..., None]:
         COMMANDS[name] = func
         return func
+
+    return register
+
+
+def group(name: str, help: str) -> Callable[[Callable[[], typer.Typer]], Callable[[], typer.Typer]]:
+    def register(build: Callable[[], typer.Typer]) -> Callable[[], typer.Typer]:
+        GROUPS[name] = (help, build)
+        return build
 
     return register
 
@@ -85,18 +96,13 @@ def build_app(only: str | None = None) -> typer.Typer:
     for name, func in COMMANDS.items():
         if only is None or name == only:
             new.command(name)(with_metavars(with_lang(func)))
-    if only is None or only == "exercise":
-        from ffn_calc.cli.exercise import exercise_app
-
-        sub = exercise_app()
-        for info in sub.registered_commands:
-            if info.callback is not None:
-                info.callback = with_metavars(with_lang(info.callback))
-        new.add_typer(
-            sub,
-            name="exercise",
-            help="Homework exercises: list, show, check an answer, solve.",
-        )
+    for name, (help_text, build) in GROUPS.items():
+        if only is None or name == only:
+            sub = build()
+            for info in sub.registered_commands:
+                if info.callback is not None:
+                    info.callback = with_metavars(with_lang(info.callback))
+            new.add_typer(sub, name=name, help=help_text)
     return new
 
 

@@ -5,7 +5,16 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ffn_calc.cli.app import Format, FormatOpt, emit, output_errors, user_errors, views, write
+from ffn_calc.cli.app import (
+    Format,
+    FormatOpt,
+    emit,
+    group,
+    output_errors,
+    user_errors,
+    views,
+    write,
+)
 
 if TYPE_CHECKING:
     from ffn_calc.exercises import ExerciseResult
@@ -68,6 +77,7 @@ def _emit(result: "ExerciseResult", lines: list[str], fmt: Format) -> None:
     emit(result, lambda: views().exercise_result_tables(result), fmt)
 
 
+@group("exercise", "Homework exercises: list, show, check an answer, solve.")
 def exercise_app() -> typer.Typer:
     """The `exercise` sub-commands: list, show, check, solve."""
     sub = typer.Typer(no_args_is_help=True, rich_markup_mode="rich")
