@@ -37,7 +37,7 @@ from ffn_calc.choices import RECIPES as RECIPES  # re-exported: the recipes live
 from ffn_calc.choices import RECOMPUTE as RECOMPUTE
 from ffn_calc.config import ModelConfig
 from ffn_calc.errors import UsageError
-from ffn_calc.i18n import N_
+from ffn_calc.i18n import N_, Text, say
 
 
 @dataclass(frozen=True)
@@ -102,8 +102,8 @@ def state_bytes_per_param(recipe: str, dp: int) -> tuple[int, int]:
 @dataclass(frozen=True)
 class ActTerm:
     component: str  # attention_projections | attention_scores | ffn | norm | embedding | logits
-    name: str
-    formula: str
+    name: str | Text  # a message (translated where shown); str() is the English
+    formula: str | Text
     bytes: int  # per layer (or the model, outside the layers), whole micro-batch, before TP
     sharded: bool  # divided by TP (sequence parallelism divides every term)
 
@@ -183,18 +183,25 @@ def layer_terms(cfg: ModelConfig, s: int, b: int, kind: LayerKind | None = None)
         out += _attention_terms(cfg, s, b, True)
     out.append(ActTerm("ffn", N_("FFN input"), "2sbh", 2 * sb * h, False))
     per_unit = 8 if cfg.gated else 4  # gate, up, act(gate), product | act input, act output
-    unit = "gate, up, act, product: 8sb" if cfg.gated else "activation input and output: 4sb"
+    words = say(N_("gate, up, act, product") if cfg.gated else N_("activation input and output"))
+    unit = f"{per_unit}sb"
+
+    def hidden(symbols: str, experts: int = 1) -> Text:
+        if experts > 1:
+            return say(N_("{words}: {symbols} x {count} experts"), words=words, symbols=symbols,
+                       count=str(experts))  # fmt: skip
+        return say(N_("{words}: {symbols}"), words=words, symbols=symbols)
+
     if kind.kind == "MoE" or (cfg.is_moe and not kind.kind):
         k = cfg.experts_per_token or 1
-        label = f"{unit}f" + (f" x {k} experts" if k > 1 else "")
-        out.append(ActTerm("ffn", N_("hidden"), label, per_unit * sb * cfg.d_ff * k, True))
+        out.append(ActTerm("ffn", N_("hidden"), hidden(f"{unit}f", k), per_unit * sb * cfg.d_ff * k, True))  # fmt: skip
         if cfg.shared_expert_d_ff is not None:  # every token also passes the shared expert
             fs = cfg.shared_expert_d_ff
             out.append(
                 ActTerm(
                     "ffn",
                     N_("shared expert hidden"),
-                    f"{unit}(shared_expert_d_ff)",
+                    hidden(f"{unit}(shared_expert_d_ff)"),
                     per_unit * sb * fs,
                     True,
                 )
@@ -202,11 +209,17 @@ def layer_terms(cfg: ModelConfig, s: int, b: int, kind: LayerKind | None = None)
     else:
         f = cfg.dense_d_ff or cfg.d_ff if kind.kind == "dense FFN" else cfg.d_ff
         width = "f" if f == cfg.d_ff else "(dense_d_ff)"
-        out.append(ActTerm("ffn", N_("hidden"), f"{unit}{width}", per_unit * sb * f, True))
+        out.append(ActTerm("ffn", N_("hidden"), hidden(f"{unit}{width}"), per_unit * sb * f, True))
     out.append(ActTerm("ffn", N_("FFN dropout mask"), "sbh", sb * h, False))
     norms = cfg.norms_per_layer + (1 if kind.cross else 0)
     out.append(
-        ActTerm("norm", f"{norms} norm inputs", f"{norms} x 2sbh", norms * 2 * sb * h, False)
+        ActTerm(
+            "norm",
+            say(N_("{count} norm inputs"), count=str(norms)),
+            f"{norms} x 2sbh",
+            norms * 2 * sb * h,
+            False,
+        )
     )
     return out
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-from pydantic import Field
+from pydantic import Field, PrivateAttr
 
 from ffn_calc import param_counts as pm
 from ffn_calc import training as tr
 from ffn_calc.config import ModelConfig
-from ffn_calc.i18n import N_
+from ffn_calc.i18n import N_, Text
 from ffn_calc.report import Number, exact, num
 from ffn_calc.result import Result
 
@@ -31,6 +31,16 @@ class ActivationTerm(Result):
     name: str
     formula: str
     bytes: int = Field(description="one layer (or the model, outside the layers), one GPU")
+    # The name and formula as messages (not in JSON), for a view to show in the reader's
+    # language; None for a term read back from JSON (name and formula are then shown as read).
+    _name: str | Text | None = PrivateAttr(None)
+    _formula: str | Text | None = PrivateAttr(None)
+
+    def shown_name(self) -> str | Text:
+        return self.name if self._name is None else self._name
+
+    def shown_formula(self) -> str | Text:
+        return self.formula if self._formula is None else self._formula
 
 
 class TrainingLayerKind(Result):
@@ -88,11 +98,13 @@ class TrainingReport(Result):
 
 
 def _terms(terms: list[tr.ActTerm], par: tr.Parallel) -> list[ActivationTerm]:
-    return [
-        ActivationTerm(component=t.component, name=t.name, formula=t.formula,
-                       bytes=tr.per_gpu(t, par))
-        for t in terms
-    ]  # fmt: skip
+    out = []
+    for t in terms:
+        term = ActivationTerm(component=t.component, name=str(t.name), formula=str(t.formula),
+                              bytes=tr.per_gpu(t, par))  # fmt: skip
+        term._name, term._formula = t.name, t.formula
+        out.append(term)
+    return out
 
 
 def _activations(

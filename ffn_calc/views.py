@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import TYPE_CHECKING, Literal
 
-from ffn_calc.i18n import N_, _, language, shown
+from ffn_calc.i18n import N_, Text, _, language, shown
 from ffn_calc.report import (
     CAUSAL_PAIRS,
     CROSSOVER_CONVENTION,
@@ -384,30 +384,23 @@ def params_tables(r: ParamsReport, explain: bool = False) -> list[Table]:
     return tables
 
 
-# Words inside a formula (param_counts' and training's terms), translated where the formula
-# is shown; its symbols and numbers read the same in every language.
-FORMULA_PIECES = (
-    N_("biases of one expert"),
-    N_("gate, up, act, product"),
-    N_("activation input and output"),
-)
-_EXPERTS = re.compile(r"\bx (\d+) experts\b")
-_NORM_INPUTS = re.compile(r"(\d+) norm inputs")
+# Words inside param_counts' term formulas, translated where the formula is shown; its
+# symbols and numbers read the same in every language. (Training's formulas are messages.)
+FORMULA_PIECES = (N_("biases of one expert"),)
 
 
 def _formula(text: str) -> str:
-    """A formula in the current language: FORMULA_PIECES and "x 2 experts" translated."""
+    """A formula in the current language: FORMULA_PIECES translated."""
     if not _cjk():
         return text
     for piece in FORMULA_PIECES:
         text = text.replace(piece, _(piece))
-    return _EXPERTS.sub(lambda m: _("x {count} experts").format(count=m[1]), text)
+    return text
 
 
-def _activation_term(name: str) -> str:
-    """A stored activation's name (training.layer_terms): "2 norm inputs" has its count."""
-    m = _NORM_INPUTS.fullmatch(name)
-    return _("{count} norm inputs").format(count=m[1]) if m else _(name)
+def _activation_term(name: str | Text) -> str:
+    """A stored activation's name (training.layer_terms): a message, or a plain msgid."""
+    return name.shown() if isinstance(name, Text) else _(name)
 
 
 def _explain(name: str, formula: str, numbers: str, value: int) -> str:
@@ -1165,8 +1158,8 @@ def _explain_act(x: ActivationTerm) -> str:
         _("{name}: {formula} = {bytes} byte ({component})"),
         _("{name}: {formula} = {bytes} bytes ({component})"),
     ).format(
-        name=_activation_term(x.name),
-        formula=_formula(x.formula),
+        name=_activation_term(x.shown_name()),
+        formula=shown(x.shown_formula()),
         bytes=f"{x.bytes:,}",
         component=_component(x.component),
     )
