@@ -31,9 +31,9 @@ if TYPE_CHECKING:
         sweep,
         training_memory,
     )
-    from ffn_calc.config import ModelConfig
     from ffn_calc.errors import ConfigError, FfnCalcError, FileError, UsageError
-    from ffn_calc.sweeps import Sweep
+    from ffn_calc.model.config import ModelConfig
+    from ffn_calc.sweeps.run import Sweep
 
 __all__ = [
     "ConfigError",
@@ -59,8 +59,8 @@ __all__ = [
 ]
 
 _HOME = {
-    "ModelConfig": "ffn_calc.config",
-    "Sweep": "ffn_calc.sweeps",
+    "ModelConfig": "ffn_calc.model.config",
+    "Sweep": "ffn_calc.sweeps.run",
     "FfnCalcError": "ffn_calc.errors",
     "ConfigError": "ffn_calc.errors",
     "FileError": "ffn_calc.errors",

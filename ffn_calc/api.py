@@ -2,8 +2,8 @@
 
     import ffn_calc
     model = ffn_calc.load(preset="llama-2-7b")
-    ffn_calc.param_counts(model).total_params          # 6738415616
-    ffn_calc.flop_counts(model, seq_len=4096).forward_flops
+    ffn_calc.counts.params(model).total_params          # 6738415616
+    ffn_calc.counts.flops(model, seq_len=4096).forward_flops
 
 Each function returns the result model that the matching command dumps with `--format json`
 (`report.model_dump()` is that JSON). Bad input raises ffn_calc.FfnCalcError (ConfigError,
@@ -24,24 +24,24 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ffn_calc.config import MAX_SIZE, ModelConfig
 from ffn_calc.errors import UsageError
 from ffn_calc.files import shown
-from ffn_calc.i18n import _
-from ffn_calc.result import Result
+from ffn_calc.i18n.translate import _
+from ffn_calc.model.config import MAX_SIZE, ModelConfig
+from ffn_calc.reports.base import Result
 
 if TYPE_CHECKING:
-    from ffn_calc.comparison import CompareReport
-    from ffn_calc.inference_report import (
+    from ffn_calc.reports.compare import CompareReport
+    from ffn_calc.reports.inference import (
         DecodeCrossoverReport,
         DecodeReport,
         GenerationReport,
         KvReport,
         MemoryReport,
     )
-    from ffn_calc.report import CrossoverReport, FlopsReport, ParamsReport
-    from ffn_calc.sweeps import Sweep, Value
-    from ffn_calc.training_report import TrainingReport
+    from ffn_calc.reports.params import CrossoverReport, FlopsReport, ParamsReport
+    from ffn_calc.reports.training import TrainingReport
+    from ffn_calc.sweeps.run import Sweep, Value
 
 # The public names are listed once, in ffn_calc/__init__.py, which loads them from here.
 
@@ -136,7 +136,7 @@ def load(
 
     Fields alone start from what the size flags start from: one layer, d_ff = 4 x d_model,
     biases on (`load(d_model=4096, n_heads=32)`)."""
-    from ffn_calc.presets import resolve_model
+    from ffn_calc.model.sources import resolve_model
 
     preset = _optional_text("preset", preset)
     config_path = _optional_path("config", config)
@@ -158,14 +158,14 @@ def load(
 
 def preset_names() -> list[str]:
     """The shipped preset names."""
-    from ffn_calc.presets import preset_names
+    from ffn_calc.model.sources import preset_names
 
     return preset_names()
 
 
 def params(model: ModelConfig) -> ParamsReport:
     """`ffn-calc params`: parameters per component and per layer kind."""
-    from ffn_calc.report import params_report
+    from ffn_calc.reports.params import params_report
 
     return params_report(_model(model))
 
@@ -180,8 +180,8 @@ def flops(
     unit: str = "flops",
 ) -> FlopsReport:
     """`ffn-calc flops`: forward and training FLOPs at batch B and sequence length S."""
-    from ffn_calc.flop_counts import Workload
-    from ffn_calc.report import flops_report
+    from ffn_calc.counts.flops import Workload
+    from ffn_calc.reports.params import flops_report
 
     w = Workload(
         batch=_size("batch", batch), seq_len=_size("seq_len", seq_len),
@@ -200,7 +200,7 @@ def decode(
     unit: str = "flops",
 ) -> DecodeReport:
     """`ffn-calc flops --decode`: one decode step with `context` tokens cached."""
-    from ffn_calc.inference_report import decode_report
+    from ffn_calc.reports.inference import decode_report
 
     return decode_report(
         _model(model), _size("batch", batch), _size("context", context),
@@ -219,7 +219,7 @@ def generate(
     unit: str = "flops",
 ) -> GenerationReport:
     """`ffn-calc flops --seq-len PROMPT --generate NEW`: the prefill and the decode steps."""
-    from ffn_calc.inference_report import generation_report
+    from ffn_calc.reports.inference import generation_report
 
     return generation_report(
         _model(model), _size("batch", batch), _size("prompt", prompt), _size("new", new),
@@ -230,13 +230,13 @@ def generate(
 
 def crossover(model: ModelConfig, causal: bool = False, grid: bool = False) -> CrossoverReport:
     """`ffn-calc crossover`: where attention's S^2 scores overtake the FFN and projections."""
-    from ffn_calc.report import crossover_report, grid_report
+    from ffn_calc.reports.params import crossover_report, grid_report
 
     cfg = _model(model)
     causal, grid = _flag("causal", causal), _flag("grid", grid)
     g = None
     if grid:
-        from ffn_calc.report import GRID_D_MODELS, GRID_SEQ_LENS
+        from ffn_calc.reports.params import GRID_D_MODELS, GRID_SEQ_LENS
 
         g = grid_report(cfg, GRID_D_MODELS, GRID_SEQ_LENS, causal)
     return crossover_report(cfg, causal=causal, grid=g)
@@ -244,7 +244,7 @@ def crossover(model: ModelConfig, causal: bool = False, grid: bool = False) -> C
 
 def decode_crossover(model: ModelConfig, batch: int = 1) -> DecodeCrossoverReport:
     """`ffn-calc crossover --decode`: the context where decode-time scores overtake the FFN."""
-    from ffn_calc.inference_report import decode_crossover_report
+    from ffn_calc.reports.inference import decode_crossover_report
 
     return decode_crossover_report(_model(model), _size("batch", batch))
 
@@ -252,7 +252,7 @@ def decode_crossover(model: ModelConfig, batch: int = 1) -> DecodeCrossoverRepor
 def compare(models: Sequence[ModelConfig], seq_len: int | None = None) -> CompareReport:
     """`ffn-calc compare`: models side by side at one sequence length (default 1024, or the
     shortest learned position table among the models)."""
-    from ffn_calc.comparison import compare_report
+    from ffn_calc.reports.compare import compare_report
 
     if isinstance(models, ModelConfig) or not (
         isinstance(models, Sequence) and not isinstance(models, str | bytes | bytearray)
@@ -276,8 +276,8 @@ def kv(
     source_len: int | None = None,
 ) -> KvReport:
     """`ffn-calc kv`: the KV cache after a prefill of `context` tokens."""
-    from ffn_calc.inference import DTYPE_BYTES
-    from ffn_calc.inference_report import kv_report
+    from ffn_calc.counts.inference import DTYPE_BYTES
+    from ffn_calc.reports.inference import kv_report
 
     return kv_report(
         _model(model), _size("batch", batch), _size("context", context),
@@ -286,7 +286,7 @@ def kv(
 
 
 def _gpu(gpu_memory: str | int | None) -> int | None:
-    from ffn_calc.inference import parse_bytes
+    from ffn_calc.counts.inference import parse_bytes
 
     if gpu_memory is None:
         return None
@@ -316,8 +316,8 @@ def memory(
 ) -> MemoryReport:
     """`ffn-calc memory`: the weights; with gpu_memory, the longest context and largest batch
     whose weights and KV cache fit."""
-    from ffn_calc.inference import DTYPE_BYTES
-    from ffn_calc.inference_report import memory_report
+    from ffn_calc.counts.inference import DTYPE_BYTES
+    from ffn_calc.reports.inference import memory_report
 
     if gpu_memory is None and context is not None:
         raise UsageError(_("--context goes with --gpu-memory (the largest batch that fits)."))
@@ -345,8 +345,8 @@ def training_memory(
 ) -> TrainingReport:
     """`ffn-calc memory --training`: model states and activations per GPU (seq_len: default
     2048, or the model's learned position table when shorter)."""
-    from ffn_calc.training import RECIPES, RECOMPUTE, Parallel
-    from ffn_calc.training_report import training_report
+    from ffn_calc.counts.training import RECIPES, RECOMPUTE, Parallel
+    from ffn_calc.reports.training import training_report
 
     par = Parallel(
         dp=_size("dp", dp), tp=_size("tp", tp),
@@ -370,7 +370,7 @@ def sweep(
     command line ("8192:16384:1024", "1,2,4,8") or to values (a range, a list); metrics and
     filters are written as on the command line ("forward_flops@2048", "total_params<=7e9").
     After iterating, `.skipped` counts the combinations that are not valid models, by reason."""
-    from ffn_calc import sweeps as sw
+    from ffn_calc.sweeps import run as sw
 
     cfg = _model(model)
     metric_names = _strings("metrics", metrics, "['total_params']")
@@ -380,8 +380,8 @@ def sweep(
 
 def _markdown(report: Result) -> str | None:
     """A report as the command's tables in Markdown (what a notebook shows)."""
-    from ffn_calc.formats import to_markdown
-    from ffn_calc.views import tables_for
+    from ffn_calc.output.formats import to_markdown
+    from ffn_calc.views.params import tables_for
 
     tables = tables_for(report)
     return to_markdown(tables) if tables else None

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ffn_calc.errors import FileError
-from ffn_calc.i18n import N_, _
+from ffn_calc.i18n.translate import N_, _
 
 # No real config, config.json, catalog or shard index comes near this (the largest Hugging Face
 # config.json files are tens of kilobytes; a shard index of a 400B model, about 1 MiB).

@@ -24,7 +24,7 @@ from fractions import Fraction
 from typing import Literal
 
 from ffn_calc.errors import UsageError
-from ffn_calc.i18n import N_, _
+from ffn_calc.i18n.translate import N_, _
 
 Kind = Literal["count", "bytes", "share"]
 

@@ -34,12 +34,12 @@ from conftest import Result, expand, run
 from hypothesis import strategies as st
 from torch.utils.flop_counter import FlopCounterMode
 
-from ffn_calc.config import ModelConfig
-from ffn_calc.flop_counts import Workload, forward_flops
-from ffn_calc.inference import decode_flops, generation_flops, kv_elements
-from ffn_calc.instantiate import instantiate
-from ffn_calc.param_counts import total_params
-from ffn_calc.presets import resolve_model
+from ffn_calc.counts.flops import Workload, forward_flops
+from ffn_calc.counts.inference import decode_flops, generation_flops, kv_elements
+from ffn_calc.counts.params import total_params
+from ffn_calc.model.config import ModelConfig
+from ffn_calc.model.sources import resolve_model
+from ffn_calc.reference.instantiate import instantiate
 
 
 def build_hf(conf_name: str, model_name: str, fields: dict[str, Any], device: str = "cpu") -> Any:

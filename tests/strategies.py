@@ -14,8 +14,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from ffn_calc.config import ModelConfig
-from ffn_calc.flop_counts import Workload
+from ffn_calc.counts.flops import Workload
+from ffn_calc.model.config import ModelConfig
 
 ACTIVATIONS = ["relu", "gelu", "gelu_tanh", "silu", "swiglu", "geglu"]
 ARCHITECTURES = ["decoder-only", "encoder-only", "encoder-decoder"]

@@ -7,7 +7,7 @@ The expected answers (`ffn-calc exercise list`, worked out in `exercise solve`):
   gpt2-mlp-model-share (a share): 56,669,184 / 124,439,808 = 45.54%
   llama-d-ff (sig_figs = 5): 11,008
 
-The rules (ffn_calc/answers.py): NFKC first (full-width digits and signs); 約/约/大約/大约/およそ
+The rules (ffn_calc/homework/answers.py): NFKC first (full-width digits and signs); 約/约/大約/大约/およそ
 in front change nothing; 倍 is x; full-width %, パーセント and the prefix 百分之 are %; 万 10^4, 億/亿
 10^8, 兆 10^12, alone or largest first. In the 万/億/兆 forms the zeros ending the number are
 not significant (約1億3400万: 3 figures, 134,000,000 +- 500,000); decimals written are.
@@ -23,8 +23,8 @@ from pathlib import Path
 import pytest
 from conftest import run
 
-from ffn_calc import i18n
-from ffn_calc.answers import parse_answer
+from ffn_calc.homework.answers import parse_answer
+from ffn_calc.i18n import translate as i18n
 
 
 def wide(text: str) -> str:

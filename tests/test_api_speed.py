@@ -13,18 +13,18 @@ from typing import Any
 import pytest
 
 import ffn_calc
-from ffn_calc import param_counts as pm
-from ffn_calc import presets
-from ffn_calc.config import ModelConfig
+from ffn_calc.counts import params as pm
 from ffn_calc.errors import FfnCalcError
-from ffn_calc.report import ParamsReport, params_report, share
+from ffn_calc.model import sources as presets
+from ffn_calc.model.config import ModelConfig
+from ffn_calc.reports.params import ParamsReport, params_report, share
 
 PRESETS = ffn_calc.preset_names()
 
 
 def eager(cfg: ModelConfig) -> ParamsReport:
     """The report built in one go, as every field's definition reads: the components from
-    the term path (param_counts), each field validated."""
+    the term path (counts.params), each field validated."""
     comps = pm.components(cfg)
     tot = sum(comps.values())
     idle = pm.idle_params(cfg)

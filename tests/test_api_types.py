@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 
 import ffn_calc
-from ffn_calc.config import ModelConfig
-from ffn_calc.sweeps import Value
+from ffn_calc.model.config import ModelConfig
+from ffn_calc.sweeps.run import Value
 
 MODEL = ffn_calc.load(preset="gpt2-small")
 
@@ -168,7 +168,7 @@ def test_the_messages_name_the_argument_and_what_it_takes(call: Any, message: st
 
 
 def test_an_endless_generator_axis_is_refused_not_listed(monkeypatch: pytest.MonkeyPatch) -> None:
-    from ffn_calc import sweeps
+    from ffn_calc.sweeps import run as sweeps
 
     def endless() -> Iterator[int]:
         """1, 2, 3, ... for ever; past 100,000 values it stops the test instead of hanging it."""

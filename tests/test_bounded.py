@@ -108,20 +108,20 @@ def _bounded(call: str, make: Callable[[str], list[str]], texts: list[str] = ADV
 
 
 PARSERS: dict[str, tuple[str, Callable[[str], list[str]]]] = {
-    "--where on a count": ("sweeps.parse_filter", lambda t: [f"total_params<={t}"]),
-    "--where on bytes": ("sweeps.parse_filter", lambda t: [f"weights_bytes < {t}"]),
-    "--where on a share": ("sweeps.parse_filter", lambda t: [f"ffn_share>={t}%"]),
-    "--where as a whole": ("sweeps.parse_filter", lambda t: [t]),
-    "--where metric": ("sweeps.parse_filter", lambda t: [f"{t}<=1"]),
-    "--vary list": ("sweeps.parse_axis", lambda t: [f"d_ff=1,{t}"]),
-    "--vary range": ("sweeps.parse_axis", lambda t: [f"d_ff=1:{t}:*2"]),
-    "--vary field": ("sweeps.parse_axis", lambda t: [f"{t}=1,2"]),
-    "--vary choice": ("sweeps.parse_axis", lambda t: [f"activation=gelu,{t}"]),
-    "--metric": ("sweep_metrics.parse_metric", lambda t: [f"forward_flops@{t}"]),
-    "--gpu-memory": ("inference.parse_bytes", lambda t: [t]),
-    "--gpu-memory with a unit": ("inference.parse_bytes", lambda t: [t + "GB"]),
-    "an answer": ("answers.parse_answer", lambda t: [t]),
-    "an answer in percent": ("answers.parse_answer", lambda t: ["百分之" + t]),
+    "--where on a count": ("sweeps.run.parse_filter", lambda t: [f"total_params<={t}"]),
+    "--where on bytes": ("sweeps.run.parse_filter", lambda t: [f"weights_bytes < {t}"]),
+    "--where on a share": ("sweeps.run.parse_filter", lambda t: [f"ffn_share>={t}%"]),
+    "--where as a whole": ("sweeps.run.parse_filter", lambda t: [t]),
+    "--where metric": ("sweeps.run.parse_filter", lambda t: [f"{t}<=1"]),
+    "--vary list": ("sweeps.run.parse_axis", lambda t: [f"d_ff=1,{t}"]),
+    "--vary range": ("sweeps.run.parse_axis", lambda t: [f"d_ff=1:{t}:*2"]),
+    "--vary field": ("sweeps.run.parse_axis", lambda t: [f"{t}=1,2"]),
+    "--vary choice": ("sweeps.run.parse_axis", lambda t: [f"activation=gelu,{t}"]),
+    "--metric": ("sweeps.metrics.parse_metric", lambda t: [f"forward_flops@{t}"]),
+    "--gpu-memory": ("counts.inference.parse_bytes", lambda t: [t]),
+    "--gpu-memory with a unit": ("counts.inference.parse_bytes", lambda t: [t + "GB"]),
+    "an answer": ("homework.answers.parse_answer", lambda t: [t]),
+    "an answer in percent": ("homework.answers.parse_answer", lambda t: ["百分之" + t]),
     "a number": ("quantities.read_number", lambda t: [t, "count", "x", "y"]),
     "a share": ("quantities.read_share", lambda t: [t, "x", "y"]),
     "TOML": ("files.parse_toml", lambda t: [f"d_model = {t}\n", "x"]),
@@ -169,7 +169,7 @@ def test_answers_are_judged_within_a_bound() -> None:
 def test_huge_exponents_are_refused_not_built() -> None:
     from ffn_calc.errors import UsageError
     from ffn_calc.quantities import MAX_EXPONENT, read_number
-    from ffn_calc.sweeps import parse_filter
+    from ffn_calc.sweeps.run import parse_filter
 
     for bound in ("1e99999999", "1e-99999999", f"1e{MAX_EXPONENT + 1}"):
         with pytest.raises(UsageError, match=r"exponent .* is out of range"):
@@ -182,7 +182,15 @@ def test_huge_exponents_are_refused_not_built() -> None:
 def test_the_parsers_regexes_never_backtrack() -> None:
     """Every module-level regex of the modules that read user text, on runs of its own
     characters followed by one that fails the match: linear, so a batch returns at once."""
-    modules = ["answers", "sweeps", "sweep_metrics", "quantities", "presets", "verify", "files"]
+    modules = [
+        "homework.answers",
+        "sweeps.run",
+        "sweeps.metrics",
+        "quantities",
+        "model.sources",
+        "reports.verify",
+        "files",
+    ]
     script = (
         "import importlib, re, sys, itertools\n"
         "atoms = [' ', '1', '1,', ',111', '.', '1.', 'e', 'a', '_', '@1', '<', '=', '\\n',\n"

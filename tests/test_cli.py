@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import CASES_BY_NAME, DOCS, readme_block, run, shown
 
-from ffn_calc.presets import preset_names
+from ffn_calc.model.sources import preset_names
 
 
 def test_params_json_contract() -> None:

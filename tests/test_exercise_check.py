@@ -305,7 +305,7 @@ def test_the_exact_answer_is_shown_to_more_figures_than_an_answer_needs() -> Non
 
 
 def test_every_quantity_says_what_it_asks_for() -> None:
-    from ffn_calc.exercises import ASKS, QUANTITIES
+    from ffn_calc.homework.exercises import ASKS, QUANTITIES
 
     assert set(ASKS) == set(QUANTITIES)
 

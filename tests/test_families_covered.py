@@ -28,7 +28,7 @@ from conftest import CASES, DATA
 from oracle_cases import EXPLICIT, ORACLE, family_of
 
 from ffn_calc.families import OTHER_FAMILIES, REGISTRY
-from ffn_calc.presets import preset_names, resolve_model
+from ffn_calc.model.sources import preset_names, resolve_model
 
 TESTS = Path(__file__).parent
 

@@ -9,15 +9,15 @@ from conftest import CASES
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ffn_calc.flop_counts import (
+from ffn_calc.counts.flops import (
     Workload,
     crossovers,
     flop_components,
     forward_flops,
     layer_flops,
 )
-from ffn_calc.presets import resolve_model
-from ffn_calc.report import flops_report
+from ffn_calc.model.sources import resolve_model
+from ffn_calc.reports.params import flops_report
 
 FORWARD = [(c["name"], f) for c in CASES for f in c["forward"]]
 

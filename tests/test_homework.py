@@ -83,7 +83,7 @@ def test_activations_reference_values() -> None:
 
 
 def test_activation_derivatives_match_finite_differences() -> None:
-    from ffn_calc import activations as act
+    from ffn_calc.counts import activations as act
 
     for name in ("gelu", "gelu_tanh", "silu"):
         f, df = act.FUNCTIONS[name], act.FUNCTIONS["d_" + name]

@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from ffn_calc.config import MAX_SIZE
 from ffn_calc.files import MAX_FILE_BYTES
+from ffn_calc.model.config import MAX_SIZE
 
 SMALL = "d_model = 64\nn_heads = 4\nn_layers = 1\nd_ff = 256\n"
 M = str(MAX_SIZE)

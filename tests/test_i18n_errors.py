@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from conftest import run
 
-from ffn_calc import i18n
+from ffn_calc.i18n import translate as i18n
 
 CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 

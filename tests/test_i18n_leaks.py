@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from ffn_calc.presets import load_preset_data, preset_names
+from ffn_calc.model.sources import load_preset_data, preset_names
 from tests.conftest import run
 
 FUNCTION_WORDS = frozenset(
@@ -209,7 +209,7 @@ def test_moe_active_parameter_lines_are_translated_and_json_stays_english(
 ) -> None:
     english_json = run("params", "-p", "deepseek-v3", "-f", "json").json()
     assert run("params", "-p", "deepseek-v3", "-f", "json", "--lang", lang).json() == english_json
-    # 3 x 7,168 x 2,048 = 44,040,192: one routed expert (param_counts.expert_params)
+    # 3 x 7,168 x 2,048 = 44,040,192: one routed expert (counts.params.expert_params)
     assert english_json["active_terms"][0] == (
         "one routed expert: 3 x d_model x d_ff = 3 x 7,168 x 2,048 = 44,040,192"
     )

@@ -17,9 +17,9 @@ import pytest
 from rich.cells import cell_len
 from typer.testing import CliRunner
 
-from ffn_calc import i18n
 from ffn_calc.cli import app
-from ffn_calc.views import human
+from ffn_calc.i18n import translate as i18n
+from ffn_calc.views.params import human
 
 WIDTH = 80
 ENV = {"COLUMNS": str(WIDTH), "NO_COLOR": "1", "TERM": "dumb"}
@@ -218,7 +218,7 @@ def test_human_in_english_is_unchanged() -> None:
 
 
 def test_cjk_text_wraps_between_characters_never_inside_a_number() -> None:
-    from ffn_calc.render import wrap
+    from ffn_calc.output.rich import wrap
 
     text = "合計 1.24億 パラメータ；FFN : アテンション = 1.999；埋め込み以外 85,056,000。"  # noqa: RUF001
     for width in range(12, 60):

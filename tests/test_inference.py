@@ -13,10 +13,10 @@ from pathlib import Path
 
 from conftest import run
 
-from ffn_calc.config import ModelConfig
-from ffn_calc.flop_counts import Workload, forward_flops
-from ffn_calc.inference import decode_flops, kv_elements
-from ffn_calc.presets import resolve_model
+from ffn_calc.counts.flops import Workload, forward_flops
+from ffn_calc.counts.inference import decode_flops, kv_elements
+from ffn_calc.model.config import ModelConfig
+from ffn_calc.model.sources import resolve_model
 
 
 def test_reference_figures() -> None:
@@ -101,7 +101,7 @@ def test_generation_is_the_prefill_and_the_steps() -> None:
     )
     # Across a sliding window's bend, the closed sum equals the steps one by one.
     oss = resolve_model(preset="gpt-oss-20b")
-    from ffn_calc.inference import generation_flops, prefill_flops
+    from ffn_calc.counts.inference import generation_flops, prefill_flops
 
     steps = sum(decode_flops(oss, 2, c) for c in range(100, 100 + 299))
     assert generation_flops(oss, 2, 100, 300) == prefill_flops(oss, 2, 100) + steps
@@ -176,7 +176,7 @@ def test_generate_runs_the_lm_head_at_the_last_prompt_position_only() -> None:
 
 
 def test_generate_prefill_keeps_every_position_before_the_head() -> None:
-    from ffn_calc.inference import prefill_flops
+    from ffn_calc.counts.inference import prefill_flops
 
     # OPT's narrow embedding: project_out runs inside the decoder at every position, the head
     # over the last one only (2 x B x (S - 1) x embedding_dim 16 x vocab 50 fewer FLOPs).

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from ffn_calc import i18n
+from ffn_calc.i18n import translate as i18n
 from tests.conftest import run
 
 

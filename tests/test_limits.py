@@ -18,7 +18,7 @@ from conftest import run
 
 import ffn_calc
 from ffn_calc.errors import UsageError
-from ffn_calc.presets import resolve_model
+from ffn_calc.model.sources import resolve_model
 
 
 def refused(*args: str, words: tuple[str, ...]) -> None:
@@ -43,7 +43,7 @@ def test_position_limit_of_each_preset(preset: str, limit: int | None) -> None:
 
 
 def test_hf_configs_give_the_offset(tmp_path: object) -> None:
-    from ffn_calc.hf import hf_fields
+    from ffn_calc.families.hf import hf_fields
 
     opt = {"model_type": "opt", "hidden_size": 16, "ffn_dim": 32, "num_attention_heads": 2,
            "num_hidden_layers": 1, "max_position_embeddings": 8, "vocab_size": 20}  # fmt: skip

@@ -16,11 +16,11 @@ import pytest
 from conftest import DATA, run
 from pydantic import ValidationError
 
-from ffn_calc import flop_counts as fl
-from ffn_calc import param_counts as pm
-from ffn_calc.config import ModelConfig
-from ffn_calc.instantiate import instantiate
-from ffn_calc.verify import model_checks
+from ffn_calc.counts import flops as fl
+from ffn_calc.counts import params as pm
+from ffn_calc.model.config import ModelConfig
+from ffn_calc.reference.instantiate import instantiate
+from ffn_calc.reports.verify import model_checks
 
 COVERAGE = json.loads((DATA / "coverage.json").read_text())["cases"]
 

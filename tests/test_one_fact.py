@@ -13,9 +13,9 @@ from typing import get_args
 
 import pytest
 
-from ffn_calc import flop_counts as fl
-from ffn_calc import inference as inf
-from ffn_calc.presets import preset_names, resolve_model
+from ffn_calc.counts import flops as fl
+from ffn_calc.counts import inference as inf
+from ffn_calc.model.sources import preset_names, resolve_model
 
 LENGTHS = (1, 2, 7, 100, 4096)
 
@@ -92,13 +92,14 @@ def test_decode_scores_are_the_prefills(name: str) -> None:
 
 # --- the size bound, the CLI's choices and the sweep's metrics: each written once -------------
 
-PACKAGE = Path(fl.__file__).resolve().parent
+PACKAGE = Path(fl.__file__).resolve().parents[1]
 
 
 def test_the_size_bound_is_written_once() -> None:
     """2**40 is written in ffn_calc/limits.py only; the schema and the CLI read it there."""
-    from ffn_calc import config, limits
+    from ffn_calc import limits
     from ffn_calc.cli import commands
+    from ffn_calc.model import config
 
     # (not the binary unit TiB = 2**40 of the size suffixes, a different fact)
     spelled = re.compile(r'(?<!"TIB": )2\s*\*\*\s*40\b|1\s*<<\s*40\b|1_?099_?511_?627_?776')
@@ -133,7 +134,8 @@ def _cli_choices() -> dict[str, tuple[str, ...]]:
 def test_cli_choices_are_the_models_and_reports_lists() -> None:
     """The CLI's choices are the lists the schema and the reports take (a value added to one
     is offered by the other), not a copy of them."""
-    from ffn_calc import config, inference, training
+    from ffn_calc.counts import inference, training
+    from ffn_calc.model import config
 
     fields = config.ModelConfig.model_fields
     expected = {
@@ -170,7 +172,7 @@ def test_cli_does_not_load_pydantic_at_start() -> None:
 def test_sweep_metric_help_is_the_metrics_table() -> None:
     """`sweep --metric`'s help lists every metric with the table's own words."""
     from ffn_calc.cli.sweep import METRIC_HELP
-    from ffn_calc.sweep_metrics import METRICS
+    from ffn_calc.sweeps.metrics import METRICS
 
     for name, kind in METRICS.items():
         shown = f"{name}@{kind.argument}" if kind.argument else name
@@ -189,9 +191,9 @@ def test_the_ffn_biases_are_written_once() -> None:
     pattern = re.compile(r"\(2 \* \w+ \+ \w+\) if")
     package = Path(__file__).parent.parent / "ffn_calc"
     hits = {
-        path.name: found
-        for path in package.glob("*.py")
+        path.relative_to(package).as_posix(): found
+        for path in package.rglob("*.py")
         if path.name != "instantiate.py"
         and (found := pattern.findall(path.read_text(encoding="utf-8")))
     }
-    assert hits == {"config.py": ["(2 * width + d_model) if"]}, f"written again: {hits}"
+    assert hits == {"model/config.py": ["(2 * width + d_model) if"]}, f"written again: {hits}"

@@ -293,7 +293,7 @@ def _model_values(cfg: Any) -> dict[str, list[list[str]]]:
 
 @pytest.mark.parametrize("model", list(MODELS))
 def test_model_flags_applied(model: str) -> None:
-    from ffn_calc.presets import resolve_model
+    from ffn_calc.model.sources import resolve_model
 
     args = MODELS[model]
     if args[0] == "-p":
@@ -361,7 +361,7 @@ def _options_all(name: str) -> list[str]:
 # --- what --decode and --generate now apply -----------------------------------------------------
 
 # GPT-2 small (d_model 768, 12 layers, 12 heads of 64, d_ff 3072, vocab 50257), one decode step
-# with L = 64 cached (flop_counts / inference conventions, 2 FLOPs per multiply-add):
+# with L = 64 cached (counts.flops / counts.inference conventions, 2 FLOPs per multiply-add):
 #   projections 12 x (2 x 768 x 2304 + 2 x 768 x 768)            =  56,623,104
 #   scores      12 x 2 x (2 x 12 x 65 x 64)  (QK^T and AV, 65 attended) =   2,396,160
 #   FFN         12 x 2 x (2 x 768 x 3072)                        = 113,246,208
@@ -487,7 +487,7 @@ NOTE_WORDS = {
 
 
 def test_sweep_notes_describe_only_the_metrics_shown() -> None:
-    from ffn_calc.sweep_metrics import METRICS
+    from ffn_calc.sweeps.metrics import METRICS
 
     for name, kind in METRICS.items():
         metric = f"{name}@64" if kind.argument else name
@@ -528,7 +528,7 @@ def test_one_is_singular(argv: list[str]) -> None:
 
 
 def test_one_local_window_is_singular() -> None:
-    from ffn_calc.presets import resolve_model
+    from ffn_calc.model.sources import resolve_model
 
     cfg = resolve_model(preset="gemma-3-1b", fields={"attention_window": 1})
     assert cfg.local_label == "sliding-window attention over 1 token"

@@ -45,10 +45,10 @@ from oracle_support import (  # noqa: E402
     verify,
 )
 
-from ffn_calc.config import ModelConfig  # noqa: E402
-from ffn_calc.flop_counts import Workload, forward_flops  # noqa: E402
-from ffn_calc.param_counts import total_params  # noqa: E402
-from ffn_calc.presets import resolve_model  # noqa: E402
+from ffn_calc.counts.flops import Workload, forward_flops  # noqa: E402
+from ffn_calc.counts.params import total_params  # noqa: E402
+from ffn_calc.model.config import ModelConfig  # noqa: E402
+from ffn_calc.model.sources import resolve_model  # noqa: E402
 
 transformers.logging.set_verbosity_error()
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")

@@ -44,10 +44,10 @@ from oracle_support import (  # noqa: E402
     token_ids,
 )
 
-from ffn_calc.config import ModelConfig  # noqa: E402
-from ffn_calc.flop_counts import Workload, forward_flops  # noqa: E402
-from ffn_calc.param_counts import active_params, expert_params, stored_buffers, total_params  # noqa: E402
-from ffn_calc.presets import resolve_model  # noqa: E402
+from ffn_calc.counts.flops import Workload, forward_flops  # noqa: E402
+from ffn_calc.counts.params import active_params, expert_params, stored_buffers, total_params  # noqa: E402
+from ffn_calc.model.config import ModelConfig  # noqa: E402
+from ffn_calc.model.sources import resolve_model  # noqa: E402
 
 transformers.logging.set_verbosity_error()
 warnings.filterwarnings("ignore")

@@ -13,8 +13,8 @@ import pytest
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from ffn_calc.config import ModelConfig  # noqa: E402
-from ffn_calc.hf import hf_fields  # noqa: E402
+from ffn_calc.families.hf import hf_fields  # noqa: E402
+from ffn_calc.model.config import ModelConfig  # noqa: E402
 
 transformers.logging.set_verbosity_error()
 warnings.filterwarnings("ignore")

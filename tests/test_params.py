@@ -7,8 +7,8 @@ from conftest import CASES, CASES_BY_NAME
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ffn_calc.param_counts import active_params, components, layer_counts, total_params
-from ffn_calc.presets import preset_names, resolve_model
+from ffn_calc.counts.params import active_params, components, layer_counts, total_params
+from ffn_calc.model.sources import preset_names, resolve_model
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c["name"])

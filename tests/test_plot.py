@@ -19,8 +19,8 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from ffn_calc import i18n
-from ffn_calc import plot as figures
+from ffn_calc.i18n import translate as i18n
+from ffn_calc.output import plot as figures
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 INSTALL = "pip install 'ffn-calc[plot]'"

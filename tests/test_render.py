@@ -14,8 +14,8 @@ from conftest import Result
 from typer.testing import CliRunner
 
 from ffn_calc.cli import app
-from ffn_calc.presets import preset_names
-from ffn_calc.views import Column, Spelled, Table, human
+from ffn_calc.model.sources import preset_names
+from ffn_calc.views.params import Column, Spelled, Table, human
 
 WIDTHS = (40, 60, 80, 120, 200)
 
@@ -141,16 +141,16 @@ def parses(cell: str) -> bool:
 
 @pytest.mark.parametrize("name", {**COMMANDS, **CSV_ONLY})
 def test_csv_cells_are_plain_numbers(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    import ffn_calc.formats
+    import ffn_calc.output.formats
 
     drawn: list[Table] = []
-    to_csv = ffn_calc.formats.to_csv
+    to_csv = ffn_calc.output.formats.to_csv
 
     def spy(tables: list[Table]) -> str:
         drawn.extend(tables)
         return to_csv(tables)
 
-    monkeypatch.setattr(ffn_calc.formats, "to_csv", spy)
+    monkeypatch.setattr(ffn_calc.output.formats, "to_csv", spy)
     r = at(80, *unexplained({**COMMANDS, **CSV_ONLY}[name]), "-f", "csv")
     assert r.exit_code == 0
     rows = list(csv.reader(io.StringIO(r.stdout)))
@@ -201,7 +201,7 @@ def test_csv_and_markdown_spell_numbers_apart() -> None:
     t = Table("t", [Column("answer", "num"), Column("heads", "num", only="people"),
                     Column("n_heads", only="csv")])  # fmt: skip
     t.add(Spelled(0.25, "25.00%"), "12 / 4", 12)
-    from ffn_calc.formats import to_csv, to_markdown
+    from ffn_calc.output.formats import to_csv, to_markdown
 
     assert to_csv([t]).splitlines() == ["t", "answer,n_heads", "0.25,12"]
     assert "| 25.00% | 12 / 4 |" in to_markdown([t])
@@ -226,7 +226,7 @@ def test_human_takes_any_int() -> None:
 
 
 def test_wrap_never_breaks_a_number() -> None:
-    from ffn_calc.render import wrap
+    from ffn_calc.output.rich import wrap
 
     text = "Total 124,439,808 parameters; non-embedding 85,056,000 (32768/3)."
     for width in range(4, 40):
@@ -245,7 +245,7 @@ def test_wrap_never_breaks_a_number() -> None:
 def _drawn(tables: list[Table], width: int, colour: bool = False) -> str:
     from rich.console import Console
 
-    from ffn_calc.render import console, draw
+    from ffn_calc.output.rich import console, draw
 
     con = console(width)
     if colour:

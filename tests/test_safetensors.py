@@ -24,9 +24,9 @@ from conftest import DATA
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ffn_calc.checkpoints import read_checkpoint
 from ffn_calc.errors import FileError
-from ffn_calc.safetensors import DTYPE_BITS, MAX_HEADER, read_header
+from ffn_calc.reference.checkpoints import read_checkpoint
+from ffn_calc.reference.safetensors import DTYPE_BITS, MAX_HEADER, read_header
 
 CKPT = DATA / "checkpoints"
 GPT2_CONFIG = str(CKPT / "tiny-gpt2.config.json")

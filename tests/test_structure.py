@@ -33,7 +33,7 @@ def test_json_path_does_not_import_rich() -> None:
 def test_importing_the_cli_does_no_work() -> None:
     out = run_python(
         "import sys\nimport ffn_calc.cli\n"
-        "print([m for m in ('rich', 'ffn_calc.report', 'ffn_calc.views', 'ffn_calc.hf') if m in sys.modules])"
+        "print([m for m in ('rich', 'ffn_calc.reports.params', 'ffn_calc.views.params', 'ffn_calc.families.hf') if m in sys.modules])"
     )
     assert out.strip() == "[]"
 
@@ -41,7 +41,7 @@ def test_importing_the_cli_does_no_work() -> None:
 def test_loading_one_preset_reads_only_its_file(monkeypatch) -> None:
     from importlib.resources.abc import Traversable
 
-    import ffn_calc.presets as presets
+    import ffn_calc.model.sources as presets
 
     real = presets.presets_dir()
     read: list[str] = []
@@ -76,13 +76,15 @@ def test_a_command_imports_only_the_family_it_uses() -> None:
         "sys.argv = ['ffn-calc', {args}]\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         "    try:\n        main()\n    except SystemExit:\n        pass\n"
-        "print(sorted(m for m in sys.modules if m.startswith('ffn_calc.families.')))\n"
+        "shared = ('ffn_calc.families.base', 'ffn_calc.families.hf', 'ffn_calc.families.tensor_names')\n"
+        "print(sorted(m for m in sys.modules if m.startswith('ffn_calc.families.')\n"
+        "             and m not in shared))\n"
     )
     config = "'tests/data/checkpoints/tiny-llama-gqa.config.json'"
     out = run_python(code.format(args=f"'params', '--hf-config', {config}, '-f', 'json'"))
-    assert out.strip() == "['ffn_calc.families.base', 'ffn_calc.families.llama']"
+    assert out.strip() == "['ffn_calc.families.llama']"
     out = run_python(code.format(args="'tensors', '--preset', 'gpt2-small', '-f', 'json'"))
-    assert out.strip() == "['ffn_calc.families.base', 'ffn_calc.families.gpt2']"
+    assert out.strip() == "['ffn_calc.families.gpt2']"
     out = run_python(code.format(args="'params', '--preset', 'gpt2-small', '-f', 'json'"))
     assert out.strip() == "[]"
 

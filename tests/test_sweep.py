@@ -18,10 +18,10 @@ from pydantic import ValidationError
 from strategies import model_configs
 
 import ffn_calc
-from ffn_calc import sweep_output
-from ffn_calc.config import ModelConfig
-from ffn_calc.sweep_metrics import parse_metric
-from ffn_calc.sweeps import (
+from ffn_calc.model.config import ModelConfig
+from ffn_calc.output import sweep as sweep_output
+from ffn_calc.sweeps.metrics import parse_metric
+from ffn_calc.sweeps.run import (
     MAX_COMBINATIONS,
     Sweep,
     parse_axis,

@@ -1,4 +1,4 @@
-"""ffn_calc.totals equals the term path (param_counts.components, flop_counts.flop_components).
+"""ffn_calc.counts.totals equals the term path (counts.params.components, counts.flops.flop_components).
 
 The term path is checked against PyTorch and transformers elsewhere; here the fast sums must
 give the same dicts (same keys, same order, same values) on every preset, every family's real
@@ -18,10 +18,13 @@ from hypothesis import given, settings
 from pydantic import ValidationError
 from strategies import model_configs, workloads
 
-from ffn_calc import flop_counts, param_counts, presets, totals
-from ffn_calc.config import ModelConfig
+from ffn_calc.counts import flops as flop_counts
+from ffn_calc.counts import params as param_counts
+from ffn_calc.counts import totals
+from ffn_calc.counts.flops import Workload
 from ffn_calc.families import REGISTRY
-from ffn_calc.flop_counts import Workload
+from ffn_calc.model import sources as presets
+from ffn_calc.model.config import ModelConfig
 
 WORKLOADS = [
     Workload(batch=1, seq_len=1),

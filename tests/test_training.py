@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from conftest import run
 
-from ffn_calc.config import ModelConfig
-from ffn_calc.training import Parallel, layer_bytes, score_crossover
+from ffn_calc.counts.training import Parallel, layer_bytes, score_crossover
+from ffn_calc.model.config import ModelConfig
 
 GPT3 = ModelConfig(n_layers=1, d_model=12288, n_heads=96, d_ff=4 * 12288)
 S, B, H, A = 2048, 1, 12288, 96

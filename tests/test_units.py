@@ -13,11 +13,11 @@ from fractions import Fraction
 import pytest
 from conftest import run
 
+from ffn_calc.counts.inference import parse_bytes
 from ffn_calc.errors import UsageError
-from ffn_calc.inference import parse_bytes
 from ffn_calc.quantities import read_number
-from ffn_calc.sweep_metrics import METRICS
-from ffn_calc.sweeps import parse_filter
+from ffn_calc.sweeps.metrics import METRICS
+from ffn_calc.sweeps.run import parse_filter
 
 
 def bound(expr: str) -> Fraction:

@@ -13,15 +13,15 @@ from conftest import DATA, expand, run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ffn_calc import instantiate as inst
-from ffn_calc import param_counts as pm
-from ffn_calc.config import ModelConfig
-from ffn_calc.flop_counts import Workload, flop_components
-from ffn_calc.instantiate import instantiate
-from ffn_calc.param_counts import components
-from ffn_calc.presets import preset_names, resolve_model
-from ffn_calc.safetensors import Entry
-from ffn_calc.verify import compare_checkpoint
+from ffn_calc.counts import params as pm
+from ffn_calc.counts.flops import Workload, flop_components
+from ffn_calc.counts.params import components
+from ffn_calc.model.config import ModelConfig
+from ffn_calc.model.sources import preset_names, resolve_model
+from ffn_calc.reference import instantiate as inst
+from ffn_calc.reference.instantiate import instantiate
+from ffn_calc.reference.safetensors import Entry
+from ffn_calc.reports.verify import compare_checkpoint
 
 CKPT = DATA / "checkpoints"
 

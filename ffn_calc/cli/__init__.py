@@ -31,7 +31,7 @@ def main() -> None:
     os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")  # no entry-point scan at start
     quiet_stderr()  # a message that cannot be written never changes the exit code
     if sys.stdout is None:  # started with stdout closed (`>&-`): nowhere to write results
-        from ffn_calc.i18n import _
+        from ffn_calc.i18n.translate import _
 
         say(_("Error: cannot write the output: standard output is closed."))
         sys.exit(EXIT_OUTPUT_ERROR)
@@ -41,7 +41,7 @@ def main() -> None:
     try:
         build_app(name if one and not completing else None)()
     except UnicodeEncodeError as exc:  # a write that no command caught (see app.fit)
-        from ffn_calc.i18n import _
+        from ffn_calc.i18n.translate import _
 
         say(
             _("Error: cannot write the output: {reason}.").format(
@@ -53,7 +53,7 @@ def main() -> None:
         if exc.errno not in WRITE_ERRORS:
             raise
         drop_stdout()
-        from ffn_calc.i18n import _
+        from ffn_calc.i18n.translate import _
 
         say(_("Error: cannot write the output: {reason}.").format(reason=exc.strerror))
         sys.exit(EXIT_OUTPUT_ERROR)

@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ffn_calc.errors import FfnCalcError
-from ffn_calc.i18n import N_
+from ffn_calc.i18n.translate import N_
 
 if TYPE_CHECKING:
-    from ffn_calc.views import Table
+    from ffn_calc.views.params import Table
 
 APP_HELP = "Exact parameter and FLOP counts for Transformers, with the FFN set against attention."
 
@@ -216,7 +216,7 @@ def with_lang(func: Callable[..., None]) -> Callable[..., None]:
 
     @functools.wraps(func)
     def wrapper(*args: Any, lang: str | None = None, **kwargs: Any) -> None:
-        from ffn_calc import i18n
+        from ffn_calc.i18n import translate as i18n
 
         with user_errors():
             i18n.set_language(lang)
@@ -290,7 +290,7 @@ def user_errors() -> Iterator[None]:
     try:
         yield
     except FfnCalcError as exc:
-        from ffn_calc.i18n import _
+        from ffn_calc.i18n.translate import _
 
         say(_("Error: {message}").format(message=exc))
         raise typer.Exit(exc.exit_code) from None
@@ -367,9 +367,9 @@ def quiet_stderr() -> None:
 
 def views() -> Any:
     """The table builders, imported only when a text format is drawn."""
-    import ffn_calc.views
+    import ffn_calc.views.params
 
-    return ffn_calc.views
+    return ffn_calc.views.params
 
 
 def emit(
@@ -385,17 +385,17 @@ def emit(
         if fmt is Format.json:
             write(report.model_dump_json(indent=2) + "\n", json=True)
         elif fmt is Format.csv:
-            from ffn_calc.formats import to_csv
-            from ffn_calc.i18n import use
+            from ffn_calc.i18n.translate import use
+            from ffn_calc.output.formats import to_csv
 
             with use("en"):  # what programs read stays English
                 write(to_csv(tables()))
         elif fmt is Format.markdown:
-            from ffn_calc.formats import to_markdown
+            from ffn_calc.output.formats import to_markdown
 
             write(in_a_fitting_language(lambda: to_markdown(tables())))
         else:
-            from ffn_calc.render import draw
+            from ffn_calc.output.rich import draw
 
             write(in_a_fitting_language(lambda: draw(tables(), extra() if extra else None)))
 
@@ -497,7 +497,7 @@ def fit_language(quiet: bool = False) -> None:
     written in English, with one line on stderr saying why (`quiet`: not for JSON and CSV,
     which are English anyway). The test is i18n.PROBES[language], a few of the language's
     most common characters; the output is checked as a whole again when it is written."""
-    from ffn_calc import i18n
+    from ffn_calc.i18n import translate as i18n
 
     lang = i18n.language()
     if lang == "en":
@@ -512,7 +512,7 @@ def fit_language(quiet: bool = False) -> None:
 
 
 def _language_note(lang: str, encoding: str) -> None:
-    from ffn_calc.i18n import _
+    from ffn_calc.i18n.translate import _
 
     say(
         _(
@@ -525,7 +525,7 @@ def _language_note(lang: str, encoding: str) -> None:
 def in_a_fitting_language(render: Callable[[], str]) -> str:
     """What `render` draws, in the current language if stdout's encoding can write all of it,
     else (a character the probe did not cover) drawn again in English, with a note."""
-    from ffn_calc import i18n
+    from ffn_calc.i18n import translate as i18n
 
     text = render()
     lang = i18n.language()
@@ -555,7 +555,7 @@ def output_errors() -> Iterator[None]:
         drop_stdout()
         raise typer.Exit(141) from None
     except UnicodeEncodeError as exc:
-        from ffn_calc.i18n import _
+        from ffn_calc.i18n.translate import _
 
         with contextlib.suppress(OSError, ValueError):
             sys.stdout.flush()  # what was written (a sweep's rows) stays
@@ -569,7 +569,7 @@ def output_errors() -> Iterator[None]:
         raise typer.Exit(EXIT_OUTPUT_ERROR) from None
     except OSError as exc:
         drop_stdout()
-        from ffn_calc.i18n import _
+        from ffn_calc.i18n.translate import _
 
         reason = exc.strerror or exc
         say(_("Error: cannot write the output: {reason}.").format(reason=reason))

@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeAlias
 
 import typer
 
-from ffn_calc import choices
 from ffn_calc.cli.app import (
     ExplainOpt,
     Format,
@@ -21,10 +20,11 @@ from ffn_calc.cli.app import (
 )
 from ffn_calc.cli.options import Unit, choice_enum, model_command
 from ffn_calc.errors import UsageError
-from ffn_calc.i18n import N_, _
+from ffn_calc.i18n.translate import N_, _
 from ffn_calc.limits import MAX_SIZE
+from ffn_calc.model import choices
 
-# `--plot FILE`: a figure for slides (ffn_calc.plot; matplotlib is imported only when given).
+# `--plot FILE`: a figure for slides (ffn_calc.output.plot; matplotlib is imported only when given).
 PlotOpt = Annotated[
     Path | None,
     typer.Option(
@@ -35,7 +35,7 @@ PlotOpt = Annotated[
 ]
 
 if TYPE_CHECKING:
-    from ffn_calc.config import ModelConfig
+    from ffn_calc.model.config import ModelConfig
 
 # --explain writes the formulas as notes under the tables: JSON holds them already, CSV no notes.
 EXPLAIN_FORMATS = N_(
@@ -67,7 +67,7 @@ def params_cmd(
     format: FormatOpt = Format.table,
 ) -> None:
     """Parameters per layer kind and per component, with shares and the FFN : attention ratio."""
-    from ffn_calc.report import params_report
+    from ffn_calc.reports.params import params_report
 
     _explain_format(ctx, format)
 
@@ -94,8 +94,8 @@ def flops_cmd(
 ) -> None:  # fmt: skip
     """Forward and training FLOPs per component, per layer and per token, with rules of thumb;
     --decode: one decode step with a cache."""
-    from ffn_calc.flop_counts import Workload
-    from ffn_calc.report import flops_report
+    from ffn_calc.counts.flops import Workload
+    from ffn_calc.reports.params import flops_report
 
     _explain_format(ctx, format)
     if decode:
@@ -115,7 +115,7 @@ def flops_cmd(
         )
         if context is None:
             raise UsageError(_("--decode needs --context L (the tokens already cached)."))
-        from ffn_calc.inference_report import decode_report
+        from ffn_calc.reports.inference import decode_report
 
         _generates(model, "--decode")
         dr = decode_report(model, batch, context, source_len, unit=unit.value, lm_head=lm_head)
@@ -138,7 +138,7 @@ def flops_cmd(
             ("explain",),
             _("{option} goes with a forward pass or --decode: --generate shows no terms."),
         )
-        from ffn_calc.inference_report import generation_report
+        from ffn_calc.reports.inference import generation_report
 
         _generates(model, "--generate")
         gr = generation_report(
@@ -167,22 +167,22 @@ def crossover_cmd(
 ) -> None:  # fmt: skip
     """The sequence length S where attention's S^2 scores overtake the FFN and the projections;
     --decode: the context where they do at decode time."""
-    from ffn_calc.report import GRID_D_MODELS, GRID_SEQ_LENS, crossover_report, grid_report
+    from ffn_calc.reports.params import GRID_D_MODELS, GRID_SEQ_LENS, crossover_report, grid_report
 
     if decode:
         if grid or causal:
             raise UsageError(_("--grid and --causal apply to the prefill crossover, not --decode."))
-        from ffn_calc.inference_report import decode_crossover_report
+        from ffn_calc.reports.inference import decode_crossover_report
 
         _generates(model, "--decode")
         dr = decode_crossover_report(model, batch)
         if plot is not None:
-            from ffn_calc import plot as figures
+            from ffn_calc.output import plot as figures
 
             figures.decode_crossover(dr, model, plot)
 
         def decode_bars() -> list[Any]:
-            from ffn_calc.render import share_bars
+            from ffn_calc.output.rich import share_bars
 
             return [share_bars(dr, what="the context L")]
 
@@ -199,19 +199,19 @@ def crossover_cmd(
     g = grid_report(model, GRID_D_MODELS, GRID_SEQ_LENS, causal) if grid else None
     report = crossover_report(model, causal=causal, grid=g)
     if plot is not None:
-        from ffn_calc import plot as figures
+        from ffn_calc.output import plot as figures
 
         figures.crossover(report, model, plot)
 
     def bars() -> list[Any]:
-        from ffn_calc.render import share_bars
+        from ffn_calc.output.rich import share_bars
 
         return [share_bars(report)]
 
     emit(report, lambda: views().crossover_tables(report), format, bars)
 
 
-if TYPE_CHECKING:  # the checker sees StrEnums; the members come from ffn_calc.choices
+if TYPE_CHECKING:  # the checker sees StrEnums; the members come from ffn_calc.model.choices
     Dtype: TypeAlias = StrEnum
     Recipe: TypeAlias = StrEnum
     Recompute: TypeAlias = StrEnum
@@ -232,7 +232,7 @@ def kv_cmd(
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
     """The KV cache after a prefill of --context tokens: elements and bytes per layer kind."""
-    from ffn_calc.inference_report import kv_report
+    from ffn_calc.reports.inference import kv_report
 
     report = kv_report(model, batch, context, dtype.value, source_len)
     emit(report, lambda: views().kv_tables(report), format)
@@ -259,8 +259,8 @@ def memory_cmd(
 ) -> None:  # fmt: skip
     """The weights in bytes per component; with --gpu-memory, the longest context and largest
     batch whose weights and KV cache fit; --training: model states and activations per GPU."""
-    from ffn_calc.inference import parse_bytes
-    from ffn_calc.inference_report import memory_report
+    from ffn_calc.counts.inference import parse_bytes
+    from ffn_calc.reports.inference import memory_report
 
     if training:
         refuse(
@@ -314,8 +314,8 @@ def memory_cmd(
         raise UsageError(_("--context goes with --gpu-memory (the largest batch that fits)."))
     gpu = parse_bytes(gpu_memory) if gpu_memory is not None else None
     if training:
-        from ffn_calc.training import Parallel
-        from ffn_calc.training_report import training_report
+        from ffn_calc.counts.training import Parallel
+        from ffn_calc.reports.training import training_report
 
         par = Parallel(dp=dp, tp=tp, sequence_parallel=sequence_parallel, recompute=recompute.value)
         tr_report = training_report(model, recipe.value, par, seq_len, micro_batch, gpu)
@@ -334,7 +334,7 @@ def tensors_cmd(
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
     """List every parameter tensor (name, shape, count) as the reference implementation stores it."""
-    from ffn_calc.verify import tensors_report
+    from ffn_calc.reports.verify import tensors_report
 
     if not matmuls:
         refuse(
@@ -362,8 +362,8 @@ def verify_cmd(
 
     Exit 0 when everything matches, 1 on any mismatch.
     """
-    from ffn_calc.presets import preset_names, resolve_model
-    from ffn_calc.verify import verify
+    from ffn_calc.model.sources import preset_names, resolve_model
+    from ffn_calc.reports.verify import verify
 
     if all_presets:
         refuse(ctx, ("preset",), _("{option} and --all: choose one (--all verifies every preset)."))
@@ -398,8 +398,8 @@ def compare_cmd(
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
     """Compare models side by side: shapes, parameters, FLOPs and crossovers, a column each."""
-    from ffn_calc.comparison import compare_report
-    from ffn_calc.presets import resolve_model
+    from ffn_calc.model.sources import resolve_model
+    from ffn_calc.reports.compare import compare_report
 
     with user_errors():
         models = [resolve_model(preset=n) for n in presets or []]
@@ -411,7 +411,7 @@ def compare_cmd(
             )
         report = compare_report(models, seq_len)
         if plot is not None:
-            from ffn_calc import plot as figures
+            from ffn_calc.output import plot as figures
 
             figures.compare(models, plot)
     emit(report, lambda: views().compare_tables(report), format)
@@ -426,7 +426,7 @@ def activations_cmd(
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
     """ReLU, GELU (exact), GELU tanh approximation and SiLU, with their derivatives."""
-    from ffn_calc.activations import DEFAULT_X, activations_report
+    from ffn_calc.counts.activations import DEFAULT_X, activations_report
 
     if format is not Format.table:
         refuse(
@@ -437,12 +437,12 @@ def activations_cmd(
     with user_errors():
         report = activations_report(list(x) if x else list(DEFAULT_X))
         if plot is not None:
-            from ffn_calc import plot as figures
+            from ffn_calc.output import plot as figures
 
             figures.activations(plot)
 
     def curves() -> list[Any]:
-        from ffn_calc.render import activation_plot
+        from ffn_calc.output.rich import activation_plot
 
         return [] if no_plot else [activation_plot()]
 
@@ -457,7 +457,7 @@ def swiglu_size_cmd(
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
     """The d_ff of a SwiGLU FFN: parameter parity with a plain 4x FFN, and Llama's rounding rule."""
-    from ffn_calc.sizing import swiglu_report
+    from ffn_calc.counts.sizing import swiglu_report
 
     with user_errors():
         report = swiglu_report(d_model, multiple_of, ffn_dim_multiplier)
@@ -467,7 +467,7 @@ def swiglu_size_cmd(
 @command("presets")
 def presets_cmd(format: FormatOpt = Format.table) -> None:
     """List the shipped presets with their shapes and exact totals."""
-    from ffn_calc.catalog import presets_listing
+    from ffn_calc.reports.listings import presets_listing
 
     with user_errors():
         report, tables = presets_listing()
@@ -480,8 +480,8 @@ def show_cmd(
     format: Annotated[Format, typer.Option("--format", "-f", help="table, json, csv or markdown (TOML: see import-hf).")] = Format.table,
 ) -> None:  # fmt: skip
     """Show a preset's config: every field, its value and what it means."""
-    from ffn_calc.catalog import config_listing
-    from ffn_calc.presets import resolve_model
+    from ffn_calc.model.sources import resolve_model
+    from ffn_calc.reports.listings import config_listing
 
     with user_errors():
         cfg = resolve_model(preset=name)
@@ -499,7 +499,7 @@ def import_hf_cmd(
     format: Annotated[ConfigFormat, typer.Option("--format", "-f", help="toml or json: either loads with --config.")] = ConfigFormat.toml,
 ) -> None:  # fmt: skip
     """Write the ffn-calc config equivalent to a Hugging Face config.json to stdout."""
-    from ffn_calc.presets import dump_toml, resolve_model
+    from ffn_calc.model.sources import dump_toml, resolve_model
 
     with user_errors():
         cfg = resolve_model(hf_config=path)

@@ -17,7 +17,7 @@ from ffn_calc.cli.app import (
 )
 
 if TYPE_CHECKING:
-    from ffn_calc.exercises import ExerciseResult
+    from ffn_calc.homework.exercises import ExerciseResult
 
 CatalogOpt = Annotated[
     Path | None,
@@ -52,8 +52,8 @@ IdArg = Annotated[str, typer.Argument(metavar="ID", help="An exercise id.")]
 
 
 def _result(catalog: Path | None, exercise_id: str, given: str | None = None) -> "ExerciseResult":
-    from ffn_calc.exercise_catalog import find, load_catalog
-    from ffn_calc.exercises import exercise_result
+    from ffn_calc.homework.catalog import find, load_catalog
+    from ffn_calc.homework.exercises import exercise_result
 
     with user_errors():
         return exercise_result(find(load_catalog(catalog), exercise_id), given)
@@ -62,7 +62,7 @@ def _result(catalog: Path | None, exercise_id: str, given: str | None = None) ->
 def _emit(result: "ExerciseResult", lines: list[str], fmt: Format) -> None:
     """Plain lines for people; JSON, CSV and Markdown from the result."""
     if fmt is Format.table:
-        from ffn_calc.render import console, wrap
+        from ffn_calc.output.rich import console, wrap
 
         width = console().width
         out = []
@@ -85,8 +85,8 @@ def exercise_app() -> typer.Typer:
     @sub.command("list")
     def list_cmd(exercises: CatalogOpt = None, format: FormatOpt = Format.table) -> None:
         """List the exercises with their computed answers."""
-        from ffn_calc.exercise_catalog import load_catalog
-        from ffn_calc.exercises import exercises_report
+        from ffn_calc.homework.catalog import load_catalog
+        from ffn_calc.homework.exercises import exercises_report
 
         with user_errors():
             report = exercises_report(load_catalog(exercises))
@@ -115,7 +115,7 @@ def exercise_app() -> typer.Typer:
         format: FormatOpt = Format.table,
     ) -> None:
         """Check an answer within the precision it is written in; exit 1 when it is wrong."""
-        from ffn_calc.i18n import _
+        from ffn_calc.i18n.translate import _
 
         r = _result(exercises, exercise_id, answer)
         if r.correct:
@@ -138,7 +138,7 @@ def exercise_app() -> typer.Typer:
         exercise_id: IdArg, exercises: CatalogOpt = None, format: FormatOpt = Format.table
     ) -> None:
         """Print the worked solution: each formula with the numbers put in."""
-        from ffn_calc.i18n import _
+        from ffn_calc.i18n.translate import _
 
         r = _result(exercises, exercise_id)
         lines = [f"{r.id}: {r.shown_question()}", "", *(f"  {s}" for s in r.shown_steps()), ""]

@@ -9,15 +9,15 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeAlias
 
 import typer
 
-from ffn_calc import choices
 from ffn_calc.cli.app import COMMANDS, user_errors
+from ffn_calc.model import choices
 
 if TYPE_CHECKING:
-    from ffn_calc.config import ModelConfig
+    from ffn_calc.model.config import ModelConfig
 
 
 def choice_enum(name: str, values: Iterable[str]) -> type[StrEnum]:
-    """A Typer choice whose values are one of ffn_calc.choices' lists (never typed again)."""
+    """A Typer choice whose values are one of ffn_calc.model.choices' lists (never typed again)."""
     return StrEnum(name, {v.replace("-", "_"): v for v in values})  # type: ignore[return-value]
 
 
@@ -73,7 +73,7 @@ MODEL_OPTION_NAMES = [name for name, _, _ in MODEL_OPTIONS]
 
 
 def load_model(opts: dict[str, Any]) -> "ModelConfig":
-    from ffn_calc.presets import resolve_model
+    from ffn_calc.model.sources import resolve_model
 
     flags = {k: (v.value if isinstance(v, Enum) else v) for k, v in opts.items()}
     model = resolve_model(
@@ -89,8 +89,8 @@ def load_model(opts: dict[str, Any]) -> "ModelConfig":
 def unused_flags(model: "ModelConfig", flags: dict[str, Any]) -> None:
     """Refuse a size flag the model has no use for (it would change no count)."""
     from ffn_calc.errors import UsageError
-    from ffn_calc.i18n import _
-    from ffn_calc.unused import unused_field
+    from ffn_calc.i18n.translate import _
+    from ffn_calc.model.unused import unused_field
 
     tie = "--no-tie" if flags.get("tie") is False else "--tie"
     options = {

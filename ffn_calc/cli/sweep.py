@@ -5,12 +5,12 @@ from typing import IO, TYPE_CHECKING, Annotated, cast
 
 import typer
 
-from ffn_calc import choices
 from ffn_calc.cli.app import Format, FormatOpt, Streamed, given, output_errors, spelled
 from ffn_calc.cli.options import MODEL_OPTION_NAMES, model_command
+from ffn_calc.model import choices
 
 if TYPE_CHECKING:
-    from ffn_calc.config import ModelConfig
+    from ffn_calc.model.config import ModelConfig
 
 METRIC_HELP = (
     "A column; repeat for several (default total_params, and active_params for MoE): "
@@ -33,7 +33,7 @@ def _flags_varied(ctx: typer.Context, fields: set[str]) -> None:
     """A size flag whose field the sweep varies would be overwritten by every value: refused
     (but --d-model and --n-heads, which build the base model when no source is given)."""
     from ffn_calc.errors import UsageError
-    from ffn_calc.i18n import _
+    from ffn_calc.i18n.translate import _
 
     flags = given(ctx, *MODEL_OPTION_NAMES)
     if not {"preset", "config", "hf_config"} & set(flags):
@@ -63,9 +63,9 @@ def sweep_cmd(
 
     Combinations that are not valid models (heads that do not divide d_model) are skipped and
     counted with the reason."""
-    from ffn_calc import sweep_output as out
-    from ffn_calc.sweep_metrics import parse_metric
-    from ffn_calc.sweeps import Sweep, parse_axis, parse_filter
+    from ffn_calc.output import sweep as out
+    from ffn_calc.sweeps.metrics import parse_metric
+    from ffn_calc.sweeps.run import Sweep, parse_axis, parse_filter
 
     names = metric or (["total_params", "active_params"] if model.is_moe else ["total_params"])
     axes = [parse_axis(v) for v in vary]
@@ -83,7 +83,7 @@ def sweep_cmd(
         Format.json: out.write_json,
     }[format]
     if plot is not None:
-        from ffn_calc import plot as figures
+        from ffn_calc.output import plot as figures
 
         figures.sweep(s, plot)
     with output_errors():

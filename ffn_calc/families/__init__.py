@@ -3,12 +3,12 @@
 A family module holds what is specific to that family and nothing else; the code reads
 three names from it:
 
-- `ARCHITECTURE`: the transformers class whose instance the counts equal (ffn_calc.hf names
+- `ARCHITECTURE`: the transformers class whose instance the counts equal (ffn_calc.families.hf names
   it in the model's source and warns when config.json names another);
 - `fields(r)`: how its config.json maps to ModelConfig fields (`r` is a `base.Reader`;
-  ffn_calc.hf); a family without a config.json (OTHER_FAMILIES) has none;
+  ffn_calc.families.hf); a family without a config.json (OTHER_FAMILIES) has none;
 - `naming(cfg)`: a `Naming`, how the reference implementation names and lays out each tensor
-  of that model (ffn_calc.instantiate, `tensors`, `verify`).
+  of that model (ffn_calc.reference.instantiate, `tensors`, `verify`).
 
 Anything else in a module (a `NAMING` constant that `naming` returns, a `NOTE` that `fields`
 puts in the model's notes) is its own business.

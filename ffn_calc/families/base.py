@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ffn_calc.config import MAX_LISTED_LAYERS
 from ffn_calc.errors import ConfigError
+from ffn_calc.families.tensor_names import Naming
 from ffn_calc.files import line_of, shown
-from ffn_calc.i18n import _
+from ffn_calc.i18n.translate import _
 from ffn_calc.limits import MAX_SIZE
-from ffn_calc.naming import Naming
+from ffn_calc.model.config import MAX_LISTED_LAYERS
 
 
 class Reader:

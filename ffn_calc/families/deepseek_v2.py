@@ -27,13 +27,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ffn_calc.config import ModelConfig
 from ffn_calc.errors import ConfigError
 from ffn_calc.families.base import Reader, decoder
 from ffn_calc.families.deepseek_v3 import NAMING, mla_moe, q_lora_rank
+from ffn_calc.families.tensor_names import Naming
 from ffn_calc.files import shown
-from ffn_calc.i18n import _
-from ffn_calc.naming import Naming
+from ffn_calc.i18n.translate import _
+from ffn_calc.model.config import ModelConfig
 
 ARCHITECTURE = "DeepseekV2ForCausalLM"
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from ffn_calc.config import ModelConfig
 from ffn_calc.families.base import (
     GATED_ACT,
     LLAMA_NAMING,
@@ -27,7 +26,8 @@ from ffn_calc.families.base import (
     layer_types,
     window_fields,
 )
-from ffn_calc.naming import Naming
+from ffn_calc.families.tensor_names import Naming
+from ffn_calc.model.config import ModelConfig
 
 ARCHITECTURE = "Gemma2ForCausalLM"
 

@@ -37,7 +37,6 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from ffn_calc.config import ModelConfig
 from ffn_calc.errors import ConfigError
 from ffn_calc.families.base import (
     LLAMA_NAMING,
@@ -47,9 +46,10 @@ from ffn_calc.families.base import (
     layer_types,
     window_fields,
 )
+from ffn_calc.families.tensor_names import Naming
 from ffn_calc.files import shown
-from ffn_calc.i18n import _
-from ffn_calc.naming import Naming
+from ffn_calc.i18n.translate import _
+from ffn_calc.model.config import ModelConfig
 
 ARCHITECTURE = "Llama4ForCausalLM"
 

@@ -24,12 +24,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ffn_calc.config import ModelConfig
 from ffn_calc.errors import ConfigError
 from ffn_calc.families import qwen2_moe
 from ffn_calc.families.base import Reader, decoder
-from ffn_calc.i18n import _
-from ffn_calc.naming import Naming
+from ffn_calc.families.tensor_names import Naming
+from ffn_calc.i18n.translate import _
+from ffn_calc.model.config import ModelConfig
 
 ARCHITECTURE = "OlmoeForCausalLM"
 

@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ffn_calc.config import ModelConfig
 from ffn_calc.families.base import PLAIN_ACT, Reader
-from ffn_calc.naming import Naming
+from ffn_calc.families.tensor_names import Naming
+from ffn_calc.model.config import ModelConfig
 
 ARCHITECTURE = "OPTForCausalLM"
 

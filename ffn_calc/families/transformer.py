@@ -7,8 +7,8 @@ norm2 (cross-attention) and norm3 (FFN).
 
 from __future__ import annotations
 
-from ffn_calc.config import ModelConfig
-from ffn_calc.naming import Naming
+from ffn_calc.families.tensor_names import Naming
+from ffn_calc.model.config import ModelConfig
 
 ARCHITECTURE = "torch.nn.Transformer"
 

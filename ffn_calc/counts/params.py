@@ -1,0 +1,414 @@
+"""Closed-form parameter counts, per layer kind and per component.
+
+Conventions (stated once): a tensor's parameters are the product of its shape; tied weights
+count once (a tied output head adds 0); non-parameter buffers (causal masks, rotary inv_freq)
+are not parameters; LayerNorm has a weight and a bias of d_model each, RMSNorm a weight only;
+sinusoidal and rotary positions have no parameters. Components are those of the JSON
+contract: embedding, attention, ffn, norm, lm_head, pooler.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ffn_calc.counts.terms import Term, term, total
+from ffn_calc.i18n.translate import N_, Text, say
+from ffn_calc.model.config import ModelConfig, ffn_biases
+
+
+@dataclass(frozen=True)
+class LayerCount:
+    """One layer kind: its terms (grouped attention / ffn / norm) and how many there are."""
+
+    stack: str  # "encoder" | "decoder"
+    count: int
+    terms: list[Term]
+    kind: str = ""  # "" where a stack has one kind; "dense FFN" / "MoE" in a mixed MoE stack
+
+    def group(self, name: str) -> int:
+        return total(self.terms, name)
+
+    @property
+    def total(self) -> int:
+        return total(self.terms)
+
+
+def _norm_terms(
+    cfg: ModelConfig, group: str, name: str, width: int | None = None, symbol: str = "d_model"
+) -> list[Term]:
+    """One norm over `width` (default d_model): weight and bias, or a weight only."""
+    w = cfg.d_model if width is None else width
+    if cfg.norm == "layernorm" and cfg.norm_bias:
+        return [term(group, name, f"2 x {symbol} (weight, bias)", 2, w)]
+    return [term(group, name, f"{symbol} (weight)", w)]
+
+
+def _qk_norm_terms(cfg: ModelConfig) -> list[Term]:
+    """Norms on queries and keys (weights only counted as the norm kind has them)."""
+    hd, h, kv = cfg.head_size, cfg.n_heads, cfg.kv_heads
+    if cfg.qk_norm == "head":  # one weight over head_dim, shared by every head
+        return _norm_terms(cfg, "norm", "q_norm", hd, "head_dim") + _norm_terms(
+            cfg, "norm", "k_norm", hd, "head_dim"
+        )
+    if cfg.qk_norm == "per_head":  # a weight per head: [n_heads, head_dim]
+        return _norm_terms(cfg, "norm", "q_norm", h * hd, "n_heads x head_dim") + _norm_terms(
+            cfg, "norm", "k_norm", kv * hd, "n_kv_heads x head_dim"
+        )
+    if cfg.qk_norm == "full":  # over the whole projection width
+        return _norm_terms(cfg, "norm", "q_norm", h * hd, "n_heads x head_dim") + _norm_terms(
+            cfg, "norm", "k_norm", kv * hd, "n_kv_heads x head_dim"
+        )
+    return []
+
+
+def _layer_norm_terms(cfg: ModelConfig) -> list[Term]:
+    """The norms around self-attention and the FFN of one layer."""
+    names = {0: [], 1: ["norm (shared by attention and FFN)"], 2: ["norm_attn", "norm_ffn"]}
+    labels = names.get(cfg.norms_per_layer) or [f"norm {i + 1}" for i in range(cfg.norms_per_layer)]
+    return [t for n in labels for t in _norm_terms(cfg, "norm", n)]
+
+
+def mla_terms(cfg: ModelConfig) -> list[Term]:
+    """Multi-head latent attention (DeepSeek-V2/V3): low-rank Q, a compressed KV latent plus a
+    shared rotary key, per-head K (no rotary) and V decompressed from the latent, O."""
+    d, h, g = cfg.d_model, cfg.n_heads, "attention"
+    qr, kvr = cfg.q_lora_rank, cfg.kv_lora_rank
+    nope, rope, v = cfg.qk_nope_head_dim, cfg.qk_rope_head_dim, cfg.v_head_dim
+    assert kvr is not None and nope is not None and rope is not None and v is not None
+    b = cfg.attention_bias
+    out: list[Term] = []
+    if qr is None:  # q_proj [h (nope + rope), d]
+        out.append(term(g, "q_proj", "d_model x n_heads x (nope + rope)", d, h, nope + rope))
+    else:  # q_a_proj [q_lora, d] (+ bias), q_a_layernorm [q_lora], q_b_proj [h (nope + rope), q_lora]
+        out.append(term(g, "q_a_proj", "d_model x q_lora_rank", d, qr))
+        if b:
+            out.append(term(g, "q_a_proj bias", "q_lora_rank", qr))
+        out += _norm_terms(cfg, "norm", "q_a_layernorm", qr, "q_lora_rank")
+        out.append(term(g, "q_b_proj", "q_lora_rank x n_heads x (nope + rope)", qr, h, nope + rope))
+    # kv_a_proj_with_mqa [kv_lora + rope, d] (+ bias), kv_a_layernorm [kv_lora],
+    # kv_b_proj [h (nope + v), kv_lora], o_proj [d, h v] (+ bias)
+    out.append(term(g, "kv_a_proj_with_mqa", "d_model x (kv_lora_rank + rope)", d, kvr + rope))
+    if b:
+        out.append(term(g, "kv_a_proj bias", "kv_lora_rank + rope", kvr + rope))
+    out += _norm_terms(cfg, "norm", "kv_a_layernorm", kvr, "kv_lora_rank")
+    out.append(
+        term(g, "kv_b_proj", "kv_lora_rank x n_heads x (nope + v_head_dim)", kvr, h, nope + v)
+    )
+    out.append(term(g, "o_proj", "n_heads x v_head_dim x d_model", h, v, d))
+    if b:
+        out.append(term(g, "b_O", "d_model", d))
+    return out  # fmt: skip
+
+
+def attention_terms(cfg: ModelConfig, prefix: str = "") -> list[Term]:
+    """Q, K, V, O weights and biases of one attention block (MLA: see mla_terms), sinks."""
+    if cfg.attention == "mla" and not prefix:
+        return mla_terms(cfg) + _sink_terms(cfg)
+    d, q, kv = cfg.d_model, cfg.q_dim, cfg.kv_dim
+    g = "attention"
+    out = [
+        term(g, f"{prefix}Q", "d_model x (n_heads x head_dim)", d, q),
+        term(g, f"{prefix}K", "d_model x (n_kv_heads x head_dim)", d, kv),
+        term(g, f"{prefix}V", "d_model x (n_kv_heads x head_dim)", d, kv),
+        term(g, f"{prefix}O", "(n_heads x head_dim) x d_model", q, d),
+    ]
+    if cfg.attention_bias:
+        out += [
+            term(g, f"{prefix}b_Q", "n_heads x head_dim", q),
+            term(g, f"{prefix}b_K", "n_kv_heads x head_dim", kv),
+            term(g, f"{prefix}b_V", "n_kv_heads x head_dim", kv),
+        ]
+    if cfg.out_bias:
+        out.append(term(g, f"{prefix}b_O", "d_model", d))
+    return out + ([] if prefix else _sink_terms(cfg))
+
+
+def _sink_terms(cfg: ModelConfig) -> list[Term]:
+    """gpt-oss: one learned sink logit per head and layer."""
+    return [term("attention", "sinks", "n_heads", cfg.n_heads)] if cfg.attention_sinks else []
+
+
+def moe_terms(cfg: ModelConfig) -> list[Term]:
+    """A routed-expert FFN: router, experts (and their biases), a shared expert and its gate."""
+    d, f, g = cfg.d_model, cfg.d_ff, "ffn"
+    assert cfg.n_experts is not None
+    e = cfg.n_experts
+    out = [term(g, "router", "d_model x n_experts", d, e)]
+    if cfg.router_bias:
+        out.append(term(g, "b_router", "n_experts", e))
+    if cfg.router_score_bias == "parameter":
+        out.append(term(g, "router score bias", "n_experts", e))
+    mats = 3 if cfg.gated else 2
+    out.append(term(g, "experts", f"n_experts x {mats} x d_model x d_ff", e, mats, d, f))
+    if cfg.routed_expert_bias:
+        biases = ffn_biases(f, d, cfg.gated)
+        out.append(term(g, "expert biases", "n_experts x (biases of one expert)", e, biases))
+    if cfg.shared_expert_d_ff is not None:
+        fs = cfg.shared_expert_d_ff
+        out.append(term(g, "shared expert", f"{mats} x d_model x shared_expert_d_ff", mats, d, fs))
+        if cfg.ffn_bias:
+            biases = ffn_biases(fs, d, cfg.gated)
+            out.append(term(g, "shared expert biases", "biases of the shared expert", biases))
+        if cfg.shared_expert_gate:
+            out.append(term(g, "shared expert gate", "d_model x 1", d, 1))
+    return out
+
+
+def ffn_terms(cfg: ModelConfig, width: int | None = None) -> list[Term]:
+    """The FFN of one layer: W1/W2 (plain) or gate/up/down (gated) of `width` (default d_ff);
+    MoE: router and experts (moe_terms)."""
+    if cfg.is_moe and width is None:
+        return moe_terms(cfg)
+    d, f, g = cfg.d_model, cfg.d_ff if width is None else width, "ffn"
+    if cfg.gated:
+        out = [
+            term(g, "W_gate", "d_model x d_ff", d, f),
+            term(g, "W_up", "d_model x d_ff", d, f),
+            term(g, "W_down", "d_ff x d_model", f, d),
+        ]
+        if cfg.ffn_bias:
+            out += [
+                term(g, "b_gate", "d_ff", f),
+                term(g, "b_up", "d_ff", f),
+                term(g, "b_down", "d_model", d),
+            ]
+        return out
+    out = [term(g, "W1", "d_model x d_ff", d, f), term(g, "W2", "d_ff x d_model", f, d)]
+    if cfg.ffn_bias:
+        out += [term(g, "b1", "d_ff", f), term(g, "b2", "d_model", d)]
+    return out
+
+
+def expert_params(cfg: ModelConfig) -> int:
+    """Parameters of one expert (0 for a dense model)."""
+    if cfg.n_experts is None:
+        return 0
+    mats = 3 if cfg.gated else 2
+    biases = ffn_biases(cfg.d_ff, cfg.d_model, cfg.gated) if cfg.routed_expert_bias else 0
+    return mats * cfg.d_model * cfg.d_ff + biases
+
+
+def layer_counts(cfg: ModelConfig) -> list[LayerCount]:
+    """One entry per layer kind: encoder layers, decoder layers (with cross-attention).
+
+    `count` is the number of layers that hold parameters of their own: with shared layers
+    (ALBERT) fewer than the layers applied, which the FLOPs count.
+    """
+    layers: list[LayerCount] = []
+    own = attention_terms(cfg) + _qk_norm_terms(cfg)
+    if cfg.has_encoder:
+        for kind, count, ffn in ffn_kinds(cfg, cfg.encoder_layers):
+            terms = own + ffn + _layer_norm_terms(cfg)
+            layers.append(LayerCount("encoder", cfg.param_layers(count), terms, kind))
+    if cfg.has_decoder:
+        cross_attn: list[Term] = []
+        cross: list[Term] = []
+        if cfg.architecture == "encoder-decoder":
+            cross_attn = attention_terms(cfg, prefix="cross ")
+            cross = _norm_terms(cfg, "norm", "norm_cross")
+        for kind, count, ffn in ffn_kinds(cfg, cfg.decoder_layers):
+            terms = own + cross_attn + ffn + _layer_norm_terms(cfg) + cross
+            layers.append(LayerCount("decoder", cfg.param_layers(count), terms, kind))
+    return layers
+
+
+def ffn_kinds(cfg: ModelConfig, layers: int) -> list[tuple[str, int, list[Term]]]:
+    """The layer kinds of a stack of `layers`: (label, how many, FFN terms). One kind unless a
+    MoE model has dense layers ("dense FFN", "MoE") or some layers attend locally ("sliding
+    window attention (4,096)", "full attention"): then each kind with its count."""
+    out = []
+    for ffn, attn, count in cfg.layer_kinds(layers):
+        terms = ffn_terms(cfg, cfg.dense_d_ff or cfg.d_ff) if ffn == "dense FFN" else ffn_terms(cfg)
+        out.append((", ".join(x for x in (ffn, attn) if x), count, terms))
+    return out
+
+
+def _stacks(cfg: ModelConfig) -> list[str]:
+    return [s for s, n in (("encoder", cfg.encoder_layers), ("decoder", cfg.decoder_layers)) if n]
+
+
+def _embedding_terms(cfg: ModelConfig) -> list[Term]:
+    """Token, position and token-type tables, the projection of a narrow embedding, norms."""
+    d, v, g = cfg.d_model, cfg.vocab_size, "embedding"
+    e, side = cfg.embed_width, cfg.side_width
+    ew = "embedding_dim" if cfg.embedding_dim is not None else "d_model"
+    sw = ew if cfg.embedding_projection == "all" else "d_model"
+    out: list[Term] = []
+    if v is not None:
+        out.append(term(g, "token embedding", f"vocab_size x {ew}", v, e))
+        if cfg.architecture == "encoder-decoder" and not cfg.shared_embeddings:
+            out.append(term(g, "target token embedding", f"vocab_size x {ew}", v, e))
+        for stack in _stacks(cfg) if cfg.stack_embeddings else []:  # beside the shared one
+            out.append(term(g, f"{stack} token embedding", f"vocab_size x {ew}", v, e))
+    if cfg.positions == "learned" and cfg.max_positions is not None:
+        tables = 2 if cfg.architecture == "encoder-decoder" and cfg.separate_position_tables else 1
+        for i in range(tables):
+            name = ("encoder ", "decoder ")[i] if tables == 2 else ""
+            out.append(
+                term(
+                    g, f"{name}position embedding", f"max_positions x {sw}", cfg.max_positions, side
+                )
+            )
+    if cfg.type_vocab_size:
+        out.append(
+            term(g, "token-type embedding", f"type_vocab_size x {sw}", cfg.type_vocab_size, side)
+        )
+    if cfg.embedding_dim is not None:
+        b = cfg.embedding_projection_bias
+        out.append(term(g, "projection in", f"{ew} x d_model", e, d))
+        if b:
+            out.append(term(g, "projection in bias", "d_model", d))
+        if cfg.project_out:
+            out.append(term(g, "projection out", f"d_model x {ew}", d, e))
+            if b:
+                out.append(term(g, "projection out bias", ew, e))
+    if cfg.embedding_norm:
+        for stack in _stacks(cfg) if cfg.architecture == "encoder-decoder" else [""]:
+            label = f"{stack} embedding norm".strip()
+            out += _norm_terms(cfg, "norm", label, side, sw)
+    return out  # fmt: skip
+
+
+def _head_terms(cfg: ModelConfig) -> list[Term]:
+    """The output head: a masked-LM transform, the projection to the vocabulary, its bias."""
+    d, v, e, out = cfg.d_model, cfg.vocab_size, cfg.embed_width, []
+    if not cfg.has_lm_head or v is None:
+        return []
+    ew = "embedding_dim" if cfg.embedding_dim is not None else "d_model"
+    if cfg.lm_head_transform:
+        out += [term("lm_head", "head dense", f"d_model x {ew}", d, e),
+                term("lm_head", "head dense bias", ew, e)]  # fmt: skip
+        out += _norm_terms(cfg, "norm", "head norm", e, ew)
+    if cfg.tie_embeddings:
+        out.append(term("lm_head", "lm_head (tied to the token embedding)", "0", 0))
+    else:
+        out.append(term("lm_head", "lm_head", f"{ew} x vocab_size", e, v))
+    if cfg.lm_head_bias:
+        out.append(term("lm_head", "lm_head bias", "vocab_size", v))
+    if cfg.lm_head_projection_bias:  # the projection's own, beside lm_head_bias
+        out.append(term("lm_head", "lm_head projection bias", "vocab_size", v))
+    return out
+
+
+def model_terms(cfg: ModelConfig) -> list[Term]:
+    """Terms outside the layers: embeddings, final and embedding norms, head, pooler."""
+    d, out = cfg.d_model, _embedding_terms(cfg)
+    if cfg.relative_attention_buckets is not None:
+        for stack in _stacks(cfg):  # T5: in the first layer's self-attention of each stack
+            out.append(term("attention", f"{stack} relative attention bias",
+                            "buckets x n_heads", cfg.relative_attention_buckets, cfg.n_heads))  # fmt: skip
+    if cfg.final_norm:
+        for stack in _stacks(cfg):
+            out += _norm_terms(cfg, "norm", f"final {stack} norm")
+    out += _head_terms(cfg)
+    if cfg.pooler:
+        out += [
+            term("pooler", "pooler W", "d_model x d_model", d, d),
+            term("pooler", "pooler b", "d_model", d),
+        ]
+    return out
+
+
+COMPONENTS = ("embedding", "attention", "ffn", "norm", "lm_head", "pooler")
+
+
+def components(cfg: ModelConfig) -> dict[str, int]:
+    """Parameters per contract component; `pooler` only where the model has one."""
+    out = dict.fromkeys(COMPONENTS, 0)
+    for layer in layer_counts(cfg):
+        for t in layer.terms:
+            out[t.group] += layer.count * t.value
+    for t in model_terms(cfg):
+        out[t.group] += t.value
+    if not cfg.pooler:
+        del out["pooler"]
+    return out
+
+
+def total_params(cfg: ModelConfig) -> int:
+    return sum(components(cfg).values())
+
+
+def idle_params(cfg: ModelConfig) -> int:
+    """MoE: parameters of the experts a token does not use (0 for a dense model)."""
+    if cfg.n_experts is None or cfg.experts_per_token is None:
+        return 0
+    layers = cfg.moe_layers(cfg.encoder_layers) + cfg.moe_layers(cfg.decoder_layers)
+    return layers * (cfg.n_experts - cfg.experts_per_token) * expert_params(cfg)
+
+
+def stored_buffers(cfg: ModelConfig) -> int:
+    """Elements a released checkpoint stores beyond the parameters: a routing-score bias kept
+    as a buffer (DeepSeek-V3, GLM-4.5: [n_experts] per MoE layer)."""
+    if cfg.router_score_bias != "buffer" or cfg.n_experts is None:
+        return 0
+    return (cfg.moe_layers(cfg.encoder_layers) + cfg.moe_layers(cfg.decoder_layers)) * cfg.n_experts
+
+
+def active_lines(cfg: ModelConfig) -> list[Text]:
+    """How the active parameters add up, layer kind by layer kind (MoE models): one routed
+    expert, each kind's layers less their idle experts, the rest, and the sum term by term.
+    Each line is a message with its fields: str() is the English (JSON's `active_terms`); a
+    view shows it translated, with the stack and the layer kind in the reader's words."""
+    if not cfg.is_moe or cfg.n_experts is None or cfg.experts_per_token is None:
+        return []
+    e, k, one = cfg.n_experts, cfg.experts_per_token, expert_params(cfg)
+    mats = 3 if cfg.gated else 2
+    biases = one - mats * cfg.d_model * cfg.d_ff
+    shape = f"{mats} x d_model x d_ff = {mats} x {cfg.d_model:,} x {cfg.d_ff:,}"
+    if biases:
+        first = say(
+            N_("one routed expert: {shape} + {biases} biases = {value}"),
+            shape=shape, biases=f"{biases:,}", value=f"{one:,}",
+        )  # fmt: skip
+    else:
+        first = say(N_("one routed expert: {shape} = {value}"), shape=shape, value=f"{one:,}")
+    lines = [first]
+    parts = []
+    for layer in layer_counts(cfg):
+        idle = 0 if layer.kind.startswith("dense FFN") else (e - k) * one
+        per = layer.total - idle
+        parts.append(layer.count * per)
+        fields: dict[str, str] = {
+            "stack": layer.stack, "count": str(layer.count), "value": f"{layer.count * per:,}",
+            "total": f"{layer.total:,}", "experts": str(e), "k": str(k), "one": f"{one:,}",
+        }  # fmt: skip
+        if layer.kind:
+            fields["kind"] = layer.kind
+        lines.append(say(ACTIVE_LAYER[bool(layer.kind), bool(idle)], **fields))
+    rest = sum(t.value for t in model_terms(cfg))
+    lines.append(
+        say(
+            N_("active, outside the layers (embeddings, final norm, head): {value}"),
+            value=f"{rest:,}",
+        )
+    )
+    terms = " + ".join(f"{x:,}" for x in [*parts, rest])
+    lines.append(say(N_("active = {terms} = {value}"), terms=terms, value=f"{sum(parts) + rest:,}"))
+    return lines
+
+
+# A layer kind's line in active_lines, by (a stack of several kinds, experts idle in it).
+ACTIVE_LAYER = {
+    (False, False): N_("active, {stack} layers: {count} x {total} = {value}"),
+    (True, False): N_("active, {stack} layers, {kind}: {count} x {total} = {value}"),
+    (False, True): N_(
+        "active, {stack} layers: {count} x ({total} - ({experts} - {k}) idle experts x {one}) "
+        "= {value}"
+    ),
+    (True, True): N_(
+        "active, {stack} layers, {kind}: {count} x ({total} - ({experts} - {k}) idle experts "
+        "x {one}) = {value}"
+    ),
+}
+
+
+def active_params(cfg: ModelConfig) -> int:
+    """Parameters one token uses: the router and experts_per_token experts per layer (MoE)."""
+    return total_params(cfg) - idle_params(cfg)
+
+
+def non_embedding_params(cfg: ModelConfig) -> int:
+    """Kaplan et al.'s N: all parameters but the embeddings and the output head."""
+    comps = components(cfg)
+    return sum(comps.values()) - comps["embedding"] - comps["lm_head"]

@@ -1,0 +1,280 @@
+"""Parameter and FLOP totals per component, fast: plain integer sums for sweeps.
+
+`param_components(cfg)` must equal `counts.params.components(cfg)`, and `flop_components(cfg, w)`
+must equal `counts.flops.flop_components(cfg, w)`: the same keys in the same order, the same
+values. Those build a list of named terms per layer kind for --explain; here each component is
+one running sum, with no term objects and no strings, so a sweep over many configurations pays
+only for the arithmetic. tests/test_totals.py proves the equality on every preset, every
+family's config.json, hand-picked corners and random valid configurations; the term path is
+itself checked against PyTorch elsewhere.
+
+The conventions are those of counts/params.py and counts/flops.py: a tensor counts the product of
+its shape; LayerNorm has a weight and a bias, RMSNorm a weight only; FLOPs are 2 x multiply-adds
+of the matmuls, the scores over the full S x S square unless causal (then S(S+1) pairs x 1,
+written without the division), the LM head at every output position.
+
+Layer kinds follow `ModelConfig.layer_kinds` without walking the layers: a MoE stack has
+len(dense_ffn_layers) dense-FFN layers and the rest routed, and local-attention layers change
+no count. Shared layers (unique_layers) come with one layer kind (a validated invariant), so
+unique_layers layers hold parameters.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ffn_calc.model.config import GATED_ACTIVATIONS, ModelConfig, ffn_biases
+
+if TYPE_CHECKING:
+    from ffn_calc.counts.flops import Workload
+
+
+def param_components(cfg: ModelConfig) -> dict[str, int]:
+    """== counts.params.components(cfg): same keys in the same order (pooler only where the
+    model has one)."""
+    d, h, f, v = cfg.d_model, cfg.n_heads, cfg.d_ff, cfg.vocab_size
+    head_dim, n_kv = cfg.head_dim, cfg.n_kv_heads
+    hd = d // h if head_dim is None else head_dim
+    q, kv = h * hd, (h if n_kv is None else n_kv) * hd  # widths of Q (and O's input), of K and V
+    ab, ob = cfg.attention_bias, cfg.attention_out_bias
+    ob = ab if ob is None else ob
+    fb = cfg.ffn_bias
+    nb = 2 if cfg.norm == "layernorm" and cfg.norm_bias else 1  # a norm over w: nb x w
+    mats = 3 if cfg.activation in GATED_ACTIVATIONS else 2
+    encdec = cfg.architecture == "encoder-decoder"
+    stacks = 2 if encdec else 1
+
+    # --- one layer: self-attention, its norms, the FFN --------------------------------------
+    layer_norm = 0
+    if cfg.attention == "mla":
+        qr, kvr = cfg.q_lora_rank, cfg.kv_lora_rank
+        nope, rope, vd = cfg.qk_nope_head_dim, cfg.qk_rope_head_dim, cfg.v_head_dim
+        assert kvr is not None and nope is not None and rope is not None and vd is not None
+        if qr is None:
+            attn = d * h * (nope + rope)  # q_proj [h (nope + rope), d]
+        else:
+            attn = d * qr  # q_a_proj [q_lora, d]
+            attn += qr * h * (nope + rope)  # q_b_proj [h (nope + rope), q_lora]
+            layer_norm += nb * qr  # q_a_layernorm [q_lora]
+            if ab:
+                attn += qr  # q_a_proj bias [q_lora]
+        attn += d * (kvr + rope)  # kv_a_proj_with_mqa [kv_lora + rope, d]
+        attn += kvr * h * (nope + vd)  # kv_b_proj [h (nope + v), kv_lora]
+        attn += h * vd * d  # o_proj [d, h v]
+        layer_norm += nb * kvr  # kv_a_layernorm [kv_lora]
+        if ab:
+            attn += kvr + rope + d  # kv_a_proj bias [kv_lora + rope], o_proj bias [d]
+    else:
+        attn = d * q + 2 * d * kv + q * d  # Q [d, q], K and V [d, kv], O [q, d]
+        if ab:
+            attn += q + 2 * kv  # b_Q [q], b_K and b_V [kv]
+        if ob:
+            attn += d  # b_O [d]
+    if cfg.attention_sinks:
+        attn += h  # sinks [n_heads]
+    qk_norm = cfg.qk_norm
+    if qk_norm == "head":
+        layer_norm += 2 * nb * hd  # q_norm and k_norm [head_dim]
+    elif qk_norm != "none":  # per_head, full
+        layer_norm += nb * (q + kv)  # q_norm [n_heads x head_dim], k_norm [n_kv_heads x head_dim]
+    layer_norms = cfg.layer_norms
+    layer_norm += (2 if layer_norms is None else layer_norms) * nb * d  # norms [d] around blocks
+
+    n_experts = cfg.n_experts
+    if n_experts is not None:  # routed experts
+        e = n_experts
+        main = d * e  # router [n_experts, d]
+        if cfg.router_bias:
+            main += e  # b_router [n_experts]
+        if cfg.router_score_bias == "parameter":
+            main += e  # router score bias [n_experts]
+        main += e * mats * d * f  # experts [n_experts, mats, d, d_ff]
+        if cfg.routed_expert_bias:  # expert_bias, default ffn_bias
+            main += e * ffn_biases(f, d, mats == 3)  # expert biases
+        fs = cfg.shared_expert_d_ff
+        if fs is not None:
+            main += mats * d * fs  # shared expert [mats, d, shared_expert_d_ff]
+            if fb:
+                main += ffn_biases(fs, d, mats == 3)  # shared expert biases
+            if cfg.shared_expert_gate:
+                main += d  # shared expert gate [1, d]
+        n_dense = len(cfg.dense_ffn_layers)
+        fd = cfg.dense_d_ff or f
+        dense = mats * d * fd  # dense layers: gate/up/down or W1/W2 [d, dense_d_ff]
+        if fb:
+            dense += ffn_biases(fd, d, mats == 3)  # their biases
+    else:
+        main = mats * d * f  # gate/up/down or W1/W2 [d, d_ff]
+        if fb:
+            main += ffn_biases(f, d, mats == 3)  # b_gate, b_up [d_ff]; b_down [d]
+        n_dense = dense = 0
+
+    # --- the stacks: layers weighted by how many hold parameters of their own --------------
+    unique = cfg.unique_layers
+    n_enc = cfg.n_layers
+    if encdec:  # unique_layers is for one stack only (a validated invariant)
+        n_dec = n_enc if cfg.n_decoder_layers is None else cfg.n_decoder_layers
+        n = n_enc + n_dec
+        n_dense_layers = 2 * n_dense  # layer_kinds counts len(dense_ffn_layers) in each stack
+    elif unique is None:
+        n, n_dense_layers = n_enc, n_dense
+    else:  # ALBERT: unique_layers layers hold parameters (one layer kind: an invariant)
+        n, n_dense_layers = unique, 0
+    attention = n * attn
+    norm = n * layer_norm
+    ffn = n_dense_layers * dense + (n - n_dense_layers) * main
+    if encdec:  # cross-attention and its norm in every decoder layer
+        cross = d * q + 2 * d * kv + q * d  # cross Q [d, q], K and V [d, kv], O [q, d]
+        if ab:
+            cross += q + 2 * kv  # cross b_Q, b_K, b_V
+        if ob:
+            cross += d  # cross b_O [d]
+        attention += n_dec * cross
+        norm += n_dec * nb * d  # norm_cross [d]
+
+    # --- outside the layers: embeddings, final norms, head, pooler -------------------------
+    ed = cfg.embedding_dim
+    e_w = d if ed is None else ed  # width of the token embedding and the head's projection
+    side = e_w if cfg.embedding_projection == "all" else d  # positions, token types, norm
+    embedding = 0
+    if v is not None:
+        embedding += v * e_w  # token embedding [vocab, e_w]
+        if encdec and not cfg.shared_embeddings:
+            embedding += v * e_w  # target token embedding [vocab, e_w]
+        if cfg.stack_embeddings:
+            embedding += stacks * v * e_w  # each stack's own token embedding [vocab, e_w]
+    max_pos = cfg.max_positions
+    if cfg.positions == "learned" and max_pos is not None:
+        tables = 2 if encdec and cfg.separate_position_tables else 1
+        embedding += tables * max_pos * side  # position embedding(s) [max_positions, side]
+    embedding += cfg.type_vocab_size * side  # token-type embedding [type_vocab, side]
+    has_head = cfg.lm_head and v is not None
+    if ed is not None:
+        pb = cfg.embedding_projection_bias
+        embedding += ed * d  # projection in [d, embedding_dim]
+        if pb:
+            embedding += d  # projection in bias [d]
+        if has_head and not cfg.lm_head_transform:  # project_out
+            embedding += d * ed  # projection out [embedding_dim, d]
+            if pb:
+                embedding += ed  # projection out bias [embedding_dim]
+    if cfg.embedding_norm:
+        norm += stacks * nb * side  # embedding norm [side] (one per stack)
+    buckets = cfg.relative_attention_buckets
+    if buckets is not None:
+        attention += stacks * buckets * h  # relative attention bias [buckets, n_heads] per stack
+    if cfg.final_norm:
+        norm += stacks * nb * d  # final norm [d] per stack
+    lm_head = 0
+    if has_head:
+        assert v is not None
+        if cfg.lm_head_transform:
+            lm_head += d * e_w + e_w  # head dense [e_w, d] and its bias [e_w]
+            norm += nb * e_w  # head norm [e_w]
+        if not cfg.tie_embeddings:
+            lm_head += e_w * v  # lm_head [vocab, e_w] (tied: 0)
+        if cfg.lm_head_bias:
+            lm_head += v  # lm_head bias [vocab]
+        if cfg.lm_head_projection_bias:
+            lm_head += v  # lm_head projection bias [vocab]
+    out = {"embedding": embedding, "attention": attention, "ffn": ffn, "norm": norm,
+           "lm_head": lm_head}  # fmt: skip
+    if cfg.pooler:
+        out["pooler"] = d * d + d  # pooler W [d, d], b [d]
+    return out
+
+
+def flop_components(cfg: ModelConfig, w: Workload) -> dict[str, int]:
+    """== counts.flops.flop_components(cfg, w): same keys, same order, same deletions (pooler,
+    embedding)."""
+    b, s = w.batch, w.seq_len
+    d, h, f, v = cfg.d_model, cfg.n_heads, cfg.d_ff, cfg.vocab_size
+    head_dim, n_kv = cfg.head_dim, cfg.n_kv_heads
+    hd = d // h if head_dim is None else head_dim
+    q, kv = h * hd, (h if n_kv is None else n_kv) * hd  # widths of Q (and O's input), of K and V
+    mats = 3 if cfg.activation in GATED_ACTIVATIONS else 2
+    encdec = cfg.architecture == "encoder-decoder"
+
+    # --- one layer, per token (the 2 B x positions factor comes with the stack) -------------
+    if cfg.attention == "mla":
+        qr, kvr = cfg.q_lora_rank, cfg.kv_lora_rank
+        nope, rope, vd = cfg.qk_nope_head_dim, cfg.qk_rope_head_dim, cfg.v_head_dim
+        assert kvr is not None and nope is not None and rope is not None and vd is not None
+        if qr is None:
+            proj = d * h * (nope + rope)  # q_proj: d_model x n_heads x (nope + rope)
+        else:
+            proj = d * qr  # q_a_proj: d_model x q_lora_rank
+            proj += qr * h * (nope + rope)  # q_b_proj: q_lora_rank x n_heads x (nope + rope)
+        proj += d * (kvr + rope)  # kv_a_proj_with_mqa: d_model x (kv_lora_rank + rope)
+        proj += kvr * h * (nope + vd)  # kv_b_proj: kv_lora_rank x n_heads x (nope + v)
+        proj += h * vd * d  # o_proj: n_heads x v_head_dim x d_model
+        heads = h * (nope + rope + vd)  # QK^T over nope + rope, AV over v_head_dim, per head
+    else:
+        proj = d * q + 2 * d * kv + q * d  # Q, K, V, O: d_model x (q, kv, kv) and q x d_model
+        heads = h * 2 * hd  # QK^T and AV over head_dim, per head
+
+    n_experts = cfg.n_experts
+    if n_experts is not None:  # top-k dispatch
+        k = cfg.experts_per_token
+        assert k is not None
+        main = d * n_experts  # router: d_model x n_experts
+        main += k * mats * d * f  # experts: experts_per_token x mats x d_model x d_ff
+        fs = cfg.shared_expert_d_ff
+        if fs is not None:
+            main += mats * d * fs  # shared expert: mats x d_model x shared_expert_d_ff
+            if cfg.shared_expert_gate:
+                main += d  # shared expert gate: d_model x 1
+        n_dense = len(cfg.dense_ffn_layers)  # in each stack, as layer_kinds counts them
+        dense = mats * d * (cfg.dense_d_ff or f)  # dense layers: mats x d_model x dense_d_ff
+    else:
+        main = mats * d * f  # gate/up/down or W1/W2: mats x d_model x d_ff
+        n_dense = dense = 0
+
+    # --- the stacks: every applied layer (shared layers count each time they run) -----------
+    n = cfg.n_layers
+    if encdec:
+        t = s if w.target_len is None else w.target_len
+        n_dec = n if cfg.n_decoder_layers is None else cfg.n_decoder_layers
+        projections = 2 * b * s * n * proj  # encoder self-attention over S
+        scores = 2 * b * s * s * n * heads  # encoder QK^T, AV: B x n_heads x S x S
+        ffn = 2 * b * s * (n_dense * dense + (n - n_dense) * main)  # encoder FFN over S
+        projections += 2 * b * t * n_dec * proj  # decoder self-attention over T
+        if w.causal:
+            scores += b * t * (t + 1) * n_dec * heads  # decoder QK^T, AV: T(T+1) causal pairs
+        else:
+            scores += 2 * b * t * t * n_dec * heads  # decoder QK^T, AV: T x T
+        # cross-attention: Q and O over T, K and V over the encoder's S (always Q, K, V, O)
+        projections += 2 * b * n_dec * (t * d * q + 2 * s * d * kv + t * q * d)
+        scores += 2 * b * t * s * n_dec * heads  # cross QK^T, AV: B x n_heads x T x S
+        ffn += 2 * b * t * (n_dense * dense + (n_dec - n_dense) * main)  # decoder FFN over T
+        rows = t  # the head reads the decoder's T positions
+    else:
+        projections = 2 * b * s * n * proj  # Q, K, V, O over B x S rows
+        if w.causal and cfg.architecture == "decoder-only":
+            scores = b * s * (s + 1) * n * heads  # QK^T, AV: S(S+1) causal pairs
+        else:
+            scores = 2 * b * s * s * n * heads  # QK^T, AV: B x n_heads x S x S
+        ffn = 2 * b * s * (n_dense * dense + (n - n_dense) * main)  # FFN over B x S rows
+        rows = s
+
+    # --- outside the layers: a narrow embedding's projections, the head, the pooler ---------
+    ed = cfg.embedding_dim
+    e_w = d if ed is None else ed
+    embedding = 0
+    lm_head = 0
+    if ed is not None and not encdec:
+        embedding += 2 * b * s * ed * d  # projection in: B x S x embedding_dim x d_model
+    if w.lm_head and cfg.lm_head and v is not None:
+        transform = cfg.lm_head_transform
+        if ed is not None and not transform:  # project_out
+            embedding += 2 * b * rows * d * ed  # projection out: B x S x d_model x embedding_dim
+        if transform:
+            lm_head += 2 * b * rows * d * e_w  # head dense: B x S x d_model x e_w
+        lm_head += 2 * b * rows * e_w * v  # lm_head: B x S x e_w x vocab_size
+    out = {"embedding": embedding, "attention_projections": projections,
+           "attention_scores": scores, "ffn": ffn, "lm_head": lm_head}  # fmt: skip
+    if ed is None:
+        del out["embedding"]  # only a narrow embedding's projections are matmuls
+    if cfg.pooler:
+        out["pooler"] = 2 * b * d * d  # pooler: B x d_model x d_model (first token)
+    return out

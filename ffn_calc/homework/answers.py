@@ -1,0 +1,329 @@
+"""Answers: the exact one an exercise computes, one as a person writes it, and the verdict.
+
+An answer is right when its unit fits the question, it carries enough significant figures, and
+the exact answer lies within half a unit of its last written digit. Judging knows nothing of
+exercises: it takes the computed Answer, the figures the question needs and what it asks for.
+
+How answers are read, the same in every language (`--lang` changes only the verdict's words):
+
+- The text is normalised with Unicode NFKC first, so full-width digits, signs, points, commas,
+  spaces and percent signs (U+FF01 to U+FF5E, U+3000) read as their ASCII forms (full-width
+  1.34億 is 1.34億) and half-width katakana as full-width. Other compatibility characters that
+  NFKC would turn into digits (superscripts as in 10⁸, fractions as ½, circled ①) are refused,
+  not misread (10⁸ is not 108).
+- 約, 约, 大約, 大约 or およそ (about) in front of any answer changes nothing: 約1.34億 is 1.34億.
+- 倍 is a ratio unit like x (28.4倍 is 28.4x); full-width %, パーセント (after the number) and 百分之
+  (before it: 百分之45.5) mark a percentage like %. Significant figures and the window are
+  those of the ASCII form: 28.4倍 has 3 figures and stands for 28.35 to 28.45.
+- 万 (10^4), 億 or 亿 (10^8) and 兆 (10^12) (萬 is read as 万) are multipliers like k, M, G, T,
+  and fit the same questions. They are used alone (1.34億, 13421.7728万, 3400万) or composed,
+  largest first (1億3400万, 1億3421万7728): each unit follows a number, every number after the
+  first is below the step to the unit before it (under 10^4 after 億 before 万; a plain number
+  at the end is below the last unit), and only the last number may have decimals. In these
+  forms zeros ending the whole number are not significant, since 万-grouping writes them as
+  placeholders: the figures run from the first non-zero digit to the last non-zero one, and the
+  window is half a unit of that digit. 約1億3400万 has 3 figures (1, 3, 4) and stands for
+  133,500,000 to 134,500,000; 1億 has 1 figure. Digits written after a decimal point are
+  significant as usual: 1.30億 has 3 figures, 0.50万 has 2.
+- Anything else cannot be read (exit 2): 1億億, 万3400, 1.2.3億, 1万1億, 2万倍, 百分之45%.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from decimal import MAX_EMAX, MIN_EMIN, ROUND_HALF_EVEN, Context, Decimal, localcontext
+from fractions import Fraction
+from itertools import pairwise
+from typing import Literal
+
+from ffn_calc.errors import FfnCalcError
+from ffn_calc.i18n.translate import N_, Text, _, say, shown
+
+__all__ = ["Text", "say", "shown"]  # the message type, kept here for its users
+
+Kind = Literal["int", "ratio", "percent", "number"]
+
+
+# An answer must carry at least this many significant figures (an exercise may ask for more):
+# half a unit of the last of two figures is at most 5% of the answer, so 1e8 is not taken for
+# 134,217,728 while 1.3e8 is.
+MIN_SIG_FIGS = 2
+
+
+@dataclass(frozen=True)
+class Answer:
+    value: Fraction
+    kind: Kind
+    steps: list[str | Text]  # the worked solution: str(step) in English, shown(step) for people
+
+    def text(self) -> str:
+        return format_value(self.value, self.kind)
+
+    def plain(self) -> int | float:
+        return int(self.value) if self.value.denominator == 1 else float(self.value)
+
+
+def _figures(x: float) -> str:
+    """Two decimals, and never fewer than 4 significant figures: 45.54, 1.999, 0.04334."""
+    return f"{x:,.2f}" if abs(x) >= 10 else f"{x:#.4g}"
+
+
+def format_value(value: Fraction, kind: Kind) -> str:
+    """The exact answer for people, to more figures than any answer needs to be right."""
+    if kind == "int" and value.denominator == 1:
+        return f"{int(value):,}"
+    if kind == "ratio":
+        return f"{_figures(float(value))}x"
+    if kind == "percent":
+        return f"{_figures(100 * float(value))}%"
+    return f"{float(value):,.7g}"
+
+
+# --- reading answers as people write them --------------------------------------------------------
+
+# Every run of spaces or digits is possessive (`\s*+`, `\d++`): two runs of spaces with only
+# optional parts between them would otherwise be tried in every split on a failed match, which
+# took minutes on 百分之 followed by a long run of spaces.
+_ANSWER = re.compile(
+    r"(?P<pre>百分之)?\s*+(?P<sign>[+-]?)(?P<int>\d{1,3}(?:,\d{3})++(?!\d)|\d++)?"
+    r"(?:\.(?P<frac>\d*+))?(?:[eE](?P<exp>[+-]?\d{1,9}+))?\s*+"
+    r"(?P<unit>[kKMGBT%xX\u00d7]|倍|パーセント)?"
+)
+# Answers are judged exactly however many digits they carry (134217728.000...), but no longer
+# than this: a command-line argument is at most 128 KiB on Linux anyway.
+MAX_ANSWER_CHARS = 100_000
+_SCALE = {"k": 3, "M": 6, "G": 9, "B": 9, "T": 12}
+_UNIT = {"K": "k", "X": "x", "\u00d7": "x", "倍": "x", "パーセント": "%", "百分之": "%"}
+# 万-grouping: the multipliers of Japanese and Chinese numbers (one number each, largest first).
+_CJK_SCALE = {"万": 4, "萬": 4, "億": 8, "亿": 8, "兆": 12}
+_ABOUT = re.compile(r"(?:大約|大约|約|约|およそ)\s*+")
+_CJK_SIGN = re.compile(r"[+-]?")
+_CJK_GROUP = re.compile(
+    r"(?P<int>\d{1,3}(?:,\d{3})++(?!\d)|\d++)?(?:\.(?P<frac>\d*+))?\s*+(?P<unit>[万萬億亿兆]?)\s*+"
+)
+# What NFKC may fold: full-width and half-width forms, no-break spaces. Superscripts (10⁸),
+# fractions (½) and circled digits (①) would fold into other numbers (108, 1/2, 1): refused.
+_FOLDED = ("<wide>", "<narrow>", "<noBreak>")
+# The units each kind of answer may carry besides none: % only on a share, x only on a ratio,
+# the multipliers k, M, G, B, T (and 万, 億, 亿, 兆) only on counts and other plain numbers.
+_FITS: dict[Kind, str] = {
+    "int": "kMGBT万萬億亿兆", "number": "kMGBT万萬億亿兆", "ratio": "x", "percent": "%",
+}  # fmt: skip
+_WRITE: dict[Kind, str] = {
+    "int": N_("write it plain or with k, M, G, B or T"),
+    "number": N_("write it plain or with k, M, G, B or T"),
+    "ratio": N_("write it plain or with x"),
+    "percent": N_("write it as a fraction or with %"),
+}
+
+
+@dataclass(frozen=True)
+class Given:
+    """An answer as written: its exact value, half a unit of its last significant digit, its
+    significant figures (from the first non-zero digit to the last written one, or in the 万,
+    億, 兆 forms without decimals to the last non-zero one; 0 for zero) and its unit ("", "%", "x" or a multiplier k, M, G, B, T, 万, 萬, 億, 亿, 兆: the largest
+    written). `mark` is how a Japanese or Chinese unit was spelt (倍, パーセント, 百分之, 億 ...),
+    "" for the ASCII ones: an example in a verdict is written the same way."""
+
+    value: Decimal
+    tolerance: Decimal
+    sig_figs: int
+    unit: str
+    mark: str = ""
+
+
+def _unreadable(text: str) -> FfnCalcError:
+    return FfnCalcError(
+        _(
+            "cannot read the answer '{answer}': write a number such as 134217728, 134,217,728, "
+            "134.2M, 1.342e8, 28.4x or 46%."
+        ).format(answer=text[:100])
+    )
+
+
+def _unreadable_cjk(text: str) -> FfnCalcError:
+    return FfnCalcError(
+        _(
+            "cannot read the answer '{answer}': 万, 億 (亿) and 兆 each follow a number, largest "
+            "first, every number after the first below the step to the unit before it, decimals "
+            "only in the last (1.34億, 13421.7728万, 1億3400万, 1億3421万7728)."
+        ).format(answer=text[:100])
+    )
+
+
+def _normalised(text: str) -> str | None:
+    """NFKC, or None when it would fold a character into something else than its width form."""
+    for ch in text:
+        tag = unicodedata.decomposition(ch)
+        folds = tag.startswith("<") and not tag.startswith(_FOLDED)
+        if folds and unicodedata.normalize("NFKC", ch) != ch:
+            return None
+    return unicodedata.normalize("NFKC", text).strip()
+
+
+def _parse_cjk(text: str, original: str) -> Given:
+    """1.34億, 13421.7728万, 1億3400万, 1億3421万7728: numbers followed by 万, 億 (亿), 兆, largest
+    first, and perhaps a plain number at the end; the zeros ending the integer are placeholders."""
+    sign = _CJK_SIGN.match(text)
+    pos = sign.end() if sign else 0
+    groups: list[tuple[str, str | None, int, str]] = []  # integer digits, decimals, scale, unit
+    while pos < len(text):
+        m = _CJK_GROUP.match(text, pos)
+        if not m or m.end() == pos or not (m["int"] or m["frac"]):
+            raise _unreadable_cjk(original)
+        groups.append((m["int"] or "", m["frac"], _CJK_SCALE.get(m["unit"], 0), m["unit"]))
+        pos = m.end()
+        if not m["unit"]:  # a plain number ends the answer
+            break
+    if pos < len(text) or not groups or not groups[0][3]:
+        raise _unreadable_cjk(original)
+    digits = groups[0][0].replace(",", "")
+    for before, (whole, _frac, scale, _unit) in pairwise(groups):
+        step = before[2] - scale  # the places this number fills below the unit before it
+        whole = whole.replace(",", "")
+        if before[1] is not None or step <= 0 or not whole or len(whole.lstrip("0")) > step:
+            raise _unreadable_cjk(original)
+        digits += whole.lstrip("0").rjust(step, "0")
+    frac, last = groups[-1][1], groups[-1][2]
+    if frac:  # decimals written are significant: 1.30億 has 3 figures
+        digits += frac
+        exp = last - len(frac)
+        significant = digits.lstrip("0")
+    else:  # the zeros ending the integer are not: 3400万 has 2
+        significant = digits.strip("0")
+        exp = last + len(digits) - len(digits.rstrip("0")) if significant else last
+        digits = digits.rstrip("0") or "0"
+    return Given(
+        value=Decimal(f"{sign[0] if sign else ''}{digits}E{exp}"),  # exact, as below
+        tolerance=Decimal(f"5E{exp - 1}"),
+        sig_figs=len(significant),
+        unit=groups[0][3],
+        mark=groups[0][3],
+    )
+
+
+def parse_answer(text: str) -> Given:
+    """134217728, 134,217,728, 134.2M, 1.342e8, 28.4x, 46%, -0.16, 134217728. (a whole number);
+    and as Japanese and Chinese write them (see the module's docstring): full-width digits,
+    約1億3400万, 1.34億, 13421.7728万, 28.4倍, 45.5パーセント, 百分之45.5."""
+    if len(text) > MAX_ANSWER_CHARS:
+        raise FfnCalcError(
+            _("the answer is {length} characters long; no answer is longer than {max}.").format(
+                length=f"{len(text):,}", max=MAX_ANSWER_CHARS
+            )
+        )
+    normal = _normalised(text)
+    if normal is None:
+        raise _unreadable(text)
+    about = _ABOUT.match(normal)
+    body = normal[about.end() :] if about else normal
+    if any(ch in _CJK_SCALE for ch in body):
+        return _parse_cjk(body, text)
+    m = _ANSWER.fullmatch(body)
+    if not m or not (m["int"] or m["frac"]) or (m["pre"] and m["unit"]):
+        raise _unreadable(text)
+    digits = (m["int"] or "").replace(",", "") + (m["frac"] or "")
+    written = m["pre"] or m["unit"] or ""
+    unit = _UNIT.get(written, written)
+    exp = int(m["exp"] or 0) + _SCALE.get(unit, 0) - len(m["frac"] or "")
+    return Given(
+        value=Decimal(f"{m['sign']}{digits}E{exp}"),  # exact: no context rounds a constructor
+        tolerance=Decimal(f"5E{exp - 1}"),
+        sig_figs=len(digits.lstrip("0")),
+        unit=unit,
+        mark=written if written in ("倍", "パーセント", "百分之") else "",
+    )
+
+
+# --- judging a written answer against the exact one ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class Verdict:
+    correct: bool
+    why: Text | None = None  # why, when the value alone does not say it
+
+    @property
+    def reason(self) -> str | None:
+        """Why, in English (what results and JSON hold); `why.shown()` for people."""
+        return None if self.why is None else str(self.why)
+
+
+def _expected(a: Answer, given: Given) -> Decimal:
+    """The exact answer in the units the answer was written in (a share: fraction or %)."""
+    expected = Decimal(a.value.numerator) / Decimal(a.value.denominator)
+    if a.kind == "percent" and (given.unit == "%" or given.value > 1):
+        expected *= 100  # 46% or 45.5 against a share of 0.455
+    return expected
+
+
+def _example(expected: Decimal, figures: int, a: Answer, given: Given) -> str:
+    """The exact answer to `figures` significant figures, as an answer of that form: 1.3e8,
+    1.3億, 13000万, 2.0倍, 百分之67."""
+    if given.mark in _CJK_SCALE:  # in the unit written, the zeros as placeholders
+        last = expected.adjusted() - figures + 1
+        rounded = expected.quantize(Decimal(f"1E{last}"), rounding=ROUND_HALF_EVEN)
+        return f"{rounded.scaleb(-_CJK_SCALE[given.mark]):f}{given.mark}"
+    mantissa, _e, exp = f"{float(expected):#.{figures}g}".partition("e")
+    text = mantissa.rstrip(".") + (f"e{int(exp)}" if exp else "")
+    if given.mark == "百分之":
+        return given.mark + text
+    if given.mark:  # 倍, パーセント
+        return text + given.mark
+    percent = a.kind == "percent" and (given.unit == "%" or given.value > 1)
+    return text + ("%" if percent else "x" if given.unit == "x" else "")
+
+
+def _misfit(kind: Kind, given: Given, text: str, asks: Text) -> Text | None:
+    """Why the answer's unit does not fit the question, if it does not."""
+    if not given.unit or given.unit in _FITS[kind]:
+        return None
+    how = say(_WRITE[kind])
+    if given.unit == "%":
+        why = N_("{answer} is a percentage, but the question asks for {asks} ({how})")
+    elif given.unit == "x":
+        why = N_("{answer} is a ratio, but the question asks for {asks} ({how})")
+    else:
+        why = N_("{answer} has the multiplier {unit}, but the question asks for {asks} ({how})")
+        return say(why, answer=text, unit=given.unit, asks=asks, how=how)
+    return say(why, answer=text, asks=asks, how=how)
+
+
+def _judge(a: Answer, given: Given, text: str, sig_figs: int, asks: Text) -> Verdict:
+    """Right or wrong, and why when the value alone does not say it."""
+    if misfit := _misfit(a.kind, given, text, asks):
+        return Verdict(False, misfit)
+    expected = _expected(a, given)
+    if not given.value:
+        if not expected:
+            return Verdict(True)
+        return Verdict(
+            False,
+            say(N_("{answer} is zero, and zero never matches a non-zero answer"), answer=text),
+        )
+    if not expected or (given.value < 0) != (expected < 0):
+        return Verdict(False)
+    if given.sig_figs < sig_figs:
+        n = given.sig_figs
+        few = (
+            N_("{answer} has {n} significant figure; give at least {need} (e.g. {example})")
+            if n == 1
+            else N_("{answer} has {n} significant figures; give at least {need} (e.g. {example})")
+        )
+        example = _example(expected, sig_figs, a, given)
+        return Verdict(False, say(few, answer=text, n=str(n), need=str(sig_figs), example=example))
+    return Verdict(abs(given.value - expected) <= given.tolerance)
+
+
+def check(a: Answer, text: str, *, sig_figs: int, asks: str) -> Verdict:
+    """Whether `text` is right: its unit fits the question (which asks for `asks`: "a share",
+    a message translated where the verdict is shown), it carries at least `sig_figs`
+    significant figures, and the exact answer `a` lies within half a unit of its last digit."""
+    given = parse_answer(text)
+    # Exact enough for any answer: the given value is exact, the expected one is rounded far
+    # below the answer's last digit; exponents as large as the answer may write them.
+    precision = given.sig_figs + 40
+    with localcontext(Context(prec=precision, Emax=MAX_EMAX, Emin=MIN_EMIN)):
+        return _judge(a, given, text.strip(), sig_figs, say(asks))

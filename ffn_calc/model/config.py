@@ -1,0 +1,723 @@
+"""ModelConfig: one validated, frozen description of a Transformer.
+
+Field names are the same in preset files, user config files, Python and the JSON output.
+Sizes are strict positive integers; invariants are checked once, here, so the counting
+code can divide exactly (`//`) without re-checking.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    create_model,
+    field_validator,
+    model_validator,
+)
+
+from ffn_calc.errors import UsageError
+from ffn_calc.i18n.translate import N_, _
+from ffn_calc.limits import MAX_SIZE as MAX_SIZE  # re-exported: the one bound (limits.py)
+from ffn_calc.model.choices import Activation, Architecture, Norm, Positions
+
+PositiveInt = Annotated[int, Field(gt=0, le=MAX_SIZE)]
+# Layers that differ one by one (a MoE model's dense layers) are listed; beyond this many
+# layers only a run of first or last layers may differ, so nothing walks every layer.
+MAX_LISTED_LAYERS = 1_000_000
+
+QkNorm = Literal["none", "head", "per_head", "full"]
+AttentionKind = Literal["standard", "mla"]
+ScoreBias = Literal["none", "parameter", "buffer"]
+WindowKind = Literal["sliding", "chunked"]
+EmbeddingProjection = Literal["tokens", "all"]
+
+GATED_ACTIVATIONS = frozenset({"swiglu", "geglu"})
+
+
+def ffn_biases(width: int, d_model: int, gated: bool) -> int:
+    """The biases of one FFN (a dense FFN, one expert, a shared expert) of this width: gated
+    b_gate and b_up [width] and b_down [d_model]; plain b1 [width] and b2 [d_model]."""
+    return (2 * width + d_model) if gated else (width + d_model)
+
+
+_set = object.__setattr__  # frozen models are written once, when made
+
+
+class InvariantError(ValueError):
+    """A rule the fields break. Its text is English (sweeps group skipped combinations by it
+    and put it in JSON); `translated()` is the same message in the reader's language."""
+
+    def __init__(self, template: str, **values: object) -> None:
+        super().__init__(template.format(**values))
+        self.template, self.values = template, values
+
+    def translated(self) -> str:
+        return _(self.template).format(**self.values)
+
+
+class PositionLimitError(UsageError):
+    """A length past the model's learned position table (exit 2)."""
+
+
+class ModelConfig(BaseModel):
+    """A Transformer's shape: everything the parameter and FLOP counts depend on."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    name: str = Field("custom", description="Display name (a preset's file name).")
+    family: str = Field(
+        "custom",
+        description="Reference implementation whose tensor names the model follows "
+        "(a Hugging Face model_type, 'transformer' for torch.nn.Transformer, or 'custom').",
+    )
+    source: str | None = Field(None, description="Paper table or config the numbers come from.")
+    note: str | None = Field(
+        None,
+        description="A convention to state with the counts (e.g. where transformers and "
+        "the released checkpoint differ).",
+    )
+    architecture: Architecture = Field("decoder-only", description="Which stacks the model has.")
+    n_layers: PositiveInt = Field(description="Layers per stack (the encoder's, if two).")
+    n_decoder_layers: PositiveInt | None = Field(
+        None, description="Decoder layers of an encoder-decoder model (default: n_layers)."
+    )
+    d_model: PositiveInt = Field(description="Width of the residual stream.")
+    n_heads: PositiveInt = Field(description="Query heads per attention block.")
+    n_kv_heads: PositiveInt | None = Field(
+        None, description="Key/value heads (GQA/MQA); default n_heads."
+    )
+    head_dim: PositiveInt | None = Field(
+        None, description="Per-head width; default d_model / n_heads."
+    )
+    d_ff: PositiveInt = Field(description="Hidden width of the FFN (per expert for MoE).")
+    activation: Activation = Field(
+        "gelu", description="FFN activation; swiglu and geglu are gated (3 matrices)."
+    )
+    attention_bias: bool = Field(False, description="Biases on the Q, K, V projections.")
+    attention_out_bias: bool | None = Field(
+        None, description="Bias on the output projection O; default attention_bias."
+    )
+    ffn_bias: bool = Field(False, description="Biases on the FFN matrices.")
+    norm: Norm = Field("layernorm", description="layernorm (weight and bias) or rmsnorm (weight).")
+    final_norm: bool = Field(True, description="A norm after the last layer of each stack.")
+    embedding_norm: bool = Field(False, description="A norm after the embeddings (BERT).")
+    positions: Positions = Field("none", description="Position encoding; only learned has weights.")
+    max_positions: PositiveInt | None = Field(
+        None, description="Rows of the learned position table (required when learned)."
+    )
+    position_offset: int = Field(
+        0,
+        ge=0,
+        le=MAX_SIZE,
+        description="Rows of the learned position table that no token position reads (OPT "
+        "and BART add 2 to every position id, RoBERTa's start after its padding index): "
+        "the model takes at most max_positions - position_offset tokens.",
+    )
+    vocab_size: PositiveInt | None = Field(
+        None, description="Token vocabulary; none means a bare stack with no embedding or head."
+    )
+    type_vocab_size: int = Field(
+        0, ge=0, le=MAX_SIZE, description="Token-type (segment) embeddings (BERT)."
+    )
+    shared_embeddings: bool = Field(
+        True, description="Encoder-decoder: one token embedding for both stacks."
+    )
+    lm_head: bool = Field(True, description="An output projection to the vocabulary.")
+    tie_embeddings: bool = Field(False, description="The output head reuses the token embedding.")
+    pooler: bool = Field(False, description="BERT's pooler: a d_model x d_model dense layer.")
+    n_experts: PositiveInt | None = Field(None, description="MoE: experts per layer.")
+    experts_per_token: PositiveInt | None = Field(None, description="MoE: experts each token uses.")
+    router_bias: bool = Field(False, description="MoE: a bias on the router.")
+    expert_bias: bool | None = Field(
+        None,
+        description="MoE: biases on the routed experts' matrices; default ffn_bias "
+        "(ERNIE 4.5: none on its routed experts while its dense and shared-expert FFNs have "
+        "them).",
+    )
+    dense_ffn_layers: list[int] = Field(
+        [],
+        description="MoE: the layers (0-based) whose FFN is dense instead (DeepSeek's first "
+        "layers, Qwen-MoE's mlp_only_layers, Llama 4's non-MoE layers).",
+    )
+    dense_d_ff: PositiveInt | None = Field(
+        None, description="MoE: hidden width of a dense layer's FFN (default d_ff)."
+    )
+    shared_expert_d_ff: PositiveInt | None = Field(
+        None,
+        description="MoE: hidden width of the shared expert every token also passes "
+        "through (DeepSeek: n_shared_experts x the expert width).",
+    )
+    shared_expert_gate: bool = Field(
+        False, description="MoE: a [1, d_model] sigmoid gate on the shared expert (Qwen2-MoE)."
+    )
+    router_score_bias: ScoreBias = Field(
+        "none",
+        description="MoE: an [n_experts] bias on the routing scores: a parameter "
+        "(ERNIE 4.5) or a buffer that checkpoints store (DeepSeek-V3, GLM-4.5).",
+    )
+    attention_sinks: bool = Field(False, description="An [n_heads] sink logit per layer (gpt-oss).")
+    cache_broadcast_kv: bool = Field(
+        False,
+        description="The KV cache holds K and V broadcast to every query head (n_heads "
+        "per layer, not n_kv_heads), as Falcon's new decoder architecture caches them; changes "
+        "no parameter or FLOP count.",
+    )
+    window_layers: list[int] = Field(
+        [],
+        description="Layers (0-based) whose attention is local: a sliding window or chunks "
+        "of attention_window tokens (gpt-oss, Gemma 2/3, Llama 4); the others attend to every "
+        "token. Changes no count under the FLOP convention; reported as its own layer kind.",
+    )
+    attention_window: PositiveInt | None = Field(
+        None,
+        description="Tokens a local layer attends to (the sliding window or chunk size); "
+        "with no window_layers, every layer is local (Mistral's sliding window).",
+    )
+    window_kind: WindowKind = Field(
+        "sliding",
+        description="sliding (each token sees the last window tokens) or chunked "
+        "(tokens see their own chunk, Llama 4).",
+    )
+    attention: AttentionKind = Field(
+        "standard",
+        description="standard (Q, K, V, O) or mla (multi-head latent attention, "
+        "DeepSeek-V2/V3: low-rank Q and a compressed KV latent).",
+    )
+    q_lora_rank: PositiveInt | None = Field(
+        None, description="MLA: rank of the query compression (none: a plain q_proj)."
+    )
+    kv_lora_rank: PositiveInt | None = Field(None, description="MLA: width of the KV latent.")
+    qk_nope_head_dim: PositiveInt | None = Field(
+        None, description="MLA: per-head query/key width without rotary."
+    )
+    qk_rope_head_dim: PositiveInt | None = Field(
+        None, description="MLA: per-head query/key width with rotary (the key's is shared)."
+    )
+    v_head_dim: PositiveInt | None = Field(None, description="MLA: per-head value width.")
+    # Structure beyond the plain pre-norm layer (defaults: none of it).
+    layer_norms: int | None = Field(
+        None,
+        ge=0,
+        le=8,
+        description="Norms per layer around self-attention and the FFN (default 2; 1 where a "
+        "parallel block shares one; 4 with pre and post norms as in Gemma 2); a decoder layer "
+        "with cross-attention has one more.",
+    )
+    norm_bias: bool = Field(True, description="LayerNorm has a bias (false: weight only).")
+    qk_norm: QkNorm = Field(
+        "none",
+        description="Norms on queries and keys: head = one [head_dim] weight each (Qwen3, "
+        "Gemma 3); per_head = [n_heads, head_dim] and [n_kv_heads, head_dim] (Cohere); "
+        "full = [n_heads x head_dim] and [n_kv_heads x head_dim] (OLMo 2).",
+    )
+    parallel_block: bool = Field(
+        False,
+        description="Attention and FFN read the same input (GPT-J, Falcon, GPT-NeoX); "
+        "changes no count.",
+    )
+    embedding_dim: PositiveInt | None = Field(
+        None,
+        description="Token-embedding width when it differs from d_model (ALBERT, OPT's "
+        "word_embed_proj_dim); a projection maps it to d_model.",
+    )
+    embedding_projection: EmbeddingProjection = Field(
+        "tokens",
+        description="With embedding_dim: tokens = only the token embedding is "
+        "narrow, projected in and (before the head) out (OPT); all = every embedding and the "
+        "embedding norm are narrow, projected in once (ALBERT).",
+    )
+    embedding_projection_bias: bool = Field(False, description="The projections have biases.")
+    lm_head_bias: bool = Field(False, description="A [vocab_size] bias on the output head.")
+    lm_head_projection_bias: bool = Field(
+        False,
+        description="The output projection has a [vocab_size] bias of its own besides "
+        "lm_head_bias (a masked-LM head untied from the embeddings in transformers: RoBERTa, "
+        "ALBERT; the forward adds only the projection's).",
+    )
+    lm_head_transform: bool = Field(
+        False,
+        description="A masked-LM head: dense d_model -> embedding width (with bias) and "
+        "a norm before the output projection.",
+    )
+    relative_attention_buckets: PositiveInt | None = Field(
+        None,
+        description="T5: a [buckets, n_heads] relative position bias in the first "
+        "self-attention layer of each stack.",
+    )
+    unique_layers: PositiveInt | None = Field(
+        None,
+        description="Layers with parameters of their own when layers share them "
+        "(ALBERT); FLOPs count every applied layer.",
+    )
+    layers_per_group: PositiveInt | None = Field(
+        None,
+        description="Shared layers kept in groups (ALBERT's inner_group_num): each group "
+        "holds this many layers and applies them in turn; n_layers and unique_layers count "
+        "layers, so both are multiples of it. Names only (group {g}, layer {j}): no count.",
+    )
+    separate_position_tables: bool = Field(
+        False, description="Encoder-decoder: each stack has its own learned position table."
+    )
+    stack_embeddings: bool = Field(
+        False,
+        description="Encoder-decoder: besides the shared token table, each stack has "
+        "one of its own (BART with tie_word_embeddings false unties all three in transformers; "
+        "the shared one stays, unused).",
+    )
+
+    @field_validator("family")
+    @classmethod
+    def _known_family(cls, value: str) -> str:
+        from ffn_calc.families import family_names
+
+        if value not in family_names():
+            raise InvariantError(
+                N_("unknown family; use one of {families}"), families=", ".join(family_names())
+            )
+        return value
+
+    @model_validator(mode="after")
+    def _check(self) -> ModelConfig:
+        self.check_invariants()
+        return self
+
+    def check_invariants(self) -> None:
+        """Raise ValueError naming the first invariant the fields break."""
+        if self.head_dim is None and self.d_model % self.n_heads:
+            raise InvariantError(
+                N_(
+                    "n_heads ({n_heads}) must divide d_model ({d_model}); "
+                    "set head_dim to use heads that do not divide it"
+                ),
+                n_heads=self.n_heads,
+                d_model=self.d_model,
+            )
+        if self.n_kv_heads is not None and (
+            self.n_kv_heads > self.n_heads or self.n_heads % self.n_kv_heads
+        ):
+            raise InvariantError(
+                N_("n_kv_heads ({n_kv_heads}) must divide n_heads ({n_heads})"),
+                n_kv_heads=self.n_kv_heads,
+                n_heads=self.n_heads,
+            )
+        if (self.n_experts is None) != (self.experts_per_token is None):
+            raise InvariantError(
+                N_("n_experts and experts_per_token go together: set both or neither")
+            )
+        if (
+            self.n_experts is not None
+            and self.experts_per_token is not None
+            and (self.experts_per_token > self.n_experts)
+        ):
+            raise InvariantError(
+                N_("experts_per_token ({experts_per_token}) cannot exceed n_experts ({n_experts})"),
+                experts_per_token=self.experts_per_token,
+                n_experts=self.n_experts,
+            )
+        if self.expert_bias is not None and self.n_experts is None:
+            raise InvariantError(N_("expert_bias applies to routed experts: it needs n_experts"))
+        if self.dense_ffn_layers and (
+            self.n_experts is None
+            or len(set(self.dense_ffn_layers)) != len(self.dense_ffn_layers)
+            or any(not 0 <= i < self.n_layers for i in self.dense_ffn_layers)
+        ):
+            raise InvariantError(
+                N_(
+                    "dense_ffn_layers needs n_experts and distinct layer indices in "
+                    "0 .. n_layers - 1"
+                )
+            )
+        if self.dense_ffn_layers and self.has_encoder and self.has_decoder:
+            top = max(self.dense_ffn_layers)
+            if top >= self.decoder_layers:  # the indices apply to both stacks
+                one = self.decoder_layers == 1
+                raise InvariantError(
+                    N_(
+                        "dense_ffn_layers index {index} is past the decoder's {layers} layer: "
+                        "an encoder-decoder model's indices apply to both stacks"
+                    )
+                    if one
+                    else N_(
+                        "dense_ffn_layers index {index} is past the decoder's {layers} layers: "
+                        "an encoder-decoder model's indices apply to both stacks"
+                    ),
+                    index=top,
+                    layers=self.decoder_layers,
+                )
+        if self.dense_ffn_layers and self.n_layers > MAX_LISTED_LAYERS:
+            dense = sorted(self.dense_ffn_layers)
+            listed, total = len(dense), self.n_layers
+            if dense not in (list(range(listed)), list(range(total - listed, total))):
+                raise InvariantError(
+                    N_(
+                        "dense_ffn_layers scattered over more than {limit} layers are not "
+                        "supported (first or last layers are)"
+                    ),
+                    limit=f"{MAX_LISTED_LAYERS:,}",
+                )
+        if self.window_layers and (
+            self.attention_window is None
+            or self.architecture == "encoder-decoder"
+            or len(set(self.window_layers)) != len(self.window_layers)
+            or any(not 0 <= i < self.n_layers for i in self.window_layers)
+            or self.n_layers > MAX_LISTED_LAYERS
+        ):
+            raise InvariantError(
+                N_(
+                    "window_layers needs attention_window, one stack of at most {limit} layers "
+                    "and distinct indices in 0 .. n_layers - 1"
+                ),
+                limit=f"{MAX_LISTED_LAYERS:,}",
+            )
+        mla = (self.kv_lora_rank, self.qk_nope_head_dim, self.qk_rope_head_dim, self.v_head_dim)
+        if (self.attention == "mla") != all(x is not None for x in mla) or (
+            self.q_lora_rank is not None and self.attention != "mla"
+        ):
+            raise InvariantError(
+                N_(
+                    "attention = 'mla' goes with kv_lora_rank, qk_nope_head_dim, "
+                    "qk_rope_head_dim and v_head_dim (and an optional q_lora_rank); "
+                    "set all or none"
+                )
+            )
+        if self.attention == "mla" and (
+            self.qk_norm != "none"
+            or self.architecture == "encoder-decoder"
+            or self.attention_out_bias is not None
+        ):
+            raise InvariantError(
+                N_(
+                    "attention = 'mla' goes with one stack, no qk_norm and no "
+                    "attention_out_bias (its o_proj has a bias when attention_bias is set, "
+                    "as DeepSeek's has)"
+                )
+            )
+        if self.positions == "learned" and self.max_positions is None:
+            raise InvariantError(N_("positions = 'learned' needs max_positions (the table's rows)"))
+        if self.position_offset and (
+            self.positions != "learned"
+            or self.max_positions is None
+            or self.position_offset >= self.max_positions
+        ):
+            raise InvariantError(
+                N_(
+                    "position_offset needs a learned position table with more rows than the "
+                    "offset (max_positions > position_offset)"
+                )
+            )
+        if self.n_decoder_layers is not None and self.architecture != "encoder-decoder":
+            raise InvariantError(N_("n_decoder_layers applies only to an encoder-decoder model"))
+        if self.vocab_size is None and (self.type_vocab_size or self.tie_embeddings):
+            raise InvariantError(N_("type_vocab_size and tie_embeddings need a vocab_size"))
+        if self.stack_embeddings and not (
+            self.architecture == "encoder-decoder" and self.shared_embeddings and self.vocab_size
+        ):
+            raise InvariantError(
+                N_(
+                    "stack_embeddings needs an encoder-decoder model with a vocab_size and "
+                    "shared_embeddings"
+                )
+            )
+        if self.tie_embeddings and not self.lm_head:
+            raise InvariantError(N_("tie_embeddings needs an lm_head to tie"))
+        if self.unique_layers is not None and (self.dense_ffn_layers or self.window_layers):
+            raise InvariantError(
+                N_(
+                    "unique_layers (layers sharing parameters) cannot be combined with "
+                    "dense_ffn_layers or window_layers: which kind each shared layer has is "
+                    "not defined"
+                )
+            )
+        if self.unique_layers is not None and (
+            self.architecture == "encoder-decoder" or self.unique_layers > self.n_layers
+        ):
+            if self.unique_layers > self.n_layers:
+                raise InvariantError(
+                    N_(
+                        "unique_layers applies to one stack and cannot exceed n_layers "
+                        "({unique_layers} > {n_layers})"
+                    ),
+                    unique_layers=self.unique_layers,
+                    n_layers=self.n_layers,
+                )
+            raise InvariantError(N_("unique_layers applies to encoder-only or decoder-only models"))
+        if self.embedding_dim is not None and (
+            self.vocab_size is None or self.architecture == "encoder-decoder"
+        ):
+            raise InvariantError(N_("embedding_dim needs a vocab_size and one stack"))
+        if (
+            self.lm_head_transform or self.lm_head_bias or self.lm_head_projection_bias
+        ) and not self.has_lm_head:
+            raise InvariantError(
+                N_(
+                    "lm_head_transform, lm_head_bias and lm_head_projection_bias need an "
+                    "lm_head and a vocab_size"
+                )
+            )
+        k = self.layers_per_group
+        if k is not None and (self.n_layers % k or self.param_layers(self.n_layers) % k):
+            raise InvariantError(
+                N_(
+                    "layers_per_group ({layers_per_group}) must divide n_layers ({n_layers}) "
+                    "and unique_layers ({unique_layers})"
+                ),
+                layers_per_group=k,
+                n_layers=self.n_layers,
+                unique_layers=self.param_layers(self.n_layers),
+            )
+        if (
+            self.embedding_projection == "all"
+            and self.embedding_dim is not None
+            and self.has_lm_head
+            and not self.lm_head_transform
+        ):
+            raise InvariantError(
+                N_(
+                    "embedding_projection = 'all' projects in only: the head needs "
+                    "lm_head_transform to map back to embedding_dim"
+                )
+            )
+
+    def varied(self, changes: Mapping[str, Any], values_checked: bool = False) -> ModelConfig:
+        """This model with `changes`, validated as `ModelConfig(**{**fields, **changes})` would
+        be (the same errors, as a ValidationError), but checking only the changed values
+        against their fields before the invariants: a sweep builds many models a second.
+
+        `values_checked`: each value has already passed `fields_model` (a sweep checks every
+        value of an axis once), so only the invariants are left to check."""
+        if not changes:
+            return self
+        if "family" in changes:  # the one field with a validator of its own
+            return ModelConfig.model_validate({**self.__dict__, **changes})
+        values = (
+            changes
+            if values_checked
+            else fields_model(frozenset(changes)).model_validate(dict(changes)).__dict__
+        )
+        # What model_copy(update=values) makes, without its deep-copy machinery.
+        new = ModelConfig.__new__(ModelConfig)
+        _set(new, "__dict__", {**self.__dict__, **values})
+        _set(new, "__pydantic_fields_set__", self.__pydantic_fields_set__ | values.keys())
+        _set(new, "__pydantic_extra__", None)
+        _set(new, "__pydantic_private__", None)
+        try:
+            new.check_invariants()
+        except ValueError as exc:
+            raise ValidationError.from_exception_data(
+                "ModelConfig",
+                [{"type": "value_error", "loc": (), "input": changes, "ctx": {"error": exc}}],
+            ) from None
+        return new
+
+    # Derived values: one place, so every count agrees.
+
+    @property
+    def position_limit(self) -> int | None:
+        """The most tokens one stack takes: a learned position table's rows less the rows no
+        position reads (position_offset). None where positions are not a table (rotary,
+        sinusoidal, relative or none): the model itself sets no length limit."""
+        if self.positions != "learned" or self.max_positions is None:
+            return None
+        return self.max_positions - self.position_offset
+
+    def check_positions(self, tokens: int, what: str, need: str = "tokens") -> None:
+        """Raise PositionLimitError when `tokens` positions do not fit the learned position
+        table: `what` names the option or metric that asked for them ("--context 100000"),
+        `need` says what they are: "tokens" (a sequence of that many), "decode" (the cached
+        tokens and the new one), "generate" (the prompt and every new token but the last) or
+        "decoder" (an encoder-decoder's decoder: its start token and every new token but the
+        last). Every length that reaches a model passes here (one rule, one message)."""
+        limit = self.position_limit
+        if limit is None or tokens <= limit:
+            return
+        template = {
+            "tokens": N_(
+                "{what}: {tokens} tokens do not fit the learned position table of {model} "
+                "({limit} positions)."
+            ),
+            "decode": N_(
+                "{what}: one decode step needs {tokens} positions (the cached tokens and the "
+                "new one), past the learned position table of {model} ({limit} positions)."
+            ),
+            "generate": N_(
+                "{what}: generating needs {tokens} positions (the prompt and every new token "
+                "but the last), past the learned position table of {model} ({limit} positions)."
+            ),
+            "decoder": N_(
+                "{what}: the decoder needs {tokens} positions (its start token and every new "
+                "token but the last), past the learned position table of {model} ({limit} "
+                "positions)."
+            ),
+        }[need]
+        raise PositionLimitError(
+            _(template).format(what=what, tokens=f"{tokens:,}", model=self.name, limit=f"{limit:,}")
+        )
+
+    @property
+    def kv_heads(self) -> int:
+        return self.n_heads if self.n_kv_heads is None else self.n_kv_heads
+
+    @property
+    def head_size(self) -> int:
+        return self.d_model // self.n_heads if self.head_dim is None else self.head_dim
+
+    @property
+    def q_dim(self) -> int:
+        """Width of Q (and of O's input): n_heads x head_dim."""
+        return self.n_heads * self.head_size
+
+    @property
+    def kv_dim(self) -> int:
+        """Width of K and of V: n_kv_heads x head_dim."""
+        return self.kv_heads * self.head_size
+
+    @property
+    def cache_kv_heads(self) -> int:
+        """Heads of K and of V the cache holds per layer: n_kv_heads, or n_heads where the
+        reference broadcasts them before caching (cache_broadcast_kv)."""
+        return self.n_heads if self.cache_broadcast_kv else self.kv_heads
+
+    @property
+    def out_bias(self) -> bool:
+        return self.attention_bias if self.attention_out_bias is None else self.attention_out_bias
+
+    @property
+    def routed_expert_bias(self) -> bool:
+        """MoE: the routed experts have biases (expert_bias, default ffn_bias)."""
+        return self.ffn_bias if self.expert_bias is None else self.expert_bias
+
+    @property
+    def gated(self) -> bool:
+        return self.activation in GATED_ACTIVATIONS
+
+    @property
+    def ffn_kind(self) -> str:
+        return "gated" if self.gated else "plain"
+
+    @property
+    def has_encoder(self) -> bool:
+        return self.architecture != "decoder-only"
+
+    @property
+    def has_decoder(self) -> bool:
+        return self.architecture != "encoder-only"
+
+    @property
+    def encoder_layers(self) -> int:
+        return self.n_layers if self.has_encoder else 0
+
+    @property
+    def decoder_layers(self) -> int:
+        if not self.has_decoder:
+            return 0
+        if self.architecture == "encoder-decoder" and self.n_decoder_layers is not None:
+            return self.n_decoder_layers
+        return self.n_layers
+
+    @property
+    def has_lm_head(self) -> bool:
+        return self.lm_head and self.vocab_size is not None
+
+    @property
+    def norms_per_layer(self) -> int:
+        """Norms around self-attention and the FFN in one layer (cross-attention adds one)."""
+        return 2 if self.layer_norms is None else self.layer_norms
+
+    @property
+    def embed_width(self) -> int:
+        """Width of the token embedding and of the head's output projection."""
+        return self.d_model if self.embedding_dim is None else self.embedding_dim
+
+    @property
+    def side_width(self) -> int:
+        """Width of position and token-type embeddings and the embedding norm."""
+        return self.embed_width if self.embedding_projection == "all" else self.d_model
+
+    @property
+    def project_out(self) -> bool:
+        """A d_model -> embedding_dim projection before the head (OPT's project_out)."""
+        return self.embedding_dim is not None and self.has_lm_head and not self.lm_head_transform
+
+    @property
+    def is_moe(self) -> bool:
+        return self.n_experts is not None and self.experts_per_token is not None
+
+    def moe_layers(self, layers: int) -> int:
+        """How many of a stack's `layers` have a routed-expert FFN."""
+        return layers - len(self.dense_ffn_layers) if self.is_moe and layers else 0
+
+    @property
+    def qk_head_size(self) -> int:
+        """Width of one head in QK^T (MLA: the no-rotary and rotary parts together)."""
+        if self.attention == "mla":
+            assert self.qk_nope_head_dim is not None and self.qk_rope_head_dim is not None
+            return self.qk_nope_head_dim + self.qk_rope_head_dim
+        return self.head_size
+
+    @property
+    def v_head_size(self) -> int:
+        """Width of one head in AV and of O's input per head."""
+        if self.attention == "mla":
+            assert self.v_head_dim is not None
+            return self.v_head_dim
+        return self.head_size
+
+    def layer_kinds(self, layers: int) -> list[tuple[str, str, int]]:
+        """A stack's layer kinds as (FFN kind, attention kind, how many), in layer order:
+        "dense FFN" / "MoE" where a MoE model has dense layers ("" otherwise), and "sliding-window
+        attention over 128 tokens" / "full attention" where some layers are local ("" else)."""
+        dense = sorted(self.dense_ffn_layers) if self.is_moe and layers else []
+        if self.attention_window is not None and not self.window_layers and layers:
+            local = self.local_label  # every layer attends locally (Mistral's window)
+            return [(f, local, n) for f, _, n in self._ffn_only(dense, layers)]
+        if not self.window_layers or not layers:
+            if not dense:
+                return [("", "", layers)]
+            return [
+                (k, "", n)
+                for k, n in (("dense FFN", len(dense)), ("MoE", layers - len(dense)))
+                if n
+            ]
+        local = self.local_label
+        is_dense, is_local = set(dense), set(self.window_layers)
+        counts: dict[tuple[str, str], int] = {}
+        for i in range(layers):  # at most MAX_LISTED_LAYERS (a validated invariant)
+            ffn = ("dense FFN" if i in is_dense else "MoE") if dense else ""
+            key = (ffn, local if i in is_local else "full attention")
+            counts[key] = counts.get(key, 0) + 1
+        return [(f, a, n) for (f, a), n in counts.items()]
+
+    @property
+    def local_label(self) -> str:
+        """How a local layer is named: "sliding-window attention over 128 tokens"."""
+        window = "sliding-window" if self.window_kind == "sliding" else "chunked"
+        n = self.attention_window or 0
+        return f"{window} attention over {n:,} {'token' if n == 1 else 'tokens'}"
+
+    @staticmethod
+    def _ffn_only(dense: list[int], layers: int) -> list[tuple[str, str, int]]:
+        if not dense:
+            return [("", "", layers)]
+        kinds = (("dense FFN", len(dense)), ("MoE", layers - len(dense)))
+        return [(k, "", n) for k, n in kinds if n]
+
+    def param_layers(self, layers: int) -> int:
+        """How many of `layers` applied layers hold parameters of their own."""
+        return layers if self.unique_layers is None else self.unique_layers
+
+
+@lru_cache(maxsize=256)
+def fields_model(names: frozenset[str]) -> type[BaseModel]:
+    """A model of just these ModelConfig fields, with their types and bounds (and, like
+    ModelConfig, strict and closed: an unknown name is an error)."""
+    fields: dict[str, Any] = {
+        n: (f.annotation, f) for n, f in ModelConfig.model_fields.items() if n in names
+    }
+    extra = ConfigDict(extra="forbid", strict=True)
+    return create_model("ModelConfig", __config__=extra, **fields)

@@ -1,0 +1,323 @@
+"""Find, list and load models: shipped presets, user config files, flags on top of either.
+
+Only the file asked for is read. Every problem becomes a ConfigError / FileError whose text
+names the file, the line, the field and the value where there is one.
+
+A preset is package data: its file is read, parsed and validated once per process, so a loop
+of `load(preset=..., d_ff=f)` checks just the fields it changes. A user's --config file is read
+afresh every time.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from functools import cache, lru_cache
+from importlib.resources import files
+from importlib.resources.abc import Traversable
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from ffn_calc.errors import ConfigError, UsageError
+from ffn_calc.files import line_of as line_of
+from ffn_calc.files import parse_json_object as parse_json_object  # re-exported
+from ffn_calc.files import parse_toml as parse_toml
+from ffn_calc.files import printable
+from ffn_calc.files import read_text_file as read_text_file
+from ffn_calc.files import shown as shown
+from ffn_calc.i18n.translate import N_, _
+from ffn_calc.model.config import MAX_SIZE, InvariantError, ModelConfig
+
+_PRESET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+_CHECKOUT_PRESETS = Path(__file__).resolve().parents[2] / "presets"
+
+
+@cache
+def presets_dir() -> Traversable:
+    """The presets shipped in the wheel, else the checkout's top-level presets/ folder (looked
+    up once per process)."""
+    packaged = files("ffn_calc") / "presets"
+    if packaged.is_dir():
+        return packaged
+    return _CHECKOUT_PRESETS
+
+
+def preset_names() -> list[str]:
+    """Names of every shipped preset, sorted."""
+    return sorted(
+        p.name[: -len(".toml")] for p in presets_dir().iterdir() if p.name.endswith(".toml")
+    )
+
+
+def load_preset_data(name: str) -> tuple[dict[str, Any], str]:
+    """The raw fields of one preset (its file only) and its origin for messages."""
+    fields = _preset(name).fields
+    return {k: list(v) if isinstance(v, list) else v for k, v in fields.items()}, _origin(name)
+
+
+def _origin(name: str) -> str:
+    return _("preset '{name}' ({file})").format(name=name, file=f"{name}.toml")
+
+
+class _Preset:
+    """A preset file's fields, and its model once a second load in the process asks for it (a
+    command loads once: it validates the fields with its changes in one go)."""
+
+    __slots__ = ("fields", "loaded", "model")
+
+    def __init__(self, fields: Mapping[str, Any]) -> None:
+        self.fields = fields
+        self.loaded = False
+        self.model: ModelConfig | None = None
+
+
+def _preset(name: str) -> _Preset:
+    """A preset's fields: read once per process from the presets folder (package data; a
+    folder that is not a plain path, such as a zip, is read each time)."""
+    if not name.strip():
+        raise ConfigError(_("the preset name is empty; see `ffn-calc presets` for the names."))
+    if "/" in name or "\\" in name or name.endswith((".toml", ".json")):
+        raise ConfigError(
+            _(
+                "--preset takes a preset name, not a file: '{name}'. "
+                "Use --config FILE for your own config, or --hf-config PATH for a config.json."
+            ).format(name=name[:200])
+        )
+    folder = presets_dir()
+    if isinstance(folder, Path):
+        return _cached_preset(folder, name)
+    return _read_preset(folder, name)
+
+
+@lru_cache(maxsize=128)
+def _cached_preset(folder: Path, name: str) -> _Preset:
+    return _read_preset(folder, name)  # an unknown name raises: nothing is cached
+
+
+def _read_preset(folder: Traversable, name: str) -> _Preset:
+    resource = folder / f"{name}.toml"
+    if not _PRESET_NAME.fullmatch(name) or not resource.is_file():
+        import difflib
+
+        names = preset_names()
+        close = difflib.get_close_matches(name, names, n=3, cutoff=0.5)
+        if close:
+            message = _(
+                "unknown preset '{name}'. Did you mean {suggestions}? Available presets: {names}."
+            )
+        else:
+            message = _("unknown preset '{name}'. Available presets: {names}.")
+        raise ConfigError(
+            message.format(name=name[:200], suggestions=", ".join(close), names=", ".join(names))
+        )
+    text = resource.read_text(encoding="utf-8")
+    data = parse_toml(text, _("preset {name}").format(name=name))
+    data.setdefault("name", name)
+    return _Preset(data)
+
+
+def load_config_file(path: Path) -> tuple[dict[str, Any], str, str]:
+    """Fields of a user config file (TOML or JSON, by suffix or content), origin, and text."""
+    text = read_text_file(path)
+    origin = f"'{path}'"
+    is_json = path.suffix.lower() == ".json" or (
+        path.suffix.lower() != ".toml" and text.lstrip().startswith(("{", "["))
+    )
+    data = parse_json_object(text, origin) if is_json else parse_toml(text, origin)
+    # A pipe (`-c <(...)`) has a file descriptor, not a name, for a path: "63" is no name.
+    data.setdefault("name", printable(path.stem) if path.is_file() else "custom")
+    return data, origin, text
+
+
+# Pydantic's messages for the fields' checks, lowercased as a message shows them, by error
+# type: translated with the values of the error's ctx. One whose English differs from what
+# pydantic said (another pydantic version) is shown as pydantic said it.
+_FIELD_MESSAGES = {
+    "greater_than": N_("input should be greater than {gt}"),
+    "greater_than_equal": N_("input should be greater than or equal to {ge}"),
+    "less_than": N_("input should be less than {lt}"),
+    "less_than_equal": N_("input should be less than or equal to {le}"),
+    "int_type": N_("input should be a valid integer"),
+    "int_parsing": N_("input should be a valid integer, unable to parse string as an integer"),
+    "int_from_float": N_("input should be a valid integer, got a number with a fractional part"),
+    "float_type": N_("input should be a valid number"),
+    "bool_type": N_("input should be a valid boolean"),
+    "bool_parsing": N_("input should be a valid boolean, unable to interpret input"),
+    "string_type": N_("input should be a valid string"),
+    "list_type": N_("input should be a valid list"),
+    "dict_type": N_("input should be a valid dictionary"),
+    "literal_error": N_("input should be {choices} or {last}"),
+    "string_too_short": N_("string should have at least {min_length} character"),
+    "finite_number": N_("input should be a finite number"),
+    "value_error": N_("value error, {error}"),
+}
+
+
+def field_message(err: Mapping[str, Any]) -> str:
+    """What is wrong with one field's value, lowercased, in the reader's language."""
+    msg = str(err["msg"])
+    english = f"{msg[0].lower()}{msg[1:]}" if msg else msg
+    template = _FIELD_MESSAGES.get(err["type"])
+    if template is None:
+        return english
+    ctx = err.get("ctx") or {}
+    bounds = ("gt", "ge", "lt", "le", "min_length")
+    values: dict[str, str] = {k: str(v) for k, v in ctx.items() if k in bounds}
+    error = ctx.get("error")
+    if err["type"] == "value_error":
+        values["error"] = str(error)
+    elif err["type"] == "literal_error":
+        choices = re.findall(r"'[^']*'", str(ctx.get("expected", "")))
+        if len(choices) < 2:
+            return english
+        values["choices"], values["last"] = ", ".join(choices[:-1]), choices[-1]
+    try:
+        if template.format(**values) != english:
+            return english
+    except (KeyError, IndexError):
+        return english
+    if isinstance(error, InvariantError):
+        values["error"] = error.translated()
+    return _(template).format(**values)
+
+
+def _describe(err: Mapping[str, Any], origin: str, text: str | None) -> str:
+    loc = ".".join(str(p) for p in err["loc"])
+    line = line_of(text, str(err["loc"][0])) if err["loc"] else None
+    where = _("{origin}, line {line}").format(origin=origin, line=line) if line else origin
+    kind, msg = err["type"], str(err["msg"])
+    if kind == "extra_forbidden":
+        import difflib
+
+        close = difflib.get_close_matches(loc, list(ModelConfig.model_fields), n=1, cutoff=0.6)
+        if close:
+            return _("{where}: unknown field '{field}' (did you mean '{suggestion}'?).").format(
+                where=where, field=loc, suggestion=close[0]
+            )
+        return _("{where}: unknown field '{field}'.").format(where=where, field=loc)
+    if kind == "missing":
+        return _("{where}: required field '{field}' is missing.").format(where=where, field=loc)
+    if kind == "less_than_equal" and err["ctx"].get("le") == MAX_SIZE:
+        return _(
+            "{where}: {field} = {value}: larger than ffn-calc's bound on sizes, 2^40 = {bound}."
+        ).format(where=where, field=loc, value=shown(err["input"]), bound=f"{MAX_SIZE:,}")
+    if not loc:  # a model_validator invariant
+        error = (err.get("ctx") or {}).get("error")
+        message = (
+            error.translated()
+            if isinstance(error, InvariantError)
+            else msg.removeprefix("Value error, ")
+        )
+        return _("{where}: {message}.").format(where=where, message=message)
+    return _("{where}: {field} = {value}: {message}.").format(
+        where=where, field=loc, value=shown(err["input"]), message=field_message(err)
+    )
+
+
+def dump_toml(cfg: ModelConfig) -> str:
+    """The config as TOML in ffn-calc's schema (unset optional fields left out)."""
+    import json
+
+    lines = []
+    for key, value in cfg.model_dump(exclude_none=True).items():
+        text = ("true" if value else "false") if isinstance(value, bool) else json.dumps(value)
+        lines.append(f"{key} = {text}")
+    return "\n".join(lines) + "\n"
+
+
+def build_config(data: Mapping[str, Any], origin: str, text: str | None = None) -> ModelConfig:
+    """Validate raw fields into a ModelConfig; errors name file, line, field and value."""
+    try:
+        return ModelConfig.model_validate(dict(data))
+    except ValidationError as exc:
+        messages = [_describe(e, origin, text) for e in exc.errors()]
+        raise ConfigError("\n".join(messages)) from None
+
+
+# Flags that set ModelConfig fields directly (CLI name -> field).
+FLAG_FIELDS = (
+    "architecture", "n_layers", "n_decoder_layers", "d_model", "n_heads", "n_kv_heads",
+    "head_dim", "d_ff", "activation", "norm", "positions", "max_positions", "vocab_size",
+    "n_experts", "experts_per_token",
+)  # fmt: skip
+
+
+def flag_fields(flags: Mapping[str, Any]) -> dict[str, Any]:
+    """ModelConfig fields set by flags (None = not given); --bias sets both bias fields."""
+    out = {k: v for k, v in flags.items() if k in FLAG_FIELDS and v is not None}
+    if flags.get("bias") is not None:
+        out["attention_bias"] = out["ffn_bias"] = bool(flags["bias"])
+        out["attention_out_bias"] = None
+    if flags.get("tie") is not None:
+        out["tie_embeddings"] = bool(flags["tie"])
+    return out
+
+
+def resolve_model(
+    *,
+    preset: str | None = None,
+    config: Path | None = None,
+    hf_config: Path | None = None,
+    flags: Mapping[str, Any] | None = None,
+    fields: Mapping[str, Any] | None = None,
+) -> ModelConfig:
+    """Pick the one model source given, apply flag overrides (CLI names) and then field
+    overrides (ModelConfig names), validate once."""
+    given = [
+        n
+        for n, v in (("--preset", preset), ("--config", config), ("--hf-config", hf_config))
+        if v is not None
+    ]
+    if len(given) > 1:
+        sources = given[0]
+        for option in given[1:]:
+            sources = _("{first} and {second}").format(first=sources, second=option)
+        raise UsageError(
+            _("choose one model source: {sources} were both given.").format(sources=sources)
+        )
+    overrides = {**flag_fields(flags or {}), **(fields or {})}
+    text: str | None = None
+    entry: _Preset | None = None
+    if preset is not None:
+        entry = _preset(preset)
+        data, origin = dict(entry.fields), _origin(preset)
+        if entry.loaded and entry.model is None:
+            entry.model = build_config(data, origin)
+        entry.loaded = True
+    elif config is not None:
+        data, origin, text = load_config_file(config)
+    elif hf_config is not None:
+        from ffn_calc.families.hf import load_hf_config  # only when asked for
+
+        data, origin = load_hf_config(hf_config)
+    else:
+        if "d_model" not in overrides or "n_heads" not in overrides:
+            raise UsageError(
+                _(
+                    "no model given: use --preset NAME, --config FILE, --hf-config PATH, "
+                    "or size flags with at least --d-model and --n-heads."
+                )
+            )
+        d = overrides["d_model"]
+        data = {"name": "custom", "n_layers": 1, "attention_bias": True, "ffn_bias": True}
+        if type(d) is int:  # a d_model that is not an integer is reported as such
+            data["d_ff"] = 4 * d
+        origin = _("the size flags") if not fields else _("the fields given")
+    if overrides and given:
+        changed = ", ".join(f"{k}={v}" for k, v in overrides.items() if k != "attention_out_bias")
+        data = {**data, "name": f"{data.get('name', 'custom')} ({changed})"}
+        with_changes = (
+            _("{origin} with fields {changed}") if fields else _("{origin} with flags {changed}")
+        )
+        origin = with_changes.format(origin=origin, changed=changed)
+    if entry is not None and entry.model is not None:  # validated once: check what changes
+        try:
+            return entry.model.varied({"name": data["name"], **overrides} if overrides else {})
+        except ValidationError as exc:
+            raise ConfigError("\n".join(_describe(e, origin, None) for e in exc.errors())) from None
+    cfg = build_config({**data, **overrides}, origin, text)
+    if entry is not None and not overrides:
+        entry.model = cfg
+    return cfg

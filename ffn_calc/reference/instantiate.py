@@ -1,0 +1,505 @@
+"""Torch-free instantiation: every parameter tensor and every matmul of one forward pass.
+
+Built by walking the architecture (stacks, layers, modules) and giving each module the
+name and storage layout of the family's reference implementation (Hugging Face
+`transformers` for gpt2 / llama / mistral / mixtral / qwen2 / bert, `torch.nn.Transformer`
+for the original Transformer). It never calls the closed-form formulas in counts/params.py and
+counts/flops.py, so the two can check each other (`ffn-calc verify`).
+
+Identical layers and experts are described once: a name is a template such as
+`model.layers.{i}.mlp.experts.{e}.w1.weight` with the range of each index (`{i}` over the
+layers of its stack, `{e}` over the experts of a layer), and the tensor stands for every
+combination. The size of an inventory depends on the architecture, never on the number of
+layers or experts.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from math import prod
+from typing import TypeAlias
+
+from ffn_calc.families.tensor_names import GENERIC, Naming
+from ffn_calc.model.config import ModelConfig
+
+# The values an index takes: n (0 .. n-1), a range (MoE layers 3..60, every second layer) or
+# the indices themselves (a MoE model's dense layers).
+Span: TypeAlias = int | range | tuple[int, ...]
+# The indices of a name template, outermost first: (("i", 32), ("e", 8)) is {i} in 0..31 and
+# {e} in 0..7, 32 x 8 copies.
+Ranges: TypeAlias = tuple[tuple[str, Span], ...]
+
+
+def values(span: Span) -> range | tuple[int, ...]:
+    """The indices of a span, in order (a range for n, never a list of n numbers)."""
+    return range(span) if isinstance(span, int) else span
+
+
+def index_set(indices: Sequence[int]) -> range | tuple[int, ...]:
+    """Sorted indices as a range when they step evenly (3..60; 1, 3, 5 ...), else a tuple."""
+    if isinstance(indices, range):
+        return indices
+    xs = sorted(indices)
+    if len(xs) > 1 and all(b - a == xs[1] - xs[0] for a, b in itertools.pairwise(xs)):
+        return range(xs[0], xs[-1] + 1, xs[1] - xs[0])
+    return range(xs[0], xs[0] + 1) if len(xs) == 1 else tuple(xs)
+
+
+def span_text(span: Span) -> str:
+    """An index set as shell braces: `5`, `{0..31}`, `{1..47..2}`, `{0,1,5}`."""
+    vs = values(span)
+    if len(vs) == 1:
+        return str(vs[0])
+    step = vs[1] - vs[0]
+    if isinstance(vs, range) or all(b - a == step for a, b in itertools.pairwise(vs)):
+        return f"{{{vs[0]}..{vs[-1]}}}" if step == 1 else f"{{{vs[0]}..{vs[-1]}..{step}}}"
+    parts, start = [], 0  # runs of 3 or more consecutive indices as nested {a..b}
+    for i in range(1, len(vs) + 1):
+        if i == len(vs) or vs[i] != vs[i - 1] + 1:
+            run = vs[start:i]
+            parts += [f"{{{run[0]}..{run[-1]}}}"] if len(run) > 2 else [str(v) for v in run]
+            start = i
+    return "{" + ",".join(parts) + "}"
+
+
+def spell(template: str, spans: Mapping[str, Span]) -> str:
+    """A template with each index's values written out: range(0, 32) -> `{0..31}`, (5,) -> `5`."""
+    return template.format_map({key: span_text(span) for key, span in spans.items()})
+
+
+def label(template: str, ranges: Ranges) -> str:
+    """The name of every copy at once: `model.layers.{0..31}.mlp.up_proj.weight`."""
+    return template.format_map({key: span_text(values(span)) for key, span in ranges})
+
+
+@dataclass(frozen=True)
+class Tensor:
+    """One parameter as a state_dict holds it, once for every index in `ranges`."""
+
+    name: str  # a template when ranges is not empty
+    shape: tuple[int, ...]
+    component: str
+    tied_to: str | None = None  # a tied tensor shares its storage and counts once
+    ranges: Ranges = ()
+
+    @property
+    def numel(self) -> int:
+        """Parameters of one copy."""
+        return prod(self.shape)
+
+    @property
+    def count(self) -> int:
+        """How many tensors the template stands for."""
+        return prod(len(values(span)) for _, span in self.ranges)
+
+    @property
+    def label(self) -> str:
+        return label(self.name, self.ranges)
+
+
+@dataclass(frozen=True)
+class Matmul:
+    """[m, k] x [k, n], `count` times per copy (e.g. once per batch element and head)."""
+
+    name: str
+    component: str
+    m: int
+    k: int
+    n: int
+    count: int = 1
+    ranges: Ranges = ()  # the layers that run it
+
+    @property
+    def times(self) -> int:
+        """How often the forward pass runs it: count x copies."""
+        return self.count * prod(len(values(span)) for _, span in self.ranges)
+
+    @property
+    def flops(self) -> int:
+        return 2 * self.m * self.k * self.n * self.times
+
+    @property
+    def label(self) -> str:
+        return label(self.name, self.ranges)
+
+
+def naming_for(cfg: ModelConfig) -> Naming:
+    """The family's names when the config has the family's architecture, else generic ones."""
+    from ffn_calc.families import family_module
+
+    module = family_module(cfg.family)
+    naming: Naming | None = getattr(module, "naming", lambda _: None)(cfg)
+    if naming is None or naming.architecture != cfg.architecture:
+        return GENERIC
+    return naming
+
+
+@dataclass
+class Inventory:
+    """The parameter tensors and forward matmuls of one model, as templates with counts."""
+
+    tensors: list[Tensor] = field(default_factory=list)
+    matmuls: list[Matmul] = field(default_factory=list)
+    # Prefixes the family's checkpoints may add or leave out (`model.`, `transformer.`).
+    prefixes: tuple[str, ...] = ()
+    # Prefixes checkpoints store in place of the reference's: stored -> reference (Naming.renames).
+    renames: Mapping[str, str] = field(default_factory=dict)
+
+    def params(self, component: str | None = None) -> int:
+        return sum(
+            t.numel * t.count for t in self.tensors
+            if t.tied_to is None and (component is None or t.component == component)
+        )  # fmt: skip
+
+    def flops(self, component: str | None = None) -> int:
+        return sum(m.flops for m in self.matmuls if component is None or m.component == component)
+
+
+def _in_stack(template: str, stack: str) -> str:
+    """A name of one stack's own copy: `{stack}` filled in, or the stack put in front."""
+    return template.format(stack=stack) if "{stack}" in template else f"{stack}.{template}"
+
+
+class _Walker:
+    """Adds modules with the reference implementation's names and layouts."""
+
+    def __init__(self, cfg: ModelConfig, naming: Naming, batch: int, s: int, t: int) -> None:
+        self.cfg, self.nm = cfg, naming
+        self.inv = Inventory(prefixes=naming.prefixes, renames=naming.renames)
+        self.batch, self.s, self.t = batch, s, t
+        self.ranges: Ranges = ()  # the copies of the tensors being added: a layer's, an expert's
+        self.runs: Ranges = ()  # the layers that run the matmuls being added
+        self.spans: dict[str, Span] = {}  # shared layers: the modules a matmul runs
+
+    def tensor(
+        self, name: str, shape: tuple[int, ...], component: str, tied_to: str | None = None
+    ) -> None:
+        self.inv.tensors.append(Tensor(name, shape, component, tied_to, self.ranges))
+
+    def matmul(self, name: str, component: str, m: int, k: int, n: int, count: int = 1) -> None:
+        if self.spans:  # shared layers: name every module that runs, braces kept for label()
+            name = spell(name, self.spans).replace("{", "{{").replace("}", "}}")
+        self.inv.matmuls.append(Matmul(name, component, m, k, n, count, self.runs))
+
+    def linear(
+        self, name: str, d_in: int, d_out: int, component: str, rows: int, flop_component: str,
+        bias: bool, *, conv1d: bool = False, suffix: str = ".weight", bias_suffix: str = ".bias",
+    ) -> None:  # fmt: skip
+        """A Linear (weight [out, in]) or GPT-2 Conv1D (weight [in, out]) applied to `rows` rows."""
+        self.tensor(name + suffix, (d_in, d_out) if conv1d else (d_out, d_in), component)
+        if bias:
+            self.tensor(name + bias_suffix, (d_out,), component)
+        if rows:
+            self.matmul(name, flop_component, rows, d_in, d_out)
+
+    def norm(self, name: str, shape: tuple[int, ...] | None = None) -> None:
+        """A LayerNorm (weight and bias, or weight only) or an RMSNorm (weight)."""
+        shape = (self.cfg.d_model,) if shape is None else shape
+        self.tensor(f"{name}.weight", shape, "norm")
+        if self.cfg.norm == "layernorm" and self.cfg.norm_bias:
+            self.tensor(f"{name}.bias", shape, "norm")
+
+    def mla(self, p: str, rows: int) -> None:
+        """Multi-head latent attention: low-rank Q, the KV latent with a shared rotary key,
+        per-head K (no rotary) and V from the latent, O (DeepseekV3Attention's modules)."""
+        cfg, nm = self.cfg, self.nm
+        d, h, b = cfg.d_model, cfg.n_heads, cfg.attention_bias
+        qr, kvr = cfg.q_lora_rank, cfg.kv_lora_rank
+        nope, rope, v = cfg.qk_nope_head_dim, cfg.qk_rope_head_dim, cfg.v_head_dim
+        assert kvr is not None and nope is not None and rope is not None and v is not None
+        g, proj = "attention", "attention_projections"
+        if qr is None:
+            self.linear(p + nm.mla_q, d, h * (nope + rope), g, rows, proj, False)
+        else:
+            self.linear(p + nm.mla_q_a, d, qr, g, rows, proj, b)
+            self.norm(p + nm.mla_q_a_norm, (qr,))
+            self.linear(p + nm.mla_q_b, qr, h * (nope + rope), g, rows, proj, False)
+        self.linear(p + nm.mla_kv_a, d, kvr + rope, g, rows, proj, b)
+        self.norm(p + nm.mla_kv_a_norm, (kvr,))
+        self.linear(p + nm.mla_kv_b, kvr, h * (nope + v), g, rows, proj, False)
+        self.linear(p + nm.o, h * v, d, g, rows, proj, b)
+
+    def attention(
+        self, p: str, q_rows: int, kv_rows: int, q_len: int, kv_len: int, cross: bool
+    ) -> None:
+        cfg, nm = self.cfg, self.nm
+        if cfg.attention_sinks and not cross:  # gpt-oss: one sink logit per head
+            self.tensor(p + nm.sinks, (cfg.n_heads,), "attention")
+        if cfg.attention == "mla" and not cross:
+            self.mla(p, q_rows)
+            self.scores(p, q_len, kv_len, "")
+            return
+        d, q, kv = cfg.d_model, cfg.q_dim, cfg.kv_dim
+        fused = nm.cross_fused if cross else nm.fused_qkv
+        names = (
+            (nm.cross_q, nm.cross_k, nm.cross_v, nm.cross_o) if cross else (nm.q, nm.k, nm.v, nm.o)
+        )
+        g, proj = "attention", "attention_projections"
+        if fused and (not nm.torch_mha or q == kv == d):
+            # One [q + 2 kv] projection; self-attention runs it as one matmul, cross-attention
+            # (torch MHA) applies its Q rows to the target and its K/V rows to the source.
+            suffix, bias_suffix = ("_weight", "_bias") if nm.torch_mha else (".weight", ".bias")
+            self.linear(p + fused, d, q + 2 * kv, g, 0, proj, cfg.attention_bias,
+                        conv1d=nm.conv1d, suffix=suffix, bias_suffix=bias_suffix)  # fmt: skip
+            if cross:
+                self.matmul(p + fused + "[q]", proj, q_rows, d, q)
+                self.matmul(p + fused + "[kv]", proj, kv_rows, d, 2 * kv)
+            else:
+                self.matmul(p + fused, proj, q_rows, d, q + 2 * kv)
+        elif nm.torch_mha:  # separate q/k/v weights (kdim or vdim differ); one in_proj_bias
+            for name, width, rows in (
+                (names[0], q, q_rows),
+                (names[1], kv, kv_rows),
+                (names[2], kv, kv_rows),
+            ):
+                self.tensor(p + name, (width, d), g)
+                self.matmul(p + name, proj, rows, d, width)
+            if cfg.attention_bias:
+                fused_name = (nm.cross_fused if cross else nm.fused_qkv) or "in_proj"
+                self.tensor(p + fused_name + "_bias", (q + 2 * kv,), g)
+        else:
+            self.linear(p + names[0], d, q, g, q_rows, proj, cfg.attention_bias, conv1d=nm.conv1d)
+            self.linear(p + names[1], d, kv, g, kv_rows, proj, cfg.attention_bias, conv1d=nm.conv1d)
+            self.linear(p + names[2], d, kv, g, kv_rows, proj, cfg.attention_bias, conv1d=nm.conv1d)
+        self.linear(p + names[3], q, d, g, q_rows, proj, cfg.out_bias, conv1d=nm.conv1d)
+        if not cross:
+            self.qk_norms(p)
+        self.scores(p, q_len, kv_len, "cross " if cross else "")
+
+    def scores(self, p: str, q_len: int, kv_len: int, kind: str) -> None:
+        """Per batch element and query head, [q_len, hq] x [hq, kv_len], then [q_len, kv_len]
+        x [kv_len, hv]. GQA repeats K/V heads, so every query head runs both. hq and hv are
+        head_dim, or under MLA the no-rotary plus rotary width and the value width."""
+        cfg = self.cfg
+        hq, hv = cfg.qk_head_size, cfg.v_head_size
+        if cfg.attention == "mla":
+            assert cfg.qk_nope_head_dim is not None and cfg.qk_rope_head_dim is not None
+            assert cfg.v_head_dim is not None
+            hq, hv = cfg.qk_nope_head_dim + cfg.qk_rope_head_dim, cfg.v_head_dim
+        else:
+            hq = hv = cfg.head_size
+        heads = self.batch * cfg.n_heads
+        self.matmul(f"{p}{kind}scores QK^T", "attention_scores", q_len, hq, kv_len, heads)
+        self.matmul(f"{p}{kind}scores AV", "attention_scores", q_len, kv_len, hv, heads)
+
+    def qk_norms(self, p: str) -> None:
+        """Norms on queries and keys: per head_dim (shared by heads), per head, or full width."""
+        cfg, nm = self.cfg, self.nm
+        hd, h, kv = cfg.head_size, cfg.n_heads, cfg.kv_heads
+        shapes = {
+            "head": ((hd,), (hd,)),  # Qwen3RMSNorm(head_dim), applied to every head
+            "per_head": ((h, hd), (kv, hd)),  # CohereLayerNorm((heads, head_dim))
+            "full": ((h * hd,), (kv * hd,)),  # Olmo2RMSNorm(heads x head_dim)
+        }.get(cfg.qk_norm)
+        if shapes is not None:
+            self.norm(p + nm.q_norm, shapes[0])
+            self.norm(p + nm.k_norm, shapes[1])
+
+    def ffn(self, p: str, rows: int, width: int | None = None) -> None:
+        """One FFN: dense (of `width`, default d_ff) or, in a MoE model, routed experts."""
+        cfg, nm = self.cfg, self.nm
+        d, f, b = cfg.d_model, cfg.d_ff if width is None else width, cfg.ffn_bias
+        if cfg.is_moe and width is None:
+            self.moe(p, rows)
+            return
+        if cfg.gated and nm.fused_gate_up:  # one [2 d_ff, d] matmul, split after
+            self.linear(p + nm.fused_gate_up, d, 2 * f, "ffn", rows, "ffn", b, conv1d=nm.conv1d)
+        else:
+            if cfg.gated:
+                self.linear(p + nm.gate, d, f, "ffn", rows, "ffn", b, conv1d=nm.conv1d)
+            self.linear(p + nm.up, d, f, "ffn", rows, "ffn", b, conv1d=nm.conv1d)
+        self.linear(p + nm.down, f, d, "ffn", rows, "ffn", b, conv1d=nm.conv1d)
+
+    def moe(self, p: str, rows: int) -> None:
+        """Router, experts ({e} per expert, or fused [E, ...] tensors), a shared expert."""
+        cfg, nm = self.cfg, self.nm
+        d, f, b, eb = cfg.d_model, cfg.d_ff, cfg.ffn_bias, cfg.routed_expert_bias
+        assert cfg.n_experts is not None and cfg.experts_per_token is not None
+        e = cfg.n_experts
+        self.linear(p + nm.router, d, e, "ffn", rows, "ffn", cfg.router_bias)
+        if cfg.router_score_bias == "parameter":
+            self.tensor(p + nm.score_bias, nm.score_bias_shape(e), "ffn")
+        gated = cfg.gated
+        mats = [(nm.expert_gate, d, f)] if gated else []
+        mats += [(nm.expert_up, d, f), (nm.expert_down, f, d)]
+        if nm.fused_experts is not None:  # [E, ...] tensors, gate and up stacked (gate_up_proj)
+            self.fused_experts(p + nm.fused_experts, d, f)
+        else:
+            layer, self.ranges = self.ranges, (*self.ranges, ("e", e))
+            for name, d_in, d_out in mats:  # once per expert {e} of the layer
+                self.linear(p + nm.expert + name, d_in, d_out, "ffn", 0, "ffn", eb)
+            self.ranges = layer
+        # Each row passes through experts_per_token experts: the routed rows of all experts.
+        routed = rows * cfg.experts_per_token
+        every = p + nm.expert.replace("{e}", "*")
+        for name, d_in, d_out in mats:
+            self.matmul(every + name, "ffn", routed, d_in, d_out)
+        if cfg.shared_expert_d_ff is not None:  # every row, one MLP of its own width
+            fs, sp = cfg.shared_expert_d_ff, p + nm.shared_expert
+            if gated:
+                self.linear(sp + nm.shared_gate, d, fs, "ffn", rows, "ffn", b)
+            self.linear(sp + nm.shared_up, d, fs, "ffn", rows, "ffn", b)
+            self.linear(sp + nm.shared_down, fs, d, "ffn", rows, "ffn", b)
+            if cfg.shared_expert_gate:
+                self.linear(p + nm.shared_expert_gate, d, 1, "ffn", rows, "ffn", False)
+
+    def fused_experts(self, p: str, d: int, f: int) -> None:
+        """Experts stored as [E, ...] tensors: gate and up stacked in one gate_up tensor."""
+        cfg, nm = self.cfg, self.nm
+        assert cfg.n_experts is not None
+        e, up = cfg.n_experts, (2 * f if cfg.gated else f)
+        in_out = nm.fused_experts_layout == "in_out"  # [E, in, out] (gpt-oss, Llama 4)
+        self.tensor(p + nm.expert_gate_up, (e, d, up) if in_out else (e, up, d), "ffn")
+        self.tensor(p + nm.expert_down, (e, f, d) if in_out else (e, d, f), "ffn")
+        if cfg.routed_expert_bias:
+            self.tensor(p + nm.expert_gate_up + "_bias", (e, up), "ffn")
+            self.tensor(p + nm.expert_down + "_bias", (e, d), "ffn")
+
+    def stack(self, stack: str, layers: int, length: int, source_len: int | None) -> None:
+        """One layer of the stack, standing for all of them ({i} in 0..layers-1)."""
+        cfg, nm = self.cfg, self.nm
+        if source_len is not None and nm.decoder:  # a decoder with cross-attention
+            nm = self.nm = replace(nm, **nm.decoder)
+        p = nm.layer.replace("{stack}", stack)
+        # Tensors: the layers that hold parameters (fewer when shared, ALBERT); matmuls: every
+        # layer applied.
+        own, k = cfg.param_layers(layers), cfg.layers_per_group or 1
+        if "{g}" in p:  # layers nested in groups (ALBERT): group {g}, its layer {j}
+            self.ranges = (("g", own // k), ("j", k))
+        else:
+            self.ranges = (("i", own),)
+        self.runs = (("i", layers),)
+        if self.ranges != self.runs:  # shared: a matmul names its modules, counts every run
+            self.spans = {key: values(span) for key, span in self.ranges}
+        self.layer(p, self.batch * length, length, source_len)
+        self.ranges = self.runs = ()
+        self.spans = {}
+        if cfg.relative_attention_buckets is not None:  # T5: in layer 0's self-attention only
+            shape = (cfg.relative_attention_buckets, cfg.n_heads)
+            self.tensor(p.replace("{i}", "0") + nm.rel_bias + ".weight", shape, "attention")
+        if cfg.final_norm:
+            self.norm(nm.final_norm.format(stack=stack))
+        self.nm = self.base
+
+    def layer(self, p: str, rows: int, length: int, source_len: int | None) -> None:
+        nm = self.nm
+        first, *rest = nm.layer_norm_names(self.cfg.norms_per_layer) or ("",)
+        if first:  # listed in the reference order: a norm, attention, the other norms, FFN
+            self.norm(p + first)
+        self.attention(p, rows, rows, length, length, cross=False)
+        if source_len is not None:
+            self.norm(p + nm.norm_cross)
+            self.attention(p, rows, self.batch * source_len, length, source_len, cross=True)
+        for name in rest:
+            self.norm(p + name)
+        self.ffn_kinds(p, rows)
+
+    def ffn_kinds(self, p: str, rows: int) -> None:
+        """The FFN of every layer; a MoE stack with dense layers walks each kind over its own
+        layer indices ({i} over the dense layers, then over the rest)."""
+        cfg = self.cfg
+        dense = sorted(cfg.dense_ffn_layers) if cfg.is_moe else []
+        if not dense or self.ranges != self.runs or "{i}" not in p:
+            self.ffn(p, rows)
+            return
+        ranges, runs = self.ranges, self.runs
+        ((_, span),) = ranges
+        n, k = len(values(span)), len(dense)
+        moe: Sequence[int]  # the complement of the dense layers, a range where it is one
+        if dense == list(range(k)):
+            moe = range(k, n)
+        elif dense == list(range(n - k, n)):
+            moe = range(n - k)
+        else:  # scattered: at most MAX_LISTED_LAYERS layers (a ModelConfig invariant)
+            listed = set(dense)
+            moe = [i for i in range(n) if i not in listed]
+        for indices, width in ((dense, cfg.dense_d_ff or cfg.d_ff), (moe, None)):
+            if indices:
+                self.ranges = self.runs = (("i", index_set(indices)),)
+                self.ffn(p, rows, width)
+        self.ranges, self.runs = ranges, runs
+
+    def embeddings(self) -> None:
+        """Token, position and token-type tables, a narrow embedding's projection, norms."""
+        cfg, nm = self.cfg, self.nm
+        e, side, v = cfg.embed_width, cfg.side_width, cfg.vocab_size
+        if v is not None:
+            self.tensor(f"{nm.tok}.weight", (v, e), "embedding")
+            if cfg.architecture == "encoder-decoder" and not cfg.shared_embeddings:
+                self.tensor(f"{nm.target_tok}.weight", (v, e), "embedding")
+            for stack in ("encoder", "decoder") if cfg.stack_embeddings else ():
+                self.tensor(f"{_in_stack(nm.stack_tok, stack)}.weight", (v, e), "embedding")
+        encdec = cfg.architecture == "encoder-decoder"
+        stacks = ["encoder", "decoder"] if encdec else [self.only_stack]
+        if cfg.positions == "learned" and cfg.max_positions is not None:
+            if encdec and cfg.separate_position_tables:
+                for stack in stacks:
+                    self.tensor(f"{_in_stack(nm.pos, stack)}.weight", (cfg.max_positions, side), "embedding")  # fmt: skip
+            else:
+                self.tensor(f"{nm.pos.format(stack=stacks[0])}.weight", (cfg.max_positions, side), "embedding")  # fmt: skip
+        if cfg.type_vocab_size:
+            self.tensor(f"{nm.types}.weight", (cfg.type_vocab_size, side), "embedding")
+        if cfg.embedding_dim is not None:
+            b = cfg.embedding_projection_bias
+            self.linear(
+                nm.proj_in, e, cfg.d_model, "embedding", self.batch * self.s, "embedding", b
+            )
+        if cfg.embedding_norm:
+            for stack in stacks:
+                self.norm(_in_stack(nm.emb_norm, stack) if encdec else nm.emb_norm.format(stack=stack), (side,))  # fmt: skip
+
+    def head(self, rows: int) -> None:
+        """A narrow embedding's projection out, a masked-LM transform, the output head."""
+        cfg, nm = self.cfg, self.nm
+        d, e, v = cfg.d_model, cfg.embed_width, cfg.vocab_size
+        if not cfg.has_lm_head or v is None:
+            return
+        if cfg.project_out:
+            self.linear(nm.proj_out, d, e, "embedding", rows, "embedding", cfg.embedding_projection_bias)  # fmt: skip
+        if cfg.lm_head_transform:
+            self.linear(nm.head_dense, d, e, "lm_head", rows, "lm_head", True)
+            self.norm(nm.head_norm, (e,))
+        target = f"{nm.target_tok if not cfg.shared_embeddings else nm.tok}.weight"
+        tied = target if cfg.tie_embeddings else None
+        self.tensor(f"{nm.lm_head}.weight", (v, e), "lm_head", tied)
+        self.matmul(nm.lm_head, "lm_head", rows, e, v)
+        if cfg.lm_head_bias:
+            self.tensor(nm.lm_head_bias, (v,), "lm_head")
+        if cfg.lm_head_projection_bias:  # the projection's own, beside lm_head_bias
+            self.tensor(f"{nm.lm_head}.bias", (v,), "lm_head")
+
+    def aliases(self) -> None:
+        """State-dict names that share another tensor's storage (T5's encoder.embed_tokens)."""
+        by_name = {t.name: t for t in self.inv.tensors}
+        for alias, target in self.nm.aliases.items():
+            t = by_name.get(target)
+            if t is not None and alias not in by_name:
+                self.tensor(alias, t.shape, t.component, tied_to=target)
+
+    def build(self) -> Inventory:
+        cfg = self.cfg
+        self.base = self.nm
+        self.only_stack = "encoder" if cfg.architecture == "encoder-only" else "decoder"
+        self.embeddings()
+        if cfg.architecture == "encoder-decoder":
+            self.stack("encoder", cfg.encoder_layers, self.s, None)
+            self.stack("decoder", cfg.decoder_layers, self.t, self.s)
+            out_rows = self.batch * self.t
+        else:
+            self.stack(self.only_stack, cfg.n_layers, self.s, None)
+            out_rows = self.batch * self.s
+        if cfg.pooler:  # BertPooler: dense over the first token of each sequence
+            self.linear(self.nm.pooler, cfg.d_model, cfg.d_model, "pooler", self.batch, "pooler", True)  # fmt: skip
+        self.head(out_rows)
+        self.aliases()
+        return self.inv
+
+
+def instantiate(
+    cfg: ModelConfig, batch: int = 1, seq_len: int = 1, target_len: int | None = None
+) -> Inventory:
+    """Every parameter tensor and the matmuls of one forward pass at (batch, S, T)."""
+    t = seq_len if target_len is None else target_len
+    return _Walker(cfg, naming_for(cfg), batch, seq_len, t).build()

@@ -1,0 +1,213 @@
+"""Result model of `memory --training`: model states, activations per component, fit."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+from pydantic import Field, PrivateAttr
+
+from ffn_calc.counts import params as pm
+from ffn_calc.counts import training as tr
+from ffn_calc.i18n.translate import N_, Text
+from ffn_calc.model.config import ModelConfig
+from ffn_calc.reports.base import Result
+from ffn_calc.reports.params import Number, exact, num
+
+CONVENTION = N_(
+    "Model states are exact: bytes per parameter of the recipe x the parameters on one GPU "
+    "(tensor parallelism splits them: total / TP, rounded up). Activations are a published "
+    "approximation: Korthikanti et al. 2022 (arXiv:2205.05198), sec. 4 and Table 2, 16-bit, "
+    "dropout masks included, generalised term by term to any d_ff, gated FFNs, GQA, MoE "
+    "(k experts and the shared expert; dense layers at their own width) and cross-attention; "
+    "embeddings and logits after sec. 4.3 (fp32 cross-entropy 4sbv / TP; no LM head, no "
+    "logits). Left out: the router's scores and the tokens dispatched to experts, "
+    "fragmentation, communication buffers, framework workspace."
+)
+DEFAULT_SEQ_LEN = 2048
+
+
+class ActivationTerm(Result):
+    component: str
+    name: str
+    formula: str
+    bytes: int = Field(description="one layer (or the model, outside the layers), one GPU")
+    # The name and formula as messages (not in JSON), for a view to show in the reader's
+    # language; None for a term read back from JSON (name and formula are then shown as read).
+    _name: str | Text | None = PrivateAttr(None)
+    _formula: str | Text | None = PrivateAttr(None)
+
+    def shown_name(self) -> str | Text:
+        return self.name if self._name is None else self._name
+
+    def shown_formula(self) -> str | Text:
+        return self.formula if self._formula is None else self._formula
+
+
+class TrainingLayerKind(Result):
+    stack: str
+    kind: str = Field(description="'' | 'dense FFN' | 'MoE'")
+    count: int
+    cross_attention: bool
+    bytes: int = Field(description="one layer, one GPU")
+    terms: list[ActivationTerm]
+
+
+class TrainingReport(Result):
+    model: str
+    recipe: str
+    recipe_text: str
+    dp: int
+    tp: int
+    sequence_parallel: bool
+    recompute: str
+    seq_len: int
+    seq_len_lowered: bool = Field(
+        False, description="the default s (2,048) was lowered to the learned position table"
+    )
+    position_limit: int | None = Field(None, description="the most tokens the model takes")
+    micro_batch: int
+    params_per_gpu: int
+    bytes_per_param: Number
+    bytes_per_param_exact: str
+    model_states_bytes: int
+    layers: int
+    layer_kinds: list[TrainingLayerKind]
+    activation_terms: list[ActivationTerm] = Field(
+        description="one layer of the main kind (the first stack's most numerous)"
+    )
+    activations_per_layer_bytes: int = Field(description="one layer of the main kind")
+    model_terms: list[ActivationTerm] = Field(description="outside the layers")
+    activation_components: dict[str, int] = Field(description="all layers, one GPU")
+    embedding_bytes: int
+    logits_bytes: int = Field(description="the LM head's input and fp32 logits (0: no head)")
+    activations_bytes: int
+    total_bytes: int
+    score_crossover: Number | None = Field(
+        description="s where the scores' activations reach the FFN's (null: past the learned "
+        "position table, never reached)"
+    )
+    score_crossover_exact: str | None
+    score_crossover_unbounded: Number = Field(description="the crossover without the table")
+    score_crossover_unbounded_exact: str
+    gpu_memory_bytes: int | None = None
+    max_micro_batch: int | None = None
+    rows: list[dict[str, int]] = Field(
+        description="one layer's activations per component over s (micro-batch 1, this GPU)"
+    )
+    convention: str
+
+
+def _terms(terms: list[tr.ActTerm], par: tr.Parallel) -> list[ActivationTerm]:
+    out = []
+    for t in terms:
+        term = ActivationTerm(component=t.component, name=str(t.name), formula=str(t.formula),
+                              bytes=tr.per_gpu(t, par))  # fmt: skip
+        term._name, term._formula = t.name, t.formula
+        out.append(term)
+    return out
+
+
+def _activations(
+    cfg: ModelConfig, par: tr.Parallel, s: int, b: int
+) -> tuple[list[TrainingLayerKind], list[tr.ActTerm], dict[str, int]]:
+    """Every layer kind's activations, the terms outside the layers, and the components."""
+    kinds: list[TrainingLayerKind] = []
+    comps: dict[str, int] = {}
+    for k in tr.layer_kinds(cfg):
+        terms = tr.layer_terms(cfg, s, b, k)
+        kinds.append(TrainingLayerKind(
+            stack=k.stack, kind=k.kind, count=k.count, cross_attention=k.cross,
+            bytes=tr.layer_bytes(cfg, s, b, par, k), terms=_terms(terms, par),
+        ))  # fmt: skip
+        if par.recompute != "full":
+            for t in terms:
+                comps[t.component] = comps.get(t.component, 0) + k.count * tr.per_gpu(t, par)
+    if par.recompute == "full":
+        comps["layer inputs (full recomputation)"] = sum(k.count * k.bytes for k in kinds)
+    outside = tr.model_terms(cfg, s, b)
+    for t in outside:
+        comps[t.component] = comps.get(t.component, 0) + tr.per_gpu(t, par)
+    return kinds, outside, comps
+
+
+def _check_dp(recipe: str, dp: int) -> None:
+    """DP changes a GPU's share only of what the recipe shards (the distributed optimizer)."""
+    if dp > 1 and recipe in tr.RECIPES and not tr.RECIPES[recipe][2]:
+        from ffn_calc.errors import UsageError
+        from ffn_calc.i18n.translate import _
+
+        raise UsageError(
+            _(
+                "--dp divides the optimizer states that --recipe distributed shards; with "
+                "--recipe {recipe} every data-parallel GPU holds all of the model states."
+            ).format(recipe=recipe)
+        )
+
+
+def training_report(
+    cfg: ModelConfig, recipe: str, par: tr.Parallel, s: int | None, b: int, gpu: int | None
+) -> TrainingReport:
+    """`s` None: DEFAULT_SEQ_LEN, or the learned position table when it is shorter."""
+    tr.check(cfg, par)
+    _check_dp(recipe, par.dp)
+    lowered = False
+    if s is None:
+        s = DEFAULT_SEQ_LEN
+        if cfg.position_limit is not None and cfg.position_limit < s:
+            s, lowered = cfg.position_limit, True
+    cfg.check_positions(s, f"--seq-len {s}")
+    n, d = tr.state_bytes_per_param(recipe, par.dp)
+    total = pm.total_params(cfg)
+    per_gpu = -(-total // par.tp)
+    states = -(-per_gpu * n // d)
+    layers = cfg.encoder_layers + cfg.decoder_layers
+    kinds, outside, comps = _activations(cfg, par, s, b)
+    acts = sum(comps.values())
+    main = tr.main_kind(cfg)
+    main_terms = tr.layer_terms(cfg, s, b, main)
+    cross = Fraction(*tr.score_crossover(cfg))
+    limit = cfg.position_limit
+    reached = limit is None or cross <= limit
+    fit = None
+    if gpu is not None:
+        per_sample = sum(_activations(cfg, par, s, 1)[2].values())
+        fit = max(0, (gpu - states) // per_sample) if per_sample else None
+    return TrainingReport(
+        rows=_sweep(cfg, par, cross, main),
+        model=cfg.name, recipe=recipe, recipe_text=tr.RECIPES[recipe][0], dp=par.dp, tp=par.tp,
+        sequence_parallel=par.sequence_parallel, recompute=par.recompute, seq_len=s,
+        seq_len_lowered=lowered, position_limit=cfg.position_limit, micro_batch=b,
+        params_per_gpu=per_gpu, bytes_per_param=num(Fraction(n, d)),
+        bytes_per_param_exact=exact(Fraction(n, d)), model_states_bytes=states, layers=layers,
+        layer_kinds=kinds, activation_terms=_terms(main_terms, par),
+        activations_per_layer_bytes=tr.layer_bytes(cfg, s, b, par, main),
+        model_terms=_terms(outside, par), activation_components=comps,
+        embedding_bytes=comps.get("embedding", 0), logits_bytes=comps.get("logits", 0),
+        activations_bytes=acts, total_bytes=states + acts, score_crossover=num(cross) if reached else None,
+        score_crossover_exact=exact(cross) if reached else None,
+        score_crossover_unbounded=num(cross), score_crossover_unbounded_exact=exact(cross),
+        gpu_memory_bytes=gpu, max_micro_batch=fit,
+        convention=CONVENTION,
+    )  # fmt: skip
+
+
+def _sweep(
+    cfg: ModelConfig, par: tr.Parallel, cross: Fraction, kind: tr.LayerKind
+) -> list[dict[str, int]]:
+    """One layer's stored activations per component at powers of two around the crossover,
+    up to the learned position table where the model has one."""
+    from ffn_calc.counts import flops as fl
+
+    limit = cfg.position_limit
+    lengths = fl.sweep_lengths([cross])
+    if limit is not None:  # no row past the learned position table
+        lengths = sorted(
+            {s for s in lengths if s <= limit} | ({limit} if limit < max(lengths) else set())
+        )
+    out = []
+    for s in lengths:
+        row = {"seq_len": s}
+        for t in tr.layer_terms(cfg, s, 1, kind):
+            row[t.component] = row.get(t.component, 0) + tr.per_gpu(t, par)
+        out.append(row)
+    return out

@@ -1,0 +1,236 @@
+"""The metrics a sweep counts for each combination (`total_params`, `forward_flops@2048`, ...).
+
+Each comes from the closed-form totals (ffn_calc.counts.totals) or a pure counting function; the
+parameter totals of one combination are computed once and shared by the metrics that use them.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from ffn_calc.counts import totals
+from ffn_calc.counts.flops import Workload
+from ffn_calc.errors import UsageError
+from ffn_calc.i18n.translate import _
+from ffn_calc.limits import MAX_SIZE
+from ffn_calc.model.choices import DTYPE_BITS, SWEEP_METRICS
+from ffn_calc.model.config import ModelConfig
+from ffn_calc.quantities import Kind, cut, quoted
+
+Number = int | float
+BF16_BYTES = DTYPE_BITS["bf16"] // 8  # kv_bytes and weights_bytes count in bf16
+
+
+def either(names: list[str]) -> str:
+    """Names in a sentence: "d_ff or d_model" (ja/zh: a list with 、)."""
+    out = names[0]
+    for name in names[1:]:
+        out = _("{first} or {second}").format(first=out, second=name)
+    return out
+
+
+_INT = re.compile(r"[+-]?\d[\d_]*+")
+
+
+def parse_int(text: str, where: str) -> int:
+    """A plain integer (underscores allowed) of at most 20 digits; `where` begins the message
+    ("--vary d_ff=1,x", "--metric forward_flops@x")."""
+    t = text.strip()
+    if len(t) > 40 or not _INT.fullmatch(t) or len(t.replace("_", "")) > 20:
+        raise UsageError(
+            _("{where}: {value} is not an integer.").format(where=where, value=quoted(t))
+        )
+    return int(t.replace("_", ""))
+
+
+# --- metrics --------------------------------------------------------------------------------
+
+Cache = dict[str, Any]
+
+
+def _params(cfg: ModelConfig, c: Cache) -> dict[str, int]:
+    p = c.get("params")
+    if p is None:
+        p = c["params"] = totals.param_components(cfg)
+    return p
+
+
+def _total(cfg: ModelConfig, c: Cache, _: int) -> int:
+    return sum(_params(cfg, c).values())
+
+
+def _active(cfg: ModelConfig, c: Cache, _: int) -> int:
+    from ffn_calc.counts.params import idle_params
+
+    return sum(_params(cfg, c).values()) - idle_params(cfg)
+
+
+def _non_embedding(cfg: ModelConfig, c: Cache, _: int) -> int:
+    p = _params(cfg, c)
+    return sum(p.values()) - p["embedding"] - p["lm_head"]
+
+
+def _component(key: str) -> Callable[[ModelConfig, Cache, int], int]:
+    return lambda cfg, c, _: _params(cfg, c).get(key, 0)
+
+
+def _ffn_share(cfg: ModelConfig, c: Cache, _: int) -> float:
+    p = _params(cfg, c)
+    return p["ffn"] / sum(p.values())
+
+
+_WORKLOADS: dict[int, Workload] = {}
+
+
+def _forward(cfg: ModelConfig, c: Cache, s: int) -> int:
+    cfg.check_positions(s, f"forward_flops@{s}")
+    w = _WORKLOADS.get(s)
+    if w is None:
+        w = _WORKLOADS[s] = Workload(batch=1, seq_len=s)
+    return sum(totals.flop_components(cfg, w).values())
+
+
+def _training(cfg: ModelConfig, c: Cache, s: int) -> int:
+    cfg.check_positions(s, f"training_flops@{s}")
+    return 3 * _forward(cfg, c, s)
+
+
+def _crossover(key: str) -> Callable[[ModelConfig, Cache, int], Number | None]:
+    def value(cfg: ModelConfig, c: Cache, _: int) -> Number | None:
+        """As `crossover` reports it: None past the model's learned position table."""
+        from ffn_calc.counts.flops import reached_crossovers
+
+        x = reached_crossovers(cfg)[0][key]
+        if x is None:
+            return None
+        return int(x) if x.denominator == 1 else float(x)
+
+    return value
+
+
+def _kv(cfg: ModelConfig, context: int) -> int:
+    from ffn_calc.counts.inference import kv_elements
+
+    return kv_elements(cfg, 1, context)
+
+
+def _kv_elements(cfg: ModelConfig, c: Cache, context: int) -> int:
+    cfg.check_positions(context, f"kv_elements@{context}")
+    return _kv(cfg, context)
+
+
+def _kv_bytes(cfg: ModelConfig, c: Cache, context: int) -> int:
+    cfg.check_positions(context, f"kv_bytes@{context}")
+    return BF16_BYTES * _kv(cfg, context)
+
+
+def _decode(cfg: ModelConfig, c: Cache, context: int) -> int:
+    from ffn_calc.counts.inference import decode_flops, kv_kinds
+
+    kv_kinds(cfg, 1, context, None)  # a model without a cache first
+    cfg.check_positions(context + 1, f"decode_flops@{context}", "decode")
+    return decode_flops(cfg, 1, context)
+
+
+def _weights_bytes(cfg: ModelConfig, c: Cache, _: int) -> int:
+    return BF16_BYTES * _total(cfg, c, 0)
+
+
+@dataclass(frozen=True)
+class MetricKind:
+    compute: Callable[[ModelConfig, Cache, int], Number | None]  # None: never reached
+    argument: str  # "" | "S" | "L"
+    help: str
+    # What the metric measures, and so the suffixes a --where bound on it takes (quantities).
+    unit: Kind = "count"
+
+
+# How each metric is computed; what it takes and counts is ffn_calc.model.choices.SWEEP_METRICS.
+_COMPUTE: dict[str, Callable[[ModelConfig, Cache, int], Number | None]] = {
+    "total_params": _total,
+    "active_params": _active,
+    "non_embedding_params": _non_embedding,
+    "embedding_params": _component("embedding"),
+    "attention_params": _component("attention"),
+    "ffn_params": _component("ffn"),
+    "norm_params": _component("norm"),
+    "lm_head_params": _component("lm_head"),
+    "ffn_share": _ffn_share,
+    "weights_bytes": _weights_bytes,
+    "forward_flops": _forward,
+    "training_flops": _training,
+    "scores_vs_ffn": _crossover("scores_vs_ffn"),
+    "scores_vs_projections": _crossover("scores_vs_projections"),
+    "scores_vs_dense": _crossover("scores_vs_dense"),
+    "kv_elements": _kv_elements,
+    "kv_bytes": _kv_bytes,
+    "decode_flops": _decode,
+}
+METRICS: dict[str, MetricKind] = {
+    name: MetricKind(_COMPUTE[name], argument, help, unit)
+    for name, (argument, help, unit) in SWEEP_METRICS.items()
+}
+
+
+@dataclass(frozen=True)
+class Metric:
+    name: str  # as written: "forward_flops@2048"
+    kind: MetricKind
+    argument: int
+
+
+def parse_metric(text: str, option: str = "--metric", given: str | None = None) -> Metric:
+    """`total_params`, or `forward_flops@2048` for a metric that takes a length. Errors name
+    `option` and what the user gave there (`given`: a --where's whole expression)."""
+    key, at, arg = text.strip().partition("@")
+    shown = cut((text if given is None else given).strip())
+    kind = METRICS.get(key)
+    if kind is None:
+        close = difflib.get_close_matches(key, METRICS, n=3) if len(key) <= 64 else []
+        if close:
+            raise UsageError(
+                _(
+                    "{option}: unknown metric {name}. Did you mean {choices}? Metrics: {metrics}."
+                ).format(
+                    option=option,
+                    name=quoted(key),
+                    choices=either(close),
+                    metrics=", ".join(METRICS),
+                )
+            )
+        raise UsageError(
+            _("{option}: unknown metric {name}. Metrics: {metrics}.").format(
+                option=option, name=quoted(key), metrics=", ".join(METRICS)
+            )
+        )
+    if not kind.argument:
+        if at:
+            raise UsageError(
+                _("{option} {text}: {metric} takes no @ argument.").format(
+                    option=option, text=shown, metric=key
+                )
+            )
+        return Metric(key, kind, 0)
+    length = kind.argument == "S"
+    if not at:
+        raise UsageError(
+            (
+                _("{option} {text}: {metric} needs a sequence length: {metric}@2048.")
+                if length
+                else _("{option} {text}: {metric} needs a context length: {metric}@2048.")
+            ).format(option=option, text=shown, metric=key)
+        )
+    n = parse_int(arg, f"{option} {shown}") if arg.strip() else 0
+    if not 1 <= n <= MAX_SIZE:
+        raise UsageError(
+            (
+                _("{option} {text}: a sequence length from 1 to {max}.")
+                if length
+                else _("{option} {text}: a context length from 1 to {max}.")
+            ).format(option=option, text=shown, max=f"{MAX_SIZE:,}")
+        )
+    return Metric(f"{key}@{n}", kind, n)
