@@ -32,6 +32,8 @@ from ffn_calc.reports.base import Result
 
 if TYPE_CHECKING:
     from ffn_calc.reports.compare import CompareReport
+    from ffn_calc.reports.crossover import CrossoverReport
+    from ffn_calc.reports.flops import FlopsReport
     from ffn_calc.reports.inference import (
         DecodeCrossoverReport,
         DecodeReport,
@@ -39,7 +41,7 @@ if TYPE_CHECKING:
         KvReport,
         MemoryReport,
     )
-    from ffn_calc.reports.params import CrossoverReport, FlopsReport, ParamsReport
+    from ffn_calc.reports.params import ParamsReport
     from ffn_calc.reports.training import TrainingReport
     from ffn_calc.sweeps.run import Sweep, Value
 
@@ -181,7 +183,7 @@ def flops(
 ) -> FlopsReport:
     """`ffn-calc flops`: forward and training FLOPs at batch B and sequence length S."""
     from ffn_calc.counts.flops import Workload
-    from ffn_calc.reports.params import flops_report
+    from ffn_calc.reports.flops import flops_report
 
     w = Workload(
         batch=_size("batch", batch), seq_len=_size("seq_len", seq_len),
@@ -230,13 +232,13 @@ def generate(
 
 def crossover(model: ModelConfig, causal: bool = False, grid: bool = False) -> CrossoverReport:
     """`ffn-calc crossover`: where attention's S^2 scores overtake the FFN and projections."""
-    from ffn_calc.reports.params import crossover_report, grid_report
+    from ffn_calc.reports.crossover import crossover_report, grid_report
 
     cfg = _model(model)
     causal, grid = _flag("causal", causal), _flag("grid", grid)
     g = None
     if grid:
-        from ffn_calc.reports.params import GRID_D_MODELS, GRID_SEQ_LENS
+        from ffn_calc.reports.crossover import GRID_D_MODELS, GRID_SEQ_LENS
 
         g = grid_report(cfg, GRID_D_MODELS, GRID_SEQ_LENS, causal)
     return crossover_report(cfg, causal=causal, grid=g)
@@ -381,7 +383,7 @@ def sweep(
 def _markdown(report: Result) -> str | None:
     """A report as the command's tables in Markdown (what a notebook shows)."""
     from ffn_calc.output.formats import to_markdown
-    from ffn_calc.views.params import tables_for
+    from ffn_calc.views.registry import tables_for
 
     tables = tables_for(report)
     return to_markdown(tables) if tables else None

@@ -17,7 +17,8 @@ from ffn_calc.counts import params as pm
 from ffn_calc.errors import FfnCalcError
 from ffn_calc.model import sources as presets
 from ffn_calc.model.config import ModelConfig
-from ffn_calc.reports.params import ParamsReport, params_report, share
+from ffn_calc.reports.base import share
+from ffn_calc.reports.params import ParamsReport, params_report
 
 PRESETS = ffn_calc.preset_names()
 

@@ -21,8 +21,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ffn_calc.model.sources import resolve_model
+from ffn_calc.reports.crossover import crossover_report
 from ffn_calc.reports.inference import decode_crossover_report, decode_report
-from ffn_calc.reports.params import crossover_report
 
 PARTS = ("attention_projections", "attention_scores", "ffn")
 KEYS = ("scores_vs_ffn", "scores_vs_projections", "scores_vs_dense")

@@ -17,7 +17,7 @@ from ffn_calc.counts.flops import (
     layer_flops,
 )
 from ffn_calc.model.sources import resolve_model
-from ffn_calc.reports.params import flops_report
+from ffn_calc.reports.flops import flops_report
 
 FORWARD = [(c["name"], f) for c in CASES for f in c["forward"]]
 

@@ -22,7 +22,7 @@ from ffn_calc.i18n import translate as i18n
 CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 
 
-def _translated(lang: str) -> bool:
+def translated(lang: str) -> bool:
     return bool(i18n._catalog(lang).gettext("Error: {message}") != "Error: {message}")
 
 
@@ -127,7 +127,7 @@ def test_sweep_reasons_stay_english_in_json(marked: None) -> None:
 @pytest.mark.parametrize("lang", ["ja", "zh"])
 @pytest.mark.parametrize("case", CASES)
 def test_errors_in_japanese_and_chinese(lang: str, case: str, tmp_path: Path) -> None:
-    if not _translated(lang):
+    if not translated(lang):
         pytest.skip(f"the compiled {lang} catalog has no translations yet")
     args, english, keep = _cases(tmp_path)[case]
     en = run("params", *args, "--lang", "en")

@@ -19,7 +19,7 @@ from typer.testing import CliRunner
 
 from ffn_calc.cli import app
 from ffn_calc.i18n import translate as i18n
-from ffn_calc.views.params import human
+from ffn_calc.views.numbers import human
 
 WIDTH = 80
 ENV = {"COLUMNS": str(WIDTH), "NO_COLOR": "1", "TERM": "dumb"}

@@ -15,7 +15,8 @@ from typer.testing import CliRunner
 
 from ffn_calc.cli import app
 from ffn_calc.model.sources import preset_names
-from ffn_calc.views.params import Column, Spelled, Table, human
+from ffn_calc.views.numbers import human
+from ffn_calc.views.table import Column, Spelled, Table
 
 WIDTHS = (40, 60, 80, 120, 200)
 

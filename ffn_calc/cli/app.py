@@ -25,7 +25,7 @@ from ffn_calc.errors import FfnCalcError
 from ffn_calc.i18n.translate import N_
 
 if TYPE_CHECKING:
-    from ffn_calc.views.params import Table
+    from ffn_calc.views.table import Table
 
 APP_HELP = "Exact parameter and FLOP counts for Transformers, with the FFN set against attention."
 
@@ -365,22 +365,22 @@ def quiet_stderr() -> None:
     )
 
 
-def views() -> Any:
-    """The table builders, imported only when a text format is drawn."""
-    import ffn_calc.views.params
-
-    return ffn_calc.views.params
-
-
 def emit(
     report: Any,
-    tables: Callable[[], "list[Table]"],
     fmt: Format,
+    explain: bool = False,
     extra: Callable[[], list[Any]] | None = None,
 ) -> None:
-    """JSON straight from the report; other formats from the plain tables. The whole output
-    is made, then checked against stdout's encoding (see fit), then written: nothing is
-    written when it cannot all be."""
+    """Any report, the same way: JSON straight from the report; other formats from the plain
+    tables its class names (`view`, see views.registry), with each term's formula under them
+    when `explain`. The whole output is made, then checked against stdout's encoding (see
+    fit), then written: nothing is written when it cannot all be."""
+
+    def tables() -> "list[Table]":
+        from ffn_calc.views.registry import tables_for
+
+        return tables_for(report, explain) or []
+
     with output_errors():
         if fmt is Format.json:
             write(report.model_dump_json(indent=2) + "\n", json=True)

@@ -15,7 +15,6 @@ from ffn_calc.cli.app import (
     output_errors,
     refuse,
     user_errors,
-    views,
     write,
 )
 from ffn_calc.cli.options import Unit, choice_enum, model_command
@@ -72,7 +71,7 @@ def params_cmd(
     _explain_format(ctx, format)
 
     report = params_report(model)
-    emit(report, lambda: views().params_tables(report, explain), format)
+    emit(report, format, explain)
 
 
 @model_command("flops")
@@ -95,7 +94,7 @@ def flops_cmd(
     """Forward and training FLOPs per component, per layer and per token, with rules of thumb;
     --decode: one decode step with a cache."""
     from ffn_calc.counts.flops import Workload
-    from ffn_calc.reports.params import flops_report
+    from ffn_calc.reports.flops import flops_report
 
     _explain_format(ctx, format)
     if decode:
@@ -119,7 +118,7 @@ def flops_cmd(
 
         _generates(model, "--decode")
         dr = decode_report(model, batch, context, source_len, unit=unit.value, lm_head=lm_head)
-        emit(dr, lambda: views().decode_tables(dr, explain), format)
+        emit(dr, format, explain)
         return
     if context is not None or source_len is not None:
         raise UsageError(_("--context and --source-len go with --decode."))
@@ -144,14 +143,14 @@ def flops_cmd(
         gr = generation_report(
             model, batch, seq_len, generate, unit=unit.value, causal=causal, lm_head=lm_head
         )
-        emit(gr, lambda: views().generation_tables(gr), format)
+        emit(gr, format)
         return
 
     w = Workload(
         batch=batch, seq_len=seq_len, target_len=target_len, causal=causal, lm_head=lm_head
     )
     report = flops_report(model, w, unit.value)
-    emit(report, lambda: views().flops_tables(report, explain), format)
+    emit(report, format, explain)
 
 
 @model_command("crossover")
@@ -167,7 +166,12 @@ def crossover_cmd(
 ) -> None:  # fmt: skip
     """The sequence length S where attention's S^2 scores overtake the FFN and the projections;
     --decode: the context where they do at decode time."""
-    from ffn_calc.reports.params import GRID_D_MODELS, GRID_SEQ_LENS, crossover_report, grid_report
+    from ffn_calc.reports.crossover import (
+        GRID_D_MODELS,
+        GRID_SEQ_LENS,
+        crossover_report,
+        grid_report,
+    )
 
     if decode:
         if grid or causal:
@@ -186,7 +190,7 @@ def crossover_cmd(
 
             return [share_bars(dr, what="the context L")]
 
-        emit(dr, lambda: views().decode_crossover_tables(dr), format, decode_bars)
+        emit(dr, format, extra=decode_bars)
         return
 
     refuse(
@@ -208,7 +212,7 @@ def crossover_cmd(
 
         return [share_bars(report)]
 
-    emit(report, lambda: views().crossover_tables(report), format, bars)
+    emit(report, format, extra=bars)
 
 
 if TYPE_CHECKING:  # the checker sees StrEnums; the members come from ffn_calc.model.choices
@@ -235,7 +239,7 @@ def kv_cmd(
     from ffn_calc.reports.inference import kv_report
 
     report = kv_report(model, batch, context, dtype.value, source_len)
-    emit(report, lambda: views().kv_tables(report), format)
+    emit(report, format)
 
 
 @model_command("memory")
@@ -319,10 +323,10 @@ def memory_cmd(
 
         par = Parallel(dp=dp, tp=tp, sequence_parallel=sequence_parallel, recompute=recompute.value)
         tr_report = training_report(model, recipe.value, par, seq_len, micro_batch, gpu)
-        emit(tr_report, lambda: views().training_tables(tr_report, explain), format)
+        emit(tr_report, format, explain)
         return
     report = memory_report(model, dtype.value, gpu, batch, context)
-    emit(report, lambda: views().memory_tables(report), format)
+    emit(report, format)
 
 
 @model_command("tensors")
@@ -334,7 +338,7 @@ def tensors_cmd(
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
     """List every parameter tensor (name, shape, count) as the reference implementation stores it."""
-    from ffn_calc.reports.verify import tensors_report
+    from ffn_calc.reports.tensors import tensors_report
 
     if not matmuls:
         refuse(
@@ -343,7 +347,7 @@ def tensors_cmd(
             _("{option} goes with --matmuls (the parameter tensors do not depend on it)."),
         )
     report = tensors_report(model, seq_len, matmuls)
-    emit(report, lambda: views().tensors_tables(report), format)
+    emit(report, format)
 
 
 @command("verify")
@@ -383,7 +387,7 @@ def verify_cmd(
                 _("--checkpoint compares one model; {count} were given.").format(count=len(models))
             )
         report = verify(models, batch, seq_len, checkpoint)
-    emit(report, lambda: views().verify_tables(report), format)
+    emit(report, format)
     if not report.ok:
         raise typer.Exit(1)
 
@@ -414,7 +418,7 @@ def compare_cmd(
             from ffn_calc.output import plot as figures
 
             figures.compare(models, plot)
-    emit(report, lambda: views().compare_tables(report), format)
+    emit(report, format)
 
 
 @command("activations")
@@ -426,7 +430,8 @@ def activations_cmd(
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
     """ReLU, GELU (exact), GELU tanh approximation and SiLU, with their derivatives."""
-    from ffn_calc.counts.activations import DEFAULT_X, activations_report
+    from ffn_calc.counts.activations import DEFAULT_X
+    from ffn_calc.reports.activations import activations_report
 
     if format is not Format.table:
         refuse(
@@ -446,7 +451,7 @@ def activations_cmd(
 
         return [] if no_plot else [activation_plot()]
 
-    emit(report, lambda: views().activation_tables(report), format, curves)
+    emit(report, format, extra=curves)
 
 
 @command("swiglu-size")
@@ -457,21 +462,20 @@ def swiglu_size_cmd(
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
     """The d_ff of a SwiGLU FFN: parameter parity with a plain 4x FFN, and Llama's rounding rule."""
-    from ffn_calc.counts.sizing import swiglu_report
+    from ffn_calc.reports.sizing import swiglu_report
 
     with user_errors():
         report = swiglu_report(d_model, multiple_of, ffn_dim_multiplier)
-    emit(report, lambda: views().swiglu_tables(report), format)
+    emit(report, format)
 
 
 @command("presets")
 def presets_cmd(format: FormatOpt = Format.table) -> None:
     """List the shipped presets with their shapes and exact totals."""
-    from ffn_calc.reports.listings import presets_listing
+    from ffn_calc.reports.listings import presets_report
 
     with user_errors():
-        report, tables = presets_listing()
-        emit(report, tables, format)
+        emit(presets_report(), format)
 
 
 @command("show")
@@ -481,11 +485,9 @@ def show_cmd(
 ) -> None:  # fmt: skip
     """Show a preset's config: every field, its value and what it means."""
     from ffn_calc.model.sources import resolve_model
-    from ffn_calc.reports.listings import config_listing
 
     with user_errors():
-        cfg = resolve_model(preset=name)
-        emit(cfg, lambda: config_listing(cfg), format)
+        emit(resolve_model(preset=name), format)
 
 
 class ConfigFormat(StrEnum):

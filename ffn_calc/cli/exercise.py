@@ -12,7 +12,6 @@ from ffn_calc.cli.app import (
     group,
     output_errors,
     user_errors,
-    views,
     write,
 )
 
@@ -74,7 +73,7 @@ def _emit(result: "ExerciseResult", lines: list[str], fmt: Format) -> None:
         with output_errors():
             write("".join(f"{line}\n" for line in out))  # all of it, or nothing (app.fit)
         return
-    emit(result, lambda: views().exercise_result_tables(result), fmt)
+    emit(result, fmt)
 
 
 @group("exercise", "Homework exercises: list, show, check an answer, solve.")
@@ -90,7 +89,7 @@ def exercise_app() -> typer.Typer:
 
         with user_errors():
             report = exercises_report(load_catalog(exercises))
-        emit(report, lambda: views().exercise_tables(report), format)
+        emit(report, format)
 
     @sub.command("show")
     def show_cmd(

@@ -2,18 +2,15 @@
 
 GELU(x) = x * Phi(x) with Phi the standard normal CDF; the tanh approximation is
 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) (Hendrycks & Gimpel 2016); SiLU / Swish is
-x * sigmoid(x). ReLU'(0) is taken as 0 (PyTorch's convention).
-"""
+x * sigmoid(x). ReLU'(0) is taken as 0 (PyTorch's convention)."""
 
 from __future__ import annotations
 
 import math
 
-from ffn_calc.errors import UsageError
-from ffn_calc.i18n.translate import _
-from ffn_calc.reports.base import Result
-
 SQRT_2_OVER_PI = math.sqrt(2.0 / math.pi)
+
+
 DEFAULT_X = (-3.0, -2.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, 3.0)
 
 
@@ -80,31 +77,3 @@ FUNCTIONS = {
 def table(xs: tuple[float, ...] | list[float]) -> list[dict[str, float]]:
     """One row per x: every activation and derivative."""
     return [{"x": x, **{name: f(x) for name, f in FUNCTIONS.items()}} for x in xs]
-
-
-class ActivationRow(Result):
-    x: float
-    relu: float
-    gelu: float
-    gelu_tanh: float
-    silu: float
-    d_relu: float
-    d_gelu: float
-    d_gelu_tanh: float
-    d_silu: float
-
-
-class ActivationsReport(Result):
-    rows: list[ActivationRow]
-
-
-def activations_report(xs: list[float]) -> ActivationsReport:
-    """Every x must be finite: inf and nan have no row to show (exit 2 in the CLI)."""
-    for x in xs:
-        if not math.isfinite(x):
-            raise UsageError(
-                _("--x {value}: give finite numbers; inf and nan are not evaluated.").format(
-                    value=x
-                )
-            )
-    return ActivationsReport(rows=[ActivationRow(**row) for row in table(xs)])

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
@@ -23,8 +23,7 @@ from ffn_calc.homework.answers import MIN_SIG_FIGS, Answer, Text, check, say, sh
 from ffn_calc.i18n.translate import N_, _
 from ffn_calc.model.config import ModelConfig
 from ffn_calc.model.sources import resolve_model
-from ffn_calc.reports.base import Result
-from ffn_calc.reports.params import Number
+from ffn_calc.reports.base import Number, Result
 
 Quantity = Literal[
     "total_params", "layer_ffn_params", "layer_attention_params", "ffn_ratio", "layer_share",
@@ -336,6 +335,8 @@ class ExerciseRow(Result):
 
 
 class ExercisesReport(Result):
+    view: ClassVar[str] = "ffn_calc.views.homework:exercise_tables"
+
     exercises: list[ExerciseRow]
 
 
@@ -357,6 +358,8 @@ def exercises_report(catalog: list[Exercise]) -> ExercisesReport:
 
 class ExerciseResult(Result):
     """One exercise with its computed answer; `given` and `correct` after a check."""
+
+    view: ClassVar[str] = "ffn_calc.views.homework:exercise_result_tables"
 
     id: str
     question: str

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from functools import lru_cache
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import (
     BaseModel,
@@ -67,6 +67,8 @@ class PositionLimitError(UsageError):
 
 class ModelConfig(BaseModel):
     """A Transformer's shape: everything the parameter and FLOP counts depend on."""
+
+    view: ClassVar[str] = "ffn_calc.views.listings:config_tables"
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 

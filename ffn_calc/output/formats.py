@@ -10,7 +10,8 @@ import csv
 import io
 from typing import Literal
 
-from ffn_calc.views.params import Column, Spelled, Table, human
+from ffn_calc.views.numbers import human
+from ffn_calc.views.table import Column, Spelled, Table
 
 
 def cell_text(value: object, col: Column, exact: bool = False) -> str:

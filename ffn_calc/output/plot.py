@@ -30,8 +30,8 @@ if TYPE_CHECKING:
     from matplotlib.figure import Figure
 
     from ffn_calc.model.config import ModelConfig
+    from ffn_calc.reports.crossover import CrossoverReport
     from ffn_calc.reports.inference import DecodeCrossoverReport
-    from ffn_calc.reports.params import CrossoverReport
     from ffn_calc.sweeps.run import Sweep
 
 FORMATS = {".png": "png", ".svg": "svg"}
@@ -246,7 +246,7 @@ def _human_ticks(ax: Axes) -> None:
     """124.4M, 7B: the y axis in the tables' short units."""
     from matplotlib.ticker import FuncFormatter
 
-    from ffn_calc.views.params import human
+    from ffn_calc.views.numbers import human
 
     def fmt(v: float, _pos: int | None) -> str:
         if v == 0:
@@ -323,7 +323,7 @@ def _part_labels() -> dict[str, str]:
 
 
 def _crossover_labels() -> dict[str, str]:
-    from ffn_calc.reports.params import CROSSOVER_LABELS
+    from ffn_calc.reports.crossover import CROSSOVER_LABELS
 
     return {key: _(label) for key, label in CROSSOVER_LABELS.items()}
 
@@ -453,7 +453,7 @@ def compare(models: Sequence[ModelConfig], path: Path) -> None:
     """Parameters per component, one stacked bar per model."""
     fmt = check(path)
     from ffn_calc.counts import params as pm
-    from ffn_calc.views.params import human
+    from ffn_calc.views.numbers import human
 
     comps = [pm.components(m) for m in models]
     keys = [k for k in COMPONENT_LABELS if any(c.get(k) for c in comps)]

@@ -27,11 +27,12 @@ from rich.text import Text
 
 from ffn_calc.i18n.translate import N_, _
 from ffn_calc.output.formats import cell_text, extremes, for_audience
-from ffn_calc.views.params import Table, human
+from ffn_calc.views.numbers import human
+from ffn_calc.views.table import Table
 
 if TYPE_CHECKING:  # types only: the inference reports are not loaded for every table
+    from ffn_calc.reports.crossover import CrossoverReport
     from ffn_calc.reports.inference import DecodeCrossoverReport
-    from ffn_calc.reports.params import CrossoverReport
 
 BAR_CHARS = {"attention_projections": "█", "attention_scores": "▒", "ffn": "░"}
 DOMINANT_STYLE = {

@@ -17,7 +17,8 @@ from typing import IO, Any
 from ffn_calc.i18n import translate as i18n
 from ffn_calc.i18n.translate import N_, _, language
 from ffn_calc.sweeps.run import Sweep, text
-from ffn_calc.views.params import Column, Kind, Table, by_count
+from ffn_calc.views.labels import by_count
+from ffn_calc.views.table import Column, Kind, Table
 
 BLOCK = 1000  # rows per table block
 CHART_ROWS = 60  # a chart is drawn when one field varies over at most this many rows

@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import ClassVar
 
 from pydantic import Field
 
 from ffn_calc.counts import flops as fl
 from ffn_calc.counts import params as pm
 from ffn_calc.model.config import ModelConfig
-from ffn_calc.reports.base import Result
-from ffn_calc.reports.params import Number, exact, num, share
+from ffn_calc.reports.base import Number, Result, exact, num, share
 
 
 class ComparedModel(Result):
@@ -48,6 +48,8 @@ DEFAULT_SEQ_LEN = 1024
 
 
 class CompareReport(Result):
+    view: ClassVar[str] = "ffn_calc.views.compare:compare_tables"
+
     seq_len: int
     seq_len_lowered_for: str | None = Field(
         None, description="the model whose learned position table lowered the default "

@@ -4,22 +4,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from fractions import Fraction
+from typing import ClassVar
 
 from pydantic import Field
 
 from ffn_calc.counts import inference as inf
 from ffn_calc.i18n.translate import N_
 from ffn_calc.model.config import ModelConfig
-from ffn_calc.reports.base import Result
-from ffn_calc.reports.params import (
-    CROSSOVER_LABELS,
-    CrossoverRow,
-    Number,
-    TermReport,
-    exact,
-    num,
-    share,
-)
+from ffn_calc.reports.base import Number, Result, TermReport, exact, num, share
+from ffn_calc.reports.crossover import CROSSOVER_LABELS, CrossoverRow
 
 KV_CONVENTION = N_(
     "Elements: every cached key and value tensor's numel() after a prefill of `context` tokens "
@@ -65,6 +58,8 @@ class KvLayer(Result):
 
 
 class KvReport(Result):
+    view: ClassVar[str] = "ffn_calc.views.inference:kv_tables"
+
     model: str
     batch: int
     context: int
@@ -127,6 +122,8 @@ class DecodeLayer(Result):
 
 
 class DecodeReport(Result):
+    view: ClassVar[str] = "ffn_calc.views.inference:decode_tables"
+
     model: str
     batch: int
     context: int
@@ -142,7 +139,7 @@ class DecodeReport(Result):
 
 def _conventions(text: str, unit: str, lm_head: bool, causal: bool = False) -> str:
     """`text` with the notes of the options given: MACs, --causal, --no-lm-head."""
-    from ffn_calc.reports.params import CAUSAL_NOTE, MACS_NOTE, NO_LM_HEAD_NOTE
+    from ffn_calc.reports.flops import CAUSAL_NOTE, MACS_NOTE, NO_LM_HEAD_NOTE
 
     if unit == "macs":
         text = MACS_NOTE + " " + text
@@ -174,7 +171,7 @@ def decode_report(
 ) -> DecodeReport:
     """One decode step; unit "macs" reports multiply-adds, lm_head=False leaves out the head."""
     from ffn_calc.counts import flops as fl
-    from ffn_calc.reports.params import check_workload
+    from ffn_calc.reports.flops import check_workload
 
     inf.kv_kinds(cfg, batch, context, source_len)  # the model and options first
     inf.check_decode(cfg, context, source_len)
@@ -200,6 +197,8 @@ def decode_report(
 
 
 class GenerationReport(Result):
+    view: ClassVar[str] = "ffn_calc.views.inference:generation_tables"
+
     model: str
     batch: int
     prompt: int
@@ -226,7 +225,7 @@ def generation_report(
 ) -> GenerationReport:
     """generate() for `new` tokens; unit "macs" reports multiply-adds, causal counts the
     prefill's visible pairs only, lm_head=False leaves out the head."""
-    from ffn_calc.reports.params import check_workload
+    from ffn_calc.reports.flops import check_workload
 
     inf.kv_kinds(cfg, batch, prompt, None)  # a model that generates, first
     inf.check_generation(cfg, prompt, new)
@@ -254,6 +253,8 @@ def generation_report(
 
 
 class DecodeCrossoverReport(Result):
+    view: ClassVar[str] = "ffn_calc.views.inference:decode_crossover_tables"
+
     model: str
     layer: str
     batch: int
@@ -321,6 +322,8 @@ def decode_crossover_report(cfg: ModelConfig, batch: int) -> DecodeCrossoverRepo
 
 
 class MemoryReport(Result):
+    view: ClassVar[str] = "ffn_calc.views.inference:memory_tables"
+
     model: str
     dtype: str
     total_params: int

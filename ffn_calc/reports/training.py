@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from typing import ClassVar
 
 from pydantic import Field, PrivateAttr
 
@@ -10,8 +11,7 @@ from ffn_calc.counts import params as pm
 from ffn_calc.counts import training as tr
 from ffn_calc.i18n.translate import N_, Text
 from ffn_calc.model.config import ModelConfig
-from ffn_calc.reports.base import Result
-from ffn_calc.reports.params import Number, exact, num
+from ffn_calc.reports.base import Number, Result, exact, num
 
 CONVENTION = N_(
     "Model states are exact: bytes per parameter of the recipe x the parameters on one GPU "
@@ -53,6 +53,8 @@ class TrainingLayerKind(Result):
 
 
 class TrainingReport(Result):
+    view: ClassVar[str] = "ffn_calc.views.training:training_tables"
+
     model: str
     recipe: str
     recipe_text: str

@@ -6,6 +6,7 @@ import re
 from collections.abc import Mapping
 from math import prod
 from pathlib import Path
+from typing import ClassVar
 
 from ffn_calc.counts import flops as fl
 from ffn_calc.counts import params as pm
@@ -67,6 +68,8 @@ class CheckpointReport(Result):
 
 
 class VerifyReport(Result):
+    view: ClassVar[str] = "ffn_calc.views.verify:verify_tables"
+
     ok: bool
     seq_len: int
     batch: int
@@ -279,50 +282,3 @@ def verify(
             ckpt = compare_checkpoint(str(checkpoint), inv, read_checkpoint(checkpoint))
     ok = all(c.ok for c in checks) and (ckpt is None or ckpt.ok)
     return VerifyReport(ok=ok, seq_len=seq_len, batch=batch, checks=checks, checkpoint=ckpt)
-
-
-class TensorRow(Result):
-    name: str  # `model.layers.{0..31}.mlp.up_proj.weight`: one tensor per index in the braces
-    shape: list[int]
-    params: int  # of one tensor
-    count: int  # tensors the row stands for
-    total_params: int  # params x count; 0 for a tied tensor (it counts once, as its target)
-    component: str
-    tied_to: str | None
-
-
-class MatmulRow(Result):
-    name: str
-    component: str
-    m: int
-    k: int
-    n: int
-    count: int  # times one forward pass runs it: layers x batch x heads, as it applies
-    flops: int  # of all count runs
-
-
-class TensorsReport(Result):
-    model: str
-    total_params: int
-    tensors: list[TensorRow]
-    seq_len: int
-    matmuls: list[MatmulRow] | None
-
-
-def tensors_report(cfg: ModelConfig, seq_len: int = 1, matmuls: bool = False) -> TensorsReport:
-    """One row per tensor template (identical layers and experts once, with their count)."""
-    cfg.check_positions(seq_len, f"--seq-len {seq_len}")  # the matmuls of a real forward
-    inv = instantiate(cfg, 1, seq_len)
-    return TensorsReport(
-        model=cfg.name, total_params=inv.params(), seq_len=seq_len,
-        tensors=[
-            TensorRow(name=t.label, shape=list(t.shape), params=t.numel, count=t.count,
-                      total_params=0 if t.tied_to else t.numel * t.count, component=t.component,
-                      tied_to=t.tied_to)
-            for t in inv.tensors
-        ],
-        matmuls=[
-            MatmulRow(name=m.label, component=m.component, m=m.m, k=m.k, n=m.n, count=m.times, flops=m.flops)
-            for m in inv.matmuls
-        ] if matmuls else None,
-    )  # fmt: skip

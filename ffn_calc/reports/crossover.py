@@ -1,0 +1,169 @@
+"""The answer to `ffn-calc crossover`: the sequence length where attention's S^2 scores overtake the
+FFN and the projections, and the grid over d_model and S."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import ClassVar
+
+from pydantic import Field
+
+from ffn_calc.counts import flops as fl
+from ffn_calc.errors import UsageError
+from ffn_calc.i18n.translate import N_, _
+from ffn_calc.model.config import ModelConfig
+from ffn_calc.reports.base import Number, Result, exact, num, share
+
+
+class CrossoverRow(Result):
+    seq_len: Number
+    attention_projections: Number
+    attention_scores: Number
+    ffn: Number
+    shares: dict[str, float]
+    dominant: str
+    marks: list[str]
+    exact: dict[str, str] = Field(description="seq_len and each term as an exact fraction")
+
+
+class GridReport(Result):
+    causal: bool = False
+    d_models: list[int]
+    d_ff: list[int]
+    seq_lens: list[int]
+    ratios: list[list[float]] = Field(description="scores : FFN per [seq_len][d_model]")
+    scores_vs_ffn: list[Number]
+    scores_vs_ffn_exact: list[str]
+
+
+class CrossoverReport(Result):
+    view: ClassVar[str] = "ffn_calc.views.crossover:crossover_tables"
+
+    model: str
+    layer: str
+    causal: bool
+    crossover: dict[str, Number | None] = Field(
+        description="the S where one layer's scores reach the FFN, the projections and both "
+        "(null: never reached, `never` says why)"
+    )
+    exact: dict[str, str | None]
+    never: dict[str, str] = Field(
+        {}, description="why a crossover is never reached: 'positions' (past the learned "
+        "position table: S > max_seq_len)",
+    )  # fmt: skip
+    unbounded: dict[str, Number] = Field(
+        {}, description="a crossover past the position table: the S the formula gives"
+    )
+    unbounded_exact: dict[str, str] = Field({})
+    max_seq_len: int | None = Field(
+        None, description="the longest sequence a learned position table allows"
+    )
+    rows: list[CrossoverRow]
+    grid: GridReport | None = None
+    convention: str
+
+
+# Also the marks of CrossoverRow (JSON: English); the tables translate them.
+CROSSOVER_LABELS = {
+    "scores_vs_ffn": N_("scores = FFN"),
+    "scores_vs_projections": N_("scores = projections"),
+    "scores_vs_dense": N_("scores = projections + FFN"),
+}
+
+
+CROSSOVER_CONVENTION = N_(
+    "One layer, batch 1, FLOPs of the whole sequence. Projections and FFN grow with S, the "
+    "scores (QK^T + AV) with S^2."
+)
+
+
+CAUSAL_PAIRS = N_("Causal: scores over S(S+1)/2 pairs.")
+
+
+POSITIONS_NOTE = N_(
+    "A crossover past the model's learned position table (S at most its positions) is never "
+    "reached: null, with the formula's value under `unbounded`."
+)
+
+
+def _row(pt: fl.PerToken, s: Fraction, causal: bool, marks: list[str]) -> CrossoverRow:
+    proj, ffn = pt.projections * s, pt.ffn * s
+    scores = pt.scores(s, causal) * s
+    layer = proj + ffn + scores
+    parts = {"attention_projections": proj, "attention_scores": scores, "ffn": ffn}
+    return CrossoverRow(
+        seq_len=num(s), attention_projections=num(proj), attention_scores=num(scores),
+        ffn=num(ffn), shares={k: share(v, layer) for k, v in parts.items()},
+        dominant=" = ".join(k for k, v in parts.items() if v == max(parts.values())),
+        marks=marks, exact={"seq_len": exact(s), **{k: exact(v) for k, v in parts.items()}},
+    )  # fmt: skip
+
+
+def crossover_report(
+    cfg: ModelConfig, causal: bool = False, grid: GridReport | None = None
+) -> CrossoverReport:
+    if causal and fl.crossover_layer(cfg).stack == "encoder":
+        raise UsageError(
+            _(
+                "--causal applies to decoder self-attention; the crossover describes {model}'s "
+                "encoder layer, whose attention sees every token."
+            ).format(model=cfg.name)
+        )
+    pt = fl.per_token(cfg)
+    points, past = fl.reached_crossovers(cfg, causal)
+    limit = cfg.position_limit
+    found = [v for v in points.values() if v is not None and v > 0]
+    lengths: dict[Fraction, list[str]] = {
+        Fraction(s): [] for s in fl.sweep_lengths(found or [Fraction(limit or 1)])
+    }
+    for key, s in points.items():
+        if s is not None and s > 0:
+            lengths.setdefault(s, []).append(CROSSOVER_LABELS[key])
+    if limit is not None and any(s > limit for s in lengths):  # no row the model cannot run
+        lengths = {s: m for s, m in lengths.items() if s <= limit}
+        lengths.setdefault(Fraction(limit), [])
+    rows = [_row(pt, s, causal, lengths[s]) for s in sorted(lengths)]
+    convention = CROSSOVER_CONVENTION + (" " + CAUSAL_PAIRS if causal else "")
+    if limit is not None:
+        convention += " " + POSITIONS_NOTE
+    return CrossoverReport(
+        model=cfg.name,
+        layer=_layer_label(fl.crossover_layer(cfg)),
+        causal=causal,
+        crossover={k: None if v is None else num(v) for k, v in points.items()},
+        exact={k: None if v is None else exact(v) for k, v in points.items()},
+        never=dict.fromkeys(past, "positions"),
+        unbounded={k: num(v) for k, v in past.items()},
+        unbounded_exact={k: exact(v) for k, v in past.items()},
+        max_seq_len=limit,
+        rows=rows,
+        grid=grid,
+        convention=convention,
+    )
+
+
+def _layer_label(layer: fl.LayerFlops) -> str:
+    """ "decoder", or "decoder (MoE)" where a stack has several kinds."""
+    return f"{layer.stack} ({layer.kind})" if layer.kind else layer.stack
+
+
+# The grid `crossover --grid` draws: d_model from 256 to 16,384, S from 64 to 131,072.
+GRID_D_MODELS = [256, 512, 1024, 2048, 4096, 8192, 16384]
+
+
+GRID_SEQ_LENS = [2**k for k in range(6, 18)]
+
+
+def grid_report(
+    cfg: ModelConfig, d_models: list[int], seq_lens: list[int], causal: bool = False
+) -> GridReport:
+    """scores : FFN of one layer at each (S, d_model), the model's d_ff ratio and head layout;
+    causal: the scores over the S(S+1)/2 visible pairs, as the crossover with --causal."""
+    scaled = [fl.scaled(cfg, d) for d in d_models]
+    pts = [fl.per_token(c) for c in scaled]
+    ratios = [[share(p.scores(s, causal), p.ffn) for p in pts] for s in seq_lens]
+    return GridReport(
+        causal=causal, d_models=d_models, d_ff=[c.d_ff for c in scaled], seq_lens=seq_lens,
+        ratios=ratios, scores_vs_ffn=[num(fl.solve(p, p.ffn, causal)) for p in pts],
+        scores_vs_ffn_exact=[exact(fl.solve(p, p.ffn, causal)) for p in pts],
+    )  # fmt: skip

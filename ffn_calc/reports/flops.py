@@ -1,0 +1,169 @@
+"""The answer to `ffn-calc flops`: forward and training FLOPs per component, per layer and per token,
+with the rules of thumb they are set against."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import ClassVar
+
+from pydantic import Field
+
+from ffn_calc.counts import flops as fl
+from ffn_calc.counts import params as pm
+from ffn_calc.errors import UsageError
+from ffn_calc.i18n.translate import N_, _
+from ffn_calc.model.config import ModelConfig
+from ffn_calc.reports.base import Number, Result, TermReport, exact, num, share
+
+
+class FlopLayer(Result):
+    stack: str
+    kind: str = ""
+    count: int
+    attention_projections: int
+    attention_scores: int
+    ffn: int
+    total: int
+    terms: list[TermReport]
+
+
+class Approximation(Result):
+    name: str
+    formula: str
+    value: int
+    exact: int
+    error: float = Field(description="(approximation - exact) / exact")
+
+
+class FlopsReport(Result):
+    view: ClassVar[str] = "ffn_calc.views.flops:flops_tables"
+
+    model: str
+    batch: int
+    seq_len: int
+    target_len: int | None
+    unit: str
+    causal: bool
+    lm_head_counted: bool
+    tokens: int
+    forward_flops: int
+    training_flops: int
+    flops_per_token: Number = Field(description="forward / tokens: an int when exact")
+    flops_per_token_exact: str = Field(description="forward / tokens as an exact fraction")
+    components: dict[str, int]
+    shares: dict[str, float]
+    layers: list[FlopLayer]
+    approximations: list[Approximation]
+    convention: str
+
+
+# The sentences a FlopsReport's convention is made of (JSON: English; the tables translate
+# each, see views._translated).
+MACS_NOTE = N_("Unit: multiply-adds (MACs) = FLOPs / 2.")
+
+
+CAUSAL_NOTE = N_("--causal: decoder self-attention scores over the S(S+1)/2 visible pairs.")
+
+
+NO_LM_HEAD_NOTE = N_("--no-lm-head: the output projection is left out.")
+
+
+FLOPS_PIECES = (fl.CONVENTION, MACS_NOTE, CAUSAL_NOTE, NO_LM_HEAD_NOTE)
+
+
+def check_workload(cfg: ModelConfig, w: fl.Workload) -> None:
+    """Refuse the workload options that would change nothing for this model."""
+    if w.target_len is not None and cfg.architecture != "encoder-decoder":
+        raise UsageError(
+            _("--target-len applies to encoder-decoder models; {model} is {architecture}.").format(
+                model=cfg.name, architecture=cfg.architecture
+            )
+        )
+    if w.causal and not cfg.has_decoder:
+        raise UsageError(
+            _(
+                "--causal applies to decoder self-attention; {model} is encoder-only: its "
+                "attention sees every token."
+            ).format(model=cfg.name)
+        )
+    if not w.lm_head and not cfg.has_lm_head:
+        raise UsageError(
+            _("--no-lm-head: {model} has no LM head to leave out.").format(model=cfg.name)
+        )
+
+
+def flops_report(cfg: ModelConfig, w: fl.Workload, unit: str = "flops") -> FlopsReport:
+    check_workload(cfg, w)
+    fl.check_lengths(cfg, w)
+    div = 2 if unit == "macs" else 1  # every term carries the factor 2: exact
+    comps = {k: v // div for k, v in fl.flop_components(cfg, w).items()}
+    fwd = sum(comps.values())
+    layers = [
+        FlopLayer(
+            stack=layer.stack, kind=layer.kind, count=layer.count,
+            attention_projections=layer.group("attention_projections") // div,
+            attention_scores=layer.group("attention_scores") // div,
+            ffn=layer.group("ffn") // div, total=layer.total // div,
+            terms=[TermReport.of(t, macs=div == 2) for t in layer.terms],
+        )
+        for layer in fl.layer_flops(cfg, w)
+    ]  # fmt: skip
+    t = w.target_len if w.target_len is not None else w.seq_len
+    tokens = w.batch * (w.seq_len + t if cfg.architecture == "encoder-decoder" else w.seq_len)
+    convention = fl.CONVENTION
+    if unit == "macs":
+        convention = MACS_NOTE + " " + convention
+    if w.causal:
+        convention += " " + CAUSAL_NOTE
+    if not w.lm_head:
+        convention += " " + NO_LM_HEAD_NOTE
+    return FlopsReport(
+        model=cfg.name, batch=w.batch, seq_len=w.seq_len,
+        target_len=w.target_len if cfg.architecture == "encoder-decoder" else None,
+        unit=unit, causal=w.causal, lm_head_counted="lm_head" in comps and w.lm_head and cfg.has_lm_head,
+        tokens=tokens, forward_flops=fwd, training_flops=3 * fwd,
+        flops_per_token=num(Fraction(fwd, tokens)), flops_per_token_exact=exact(Fraction(fwd, tokens)),
+        components=comps,
+        shares={k: share(v, fwd) for k, v in comps.items()},
+        layers=layers, approximations=_approximations(cfg, w, fwd * div, div, tokens),
+        convention=convention,
+    )  # fmt: skip
+
+
+def _approximations(
+    cfg: ModelConfig, w: fl.Workload, exact_flops: int, div: int, tokens: int
+) -> list[Approximation]:
+    """Rules of thumb next to the exact figure (N: active parameters for MoE)."""
+    idle = pm.idle_params(cfg)
+    n, n_ne = pm.total_params(cfg) - idle, pm.non_embedding_params(cfg) - idle
+    layers = cfg.encoder_layers + cfg.decoder_layers
+    d, s = cfg.d_model, w.seq_len
+    h, q = cfg.n_heads, cfg.head_size
+    rows = [
+        (
+            N_("2N x tokens (forward)"),
+            N_("2 x N x tokens, N = all parameters"),
+            2 * n * tokens,
+            exact_flops,
+        ),
+        (N_("6N x tokens (training)"), N_("6 x N x tokens"), 6 * n * tokens, 3 * exact_flops),
+        (
+            N_("Kaplan et al. 2020 (forward)"),
+            N_("(2 N_ne + 2 n_layer n_ctx d_model) x tokens, N_ne = non-embedding parameters"),
+            (2 * n_ne + 2 * layers * s * d) * tokens,
+            exact_flops,
+        ),
+        (
+            N_("PaLM, Chowdhery et al. 2022 (training)"),
+            N_("(6 N_ne + 12 L H Q T) x tokens, H heads, Q head_dim, T = S"),
+            (6 * n_ne + 12 * layers * h * q * s) * tokens,
+            3 * exact_flops,
+        ),
+    ]
+    return [
+        Approximation(
+            name=name, formula=formula, value=value // div, exact=ref // div,
+            error=share(value - ref, ref),
+        )
+        for name, formula, value, ref in rows
+    ]  # fmt: skip

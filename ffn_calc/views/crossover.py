@@ -1,0 +1,169 @@
+"""The tables of `ffn-calc crossover`: where the scores overtake the FFN and the projections, the
+sweep over S around it, and why a crossover is never reached."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ffn_calc.i18n.translate import N_, _
+from ffn_calc.reports.crossover import (
+    CAUSAL_PAIRS,
+    CROSSOVER_CONVENTION,
+    CROSSOVER_LABELS,
+    POSITIONS_NOTE,
+)
+
+if TYPE_CHECKING:  # the report types only annotate: importing them would load every command
+    from ffn_calc.reports.crossover import CrossoverReport, CrossoverRow
+from ffn_calc.views.labels import layer_label, listed, sentences, translated
+from ffn_calc.views.table import Column, Table, never
+
+
+def per_token(x: float) -> str:
+    return f"{x:,}" if isinstance(x, int) else f"{x:,.2f}"
+
+
+SHORT = {"attention_projections": N_("proj"), "attention_scores": N_("scores"), "ffn": N_("FFN")}
+
+
+SHORT_MARKS = {
+    v: k.removeprefix("scores_vs_").replace("projections", "proj")
+    for k, v in CROSSOVER_LABELS.items()
+}
+
+
+def _short(dominant: str) -> str:
+    return " = ".join(_(SHORT[k]) for k in dominant.split(" = "))
+
+
+def _at(value: object) -> str:
+    """A crossover as the tables write it: 3,072 or 3,074.5."""
+    if isinstance(value, int):
+        return f"{value:,}"
+    return f"{value:,.2f}".rstrip("0").rstrip(".") if isinstance(value, float) else str(value)
+
+
+BYTES_LABEL = N_("cache read = FFN weights read")
+
+
+def _never_label(key: str) -> str:
+    return _(CROSSOVER_LABELS[key]) if key in CROSSOVER_LABELS else _(BYTES_LABEL)
+
+
+def never_notes(
+    never: dict[str, str], unbounded: dict[str, object], symbol: str,
+    positions: int | None, stops_at: int | None,
+) -> list[str]:  # fmt: skip
+    """Why each crossover that is never reached is not, one sentence per reason."""
+    out = []
+    by_reason: dict[str, list[str]] = {}
+    for key, why in never.items():
+        by_reason.setdefault(why, []).append(key)
+    for why, keys in by_reason.items():
+        which = listed([_never_label(k) for k in keys])
+        if why == "window" and stops_at is not None:
+            out.append(
+                _(
+                    "Never reached ({which}): the layer keeps at most {kept} cached tokens (its "
+                    "window less one), so one step's scores and cache read stop growing at "
+                    "L = {kept}, below the other side."
+                ).format(which=which, kept=f"{stops_at:,}")
+            )
+        elif why == "positions" and positions is not None:
+            values = listed([f"{symbol} = {_at(unbounded[k])}" for k in keys if k in unbounded])
+            out.append(
+                _(
+                    "Never reached ({which}): past the model's {positions}-position table "
+                    "({symbol} at most {limit}); without the table: {values}."
+                ).format(
+                    which=which,
+                    positions=f"{positions:,}",
+                    symbol=symbol,
+                    limit=f"{positions - (1 if symbol == 'L' else 0):,}",
+                    values=values,
+                )
+            )
+        else:
+            out.append(
+                _(
+                    "Never reached ({which}): the other side grows with {symbol} at least as "
+                    "fast as the scores."
+                ).format(which=which, symbol=symbol)
+            )
+    return out
+
+
+def crossover_tables(r: CrossoverReport) -> list[Table]:
+    t = Table(
+        _("{model}: where the scores overtake ({layer} layer)").format(
+            model=r.model, layer=layer_label(r.layer)
+        ),
+        [Column(_("crossover"), "text"), Column("S", "num"), Column(_("exact"), "text")],
+    )
+    for key, value in r.crossover.items():
+        t.add(
+            _("{label} ({key})").format(label=_(CROSSOVER_LABELS[key]), key=key),
+            value if value is not None else never(), r.exact[key] or "",
+        )  # fmt: skip
+    t.notes += never_notes(r.never, dict(r.unbounded), "S", r.max_seq_len, None)
+    rows = sweep_table(
+        _("{model}: one {layer} layer over S (batch 1)").format(
+            model=r.model, layer=layer_label(r.layer)
+        ),
+        "S", r.rows,
+    )  # fmt: skip
+    rows.notes.append(
+        sentences(
+            translated(r.convention, (CROSSOVER_CONVENTION, CAUSAL_PAIRS, POSITIONS_NOTE)),
+            _("'at': the crossover that row's S is (vs ffn, proj, dense)."),
+        )
+    )
+    tables = [t, rows]
+    if r.grid is not None:
+        g = r.grid
+        grid = Table(
+            _("scores : FFN per layer (rows S, columns d_model; >1: the scores dominate)"),
+            [Column("S", "int")] + [Column(f"d={d}", "ratio") for d in g.d_models],
+        )
+        for s, ratios in zip(g.seq_lens, g.ratios, strict=True):
+            grid.add(s, *ratios, style="grid")
+        at = ", ".join(f"{x:,}" if isinstance(x, int) else f"{x:,.1f}" for x in g.scores_vs_ffn)
+        grid.notes.append(_("scores = FFN at S = {lengths} (per column).").format(lengths=at))
+        if g.causal:
+            grid.notes.append(_(CAUSAL_PAIRS))
+        widths = ", ".join(f"{d}->{f}" for d, f in zip(g.d_models, g.d_ff, strict=True))
+        grid.notes.append(
+            _(
+                "d_ff per column: {widths}. Same d_ff / d_model ratio and head_dim as the model."
+            ).format(widths=widths)
+        )
+        if r.max_seq_len is not None:
+            grid.notes.append(
+                _(
+                    "The grid compares designs at any S: it leaves out the model's "
+                    "{positions}-position table."
+                ).format(positions=f"{r.max_seq_len:,}")
+            )
+        tables.append(grid)
+    return tables
+
+
+def sweep_table(title: str, symbol: str, sweep: list[CrossoverRow]) -> Table:
+    """One row per length: each part's FLOPs, its share, the dominant part, the crossovers."""
+    rows = Table(
+        title,
+        [
+            Column(symbol, "num"), Column(_("projections"), "human"),
+            Column(_("scores"), "human"), Column("FFN", "human"),
+            Column(_("proj share"), "pct"), Column(_("scores share"), "pct"),
+            Column(_("FFN share"), "pct"), Column(_("dominant"), "text"), Column(_("at"), "text"),
+        ],
+    )  # fmt: skip
+    for row in sweep:
+        sh = row.shares
+        rows.add(
+            row.seq_len, row.attention_projections, row.attention_scores, row.ffn,
+            sh["attention_projections"], sh["attention_scores"], sh["ffn"],
+            _short(row.dominant), ", ".join(SHORT_MARKS[m] for m in row.marks), style=row.dominant,
+        )  # fmt: skip
+    return rows

@@ -1,0 +1,45 @@
+"""The tables of `ffn-calc exercise`: the catalog and one exercise's verdict or solution."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ffn_calc.i18n.translate import _
+
+if TYPE_CHECKING:  # the report types only annotate: importing them would load every command
+    from ffn_calc.homework.exercises import ExerciseResult, ExercisesReport
+from ffn_calc.views.table import Column, Spelled, Table
+
+
+def exercise_tables(r: ExercisesReport) -> list[Table]:
+    t = Table(
+        _("Exercises"),
+        [Column("id", "text"), Column(_("question"), "text"), Column(_("answer"), "num")],
+    )
+    for e in r.exercises:
+        t.add(e.id, e.shown_question(), Spelled(e.answer, e.answer_text))
+    t.notes.append(
+        _(
+            "`ffn-calc exercise check ID ANSWER` checks an answer; `ffn-calc exercise solve ID` "
+            "shows the work."
+        )
+    )
+    return [t]
+
+
+def exercise_result_tables(r: ExerciseResult) -> list[Table]:
+    t = Table(
+        _("Exercise {id}").format(id=r.id),
+        [Column(_("field"), "text"), Column(_("value"), "text")],
+    )
+    t.add(_("question"), r.shown_question())
+    for i, step in enumerate(r.shown_steps(), start=1):
+        t.add(_("step {number}").format(number=i), step)
+    t.add(_("answer"), Spelled(r.answer, r.answer_text))
+    if r.given is not None:
+        t.add(_("given"), r.given)
+        t.add(_("correct"), _("yes") if r.correct else _("no"))
+        reason = r.shown_reason()
+        if reason:
+            t.add(_("why"), reason)
+    return [t]

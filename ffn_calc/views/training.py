@@ -1,0 +1,183 @@
+"""The tables of `memory --training`: model states, activations per component and per layer kind,
+what fits, and the scores-vs-FFN crossover of the stored activations."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ffn_calc.i18n.translate import _, shown
+
+if TYPE_CHECKING:  # the report types only annotate: importing them would load every command
+    from ffn_calc.reports.training import ActivationTerm, TrainingLayerKind, TrainingReport
+from ffn_calc.views.labels import (
+    activation_term_label,
+    by_count,
+    component_label,
+    kind_label,
+    layer_label,
+    listed,
+    stack_label,
+)
+from ffn_calc.views.table import Column, Table
+
+
+def _explain_act(x: ActivationTerm) -> str:
+    return by_count(
+        x.bytes,
+        _("{name}: {formula} = {bytes} byte ({component})"),
+        _("{name}: {formula} = {bytes} bytes ({component})"),
+    ).format(
+        name=activation_term_label(x.shown_name()),
+        formula=shown(x.shown_formula()),
+        bytes=f"{x.bytes:,}",
+        component=component_label(x.component),
+    )
+
+
+def _training_kind(k: TrainingLayerKind) -> str:
+    """ "decoder, MoE", "decoder, cross-attention", in the current language."""
+    cross = [kind_label("cross-attention")] if k.cross_attention else []
+    return listed([stack_label(k.stack), *([kind_label(k.kind)] if k.kind else []), *cross])
+
+
+def _main_label(r: TrainingReport) -> str:
+    """The main layer kind as decode_crossover's layer labels read: "decoder (MoE)"."""
+    main = max(
+        (k for k in r.layer_kinds if k.stack == r.layer_kinds[0].stack), key=lambda k: k.count
+    )
+    return f"{main.stack} ({main.kind})" if main.kind else main.stack
+
+
+def training_tables(r: TrainingReport, explain: bool = False) -> list[Table]:
+    par = listed(
+        [f"DP {r.dp}", f"TP {r.tp}", *([_("sequence parallel")] if r.sequence_parallel else [])]
+    )
+    t = Table(
+        _(
+            "{model}: training memory per GPU ({parallel}; recompute {recompute}; s = {seq_len}, "
+            "micro-batch {micro_batch})"
+        ).format(
+            model=r.model,
+            parallel=par,
+            recompute=r.recompute,
+            seq_len=f"{r.seq_len:,}",
+            micro_batch=r.micro_batch,
+        ),
+        [Column(_("part"), "text"), Column(_("bytes")), Column(_("share"), "pct")],
+    )
+    states = _("model states ({bytes} bytes x {params} params)").format(
+        bytes=r.bytes_per_param_exact, params=f"{r.params_per_gpu:,}"
+    )
+    t.add(states, r.model_states_bytes, r.model_states_bytes / r.total_bytes)
+    for key, value in r.activation_components.items():
+        label = _("activations: {component}").format(component=component_label(key))
+        t.add(label, value, value / r.total_bytes)
+    t.add(_("total"), r.total_bytes, 1.0, style="total")
+    t.notes.append(_("Recipe: {recipe}.").format(recipe=_(r.recipe_text)))
+    if r.seq_len_lowered and r.position_limit is not None:
+        t.notes.append(
+            _(
+                "s = {seq_len}, not the default 2,048: {model} takes at most {seq_len} tokens "
+                "(its learned position table)."
+            ).format(seq_len=f"{r.position_limit:,}", model=r.model)
+        )
+    if len(r.layer_kinds) > 1:
+        for k in r.layer_kinds:
+            t.notes.append(
+                by_count(
+                    k.count,
+                    _("{kind} layer (x{count}): {bytes} bytes of activations."),
+                    _("{kind} layers (x{count}): {bytes} bytes of activations each."),
+                ).format(count=k.count, kind=_training_kind(k), bytes=f"{k.bytes:,}")
+            )
+        if r.score_crossover_exact is None:
+            t.notes.append(_score_never(r))
+        else:
+            t.notes.append(
+                _(
+                    "The scores' activations (5as^2b) overtake the FFN's at s = {length} in one "
+                    "{kind} layer (any micro-batch)."
+                ).format(length=r.score_crossover_exact, kind=layer_label(_main_label(r)))
+            )
+    elif r.score_crossover_exact is None:
+        t.notes.append(
+            by_count(
+                r.layers,
+                _("One layer stores {bytes} bytes of activations ({layers} layer)."),
+                _("One layer stores {bytes} bytes of activations ({layers} layers)."),
+            ).format(bytes=f"{r.activations_per_layer_bytes:,}", layers=r.layers)
+            + " "
+            + _score_never(r)
+        )
+    else:
+        t.notes.append(
+            by_count(
+                r.layers,
+                _(
+                    "One layer stores {bytes} bytes of activations ({layers} layer). The "
+                    "scores' activations (5as^2b) overtake the FFN's at s = {length} (any "
+                    "micro-batch)."
+                ),
+                _(
+                    "One layer stores {bytes} bytes of activations ({layers} layers). The "
+                    "scores' activations (5as^2b) overtake the FFN's at s = {length} (any "
+                    "micro-batch)."
+                ),
+            ).format(
+                bytes=f"{r.activations_per_layer_bytes:,}",
+                layers=r.layers,
+                length=r.score_crossover_exact,
+            )
+        )
+    if r.max_micro_batch is not None and r.gpu_memory_bytes is not None:
+        t.notes.append(
+            by_count(
+                r.gpu_memory_bytes,
+                _("Fits in {bytes} byte: micro-batch up to {micro_batch} at s = {seq_len}."),
+                _("Fits in {bytes} bytes: micro-batch up to {micro_batch} at s = {seq_len}."),
+            ).format(
+                bytes=f"{r.gpu_memory_bytes:,}",
+                micro_batch=f"{r.max_micro_batch:,}",
+                seq_len=f"{r.seq_len:,}",
+            )
+        )
+    if explain:
+        if len(r.layer_kinds) > 1:
+            for k in r.layer_kinds:
+                t.notes.append(_("One layer, {kind}:").format(kind=_training_kind(k)))
+                t.notes += [_explain_act(x) for x in k.terms]
+        else:
+            t.notes += [_explain_act(x) for x in r.activation_terms]
+        t.notes.append(_("Outside the layers:"))
+        t.notes += [_explain_act(x) for x in r.model_terms]
+    t.notes.append(_(r.convention))  # training_report.CONVENTION, marked where it is defined
+    sweep = Table(
+        _("{model}: one layer's activations over s (micro-batch 1, this GPU)").format(
+            model=r.model
+        ),
+        [Column("s"), Column(_("attention projections")), Column(_("attention scores")),
+         Column("FFN"), Column(_("norms")), Column(_("scores : FFN"), "ratio")],
+    )  # fmt: skip
+    for row in r.rows:
+        ffn = row.get("ffn", 0)
+        scores = row.get("attention_scores", 0)
+        sweep.add(row["seq_len"], row.get("attention_projections", 0), scores, ffn,
+                  row.get("norm", 0), scores / ffn if ffn else None)  # fmt: skip
+    if r.score_crossover_exact is None:
+        sweep.notes.append(_score_never(r))
+    else:
+        if r.recompute != "none":
+            reach = _("The scores' activations reach the FFN's at s = {length} (not stored: "
+                      "recomputed).")  # fmt: skip
+        else:
+            reach = _("The scores' activations reach the FFN's at s = {length}.")
+        sweep.notes.append(reach.format(length=r.score_crossover_exact))
+    return [t, sweep]
+
+
+def _score_never(r: TrainingReport) -> str:
+    """The training crossover a learned position table keeps the model from reaching."""
+    return _(
+        "The scores' activations (5as^2b) would overtake the FFN's at s = {length}, past the "
+        "learned position table ({limit} positions): never reached."
+    ).format(length=r.score_crossover_unbounded_exact, limit=f"{r.position_limit or 0:,}")
