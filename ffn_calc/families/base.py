@@ -10,7 +10,7 @@ from ffn_calc.families.tensor_names import Naming
 from ffn_calc.files import line_of, shown
 from ffn_calc.i18n.translate import _
 from ffn_calc.limits import MAX_SIZE
-from ffn_calc.model.config import MAX_LISTED_LAYERS
+from ffn_calc.model.rules import MAX_LISTED_LAYERS
 
 
 class Reader:

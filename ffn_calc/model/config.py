@@ -25,11 +25,9 @@ from ffn_calc.errors import UsageError
 from ffn_calc.i18n.translate import N_, _
 from ffn_calc.limits import MAX_SIZE as MAX_SIZE  # re-exported: the one bound (limits.py)
 from ffn_calc.model.choices import Activation, Architecture, Norm, Positions
+from ffn_calc.model.rules import InvariantError, check_invariants
 
 PositiveInt = Annotated[int, Field(gt=0, le=MAX_SIZE)]
-# Layers that differ one by one (a MoE model's dense layers) are listed; beyond this many
-# layers only a run of first or last layers may differ, so nothing walks every layer.
-MAX_LISTED_LAYERS = 1_000_000
 
 QkNorm = Literal["none", "head", "per_head", "full"]
 AttentionKind = Literal["standard", "mla"]
@@ -47,18 +45,6 @@ def ffn_biases(width: int, d_model: int, gated: bool) -> int:
 
 
 _set = object.__setattr__  # frozen models are written once, when made
-
-
-class InvariantError(ValueError):
-    """A rule the fields break. Its text is English (sweeps group skipped combinations by it
-    and put it in JSON); `translated()` is the same message in the reader's language."""
-
-    def __init__(self, template: str, **values: object) -> None:
-        super().__init__(template.format(**values))
-        self.template, self.values = template, values
-
-    def translated(self) -> str:
-        return _(self.template).format(**self.values)
 
 
 class PositionLimitError(UsageError):
@@ -290,201 +276,8 @@ class ModelConfig(BaseModel):
         return self
 
     def check_invariants(self) -> None:
-        """Raise ValueError naming the first invariant the fields break."""
-        if self.head_dim is None and self.d_model % self.n_heads:
-            raise InvariantError(
-                N_(
-                    "n_heads ({n_heads}) must divide d_model ({d_model}); "
-                    "set head_dim to use heads that do not divide it"
-                ),
-                n_heads=self.n_heads,
-                d_model=self.d_model,
-            )
-        if self.n_kv_heads is not None and (
-            self.n_kv_heads > self.n_heads or self.n_heads % self.n_kv_heads
-        ):
-            raise InvariantError(
-                N_("n_kv_heads ({n_kv_heads}) must divide n_heads ({n_heads})"),
-                n_kv_heads=self.n_kv_heads,
-                n_heads=self.n_heads,
-            )
-        if (self.n_experts is None) != (self.experts_per_token is None):
-            raise InvariantError(
-                N_("n_experts and experts_per_token go together: set both or neither")
-            )
-        if (
-            self.n_experts is not None
-            and self.experts_per_token is not None
-            and (self.experts_per_token > self.n_experts)
-        ):
-            raise InvariantError(
-                N_("experts_per_token ({experts_per_token}) cannot exceed n_experts ({n_experts})"),
-                experts_per_token=self.experts_per_token,
-                n_experts=self.n_experts,
-            )
-        if self.expert_bias is not None and self.n_experts is None:
-            raise InvariantError(N_("expert_bias applies to routed experts: it needs n_experts"))
-        if self.dense_ffn_layers and (
-            self.n_experts is None
-            or len(set(self.dense_ffn_layers)) != len(self.dense_ffn_layers)
-            or any(not 0 <= i < self.n_layers for i in self.dense_ffn_layers)
-        ):
-            raise InvariantError(
-                N_(
-                    "dense_ffn_layers needs n_experts and distinct layer indices in "
-                    "0 .. n_layers - 1"
-                )
-            )
-        if self.dense_ffn_layers and self.has_encoder and self.has_decoder:
-            top = max(self.dense_ffn_layers)
-            if top >= self.decoder_layers:  # the indices apply to both stacks
-                one = self.decoder_layers == 1
-                raise InvariantError(
-                    N_(
-                        "dense_ffn_layers index {index} is past the decoder's {layers} layer: "
-                        "an encoder-decoder model's indices apply to both stacks"
-                    )
-                    if one
-                    else N_(
-                        "dense_ffn_layers index {index} is past the decoder's {layers} layers: "
-                        "an encoder-decoder model's indices apply to both stacks"
-                    ),
-                    index=top,
-                    layers=self.decoder_layers,
-                )
-        if self.dense_ffn_layers and self.n_layers > MAX_LISTED_LAYERS:
-            dense = sorted(self.dense_ffn_layers)
-            listed, total = len(dense), self.n_layers
-            if dense not in (list(range(listed)), list(range(total - listed, total))):
-                raise InvariantError(
-                    N_(
-                        "dense_ffn_layers scattered over more than {limit} layers are not "
-                        "supported (first or last layers are)"
-                    ),
-                    limit=f"{MAX_LISTED_LAYERS:,}",
-                )
-        if self.window_layers and (
-            self.attention_window is None
-            or self.architecture == "encoder-decoder"
-            or len(set(self.window_layers)) != len(self.window_layers)
-            or any(not 0 <= i < self.n_layers for i in self.window_layers)
-            or self.n_layers > MAX_LISTED_LAYERS
-        ):
-            raise InvariantError(
-                N_(
-                    "window_layers needs attention_window, one stack of at most {limit} layers "
-                    "and distinct indices in 0 .. n_layers - 1"
-                ),
-                limit=f"{MAX_LISTED_LAYERS:,}",
-            )
-        mla = (self.kv_lora_rank, self.qk_nope_head_dim, self.qk_rope_head_dim, self.v_head_dim)
-        if (self.attention == "mla") != all(x is not None for x in mla) or (
-            self.q_lora_rank is not None and self.attention != "mla"
-        ):
-            raise InvariantError(
-                N_(
-                    "attention = 'mla' goes with kv_lora_rank, qk_nope_head_dim, "
-                    "qk_rope_head_dim and v_head_dim (and an optional q_lora_rank); "
-                    "set all or none"
-                )
-            )
-        if self.attention == "mla" and (
-            self.qk_norm != "none"
-            or self.architecture == "encoder-decoder"
-            or self.attention_out_bias is not None
-        ):
-            raise InvariantError(
-                N_(
-                    "attention = 'mla' goes with one stack, no qk_norm and no "
-                    "attention_out_bias (its o_proj has a bias when attention_bias is set, "
-                    "as DeepSeek's has)"
-                )
-            )
-        if self.positions == "learned" and self.max_positions is None:
-            raise InvariantError(N_("positions = 'learned' needs max_positions (the table's rows)"))
-        if self.position_offset and (
-            self.positions != "learned"
-            or self.max_positions is None
-            or self.position_offset >= self.max_positions
-        ):
-            raise InvariantError(
-                N_(
-                    "position_offset needs a learned position table with more rows than the "
-                    "offset (max_positions > position_offset)"
-                )
-            )
-        if self.n_decoder_layers is not None and self.architecture != "encoder-decoder":
-            raise InvariantError(N_("n_decoder_layers applies only to an encoder-decoder model"))
-        if self.vocab_size is None and (self.type_vocab_size or self.tie_embeddings):
-            raise InvariantError(N_("type_vocab_size and tie_embeddings need a vocab_size"))
-        if self.stack_embeddings and not (
-            self.architecture == "encoder-decoder" and self.shared_embeddings and self.vocab_size
-        ):
-            raise InvariantError(
-                N_(
-                    "stack_embeddings needs an encoder-decoder model with a vocab_size and "
-                    "shared_embeddings"
-                )
-            )
-        if self.tie_embeddings and not self.lm_head:
-            raise InvariantError(N_("tie_embeddings needs an lm_head to tie"))
-        if self.unique_layers is not None and (self.dense_ffn_layers or self.window_layers):
-            raise InvariantError(
-                N_(
-                    "unique_layers (layers sharing parameters) cannot be combined with "
-                    "dense_ffn_layers or window_layers: which kind each shared layer has is "
-                    "not defined"
-                )
-            )
-        if self.unique_layers is not None and (
-            self.architecture == "encoder-decoder" or self.unique_layers > self.n_layers
-        ):
-            if self.unique_layers > self.n_layers:
-                raise InvariantError(
-                    N_(
-                        "unique_layers applies to one stack and cannot exceed n_layers "
-                        "({unique_layers} > {n_layers})"
-                    ),
-                    unique_layers=self.unique_layers,
-                    n_layers=self.n_layers,
-                )
-            raise InvariantError(N_("unique_layers applies to encoder-only or decoder-only models"))
-        if self.embedding_dim is not None and (
-            self.vocab_size is None or self.architecture == "encoder-decoder"
-        ):
-            raise InvariantError(N_("embedding_dim needs a vocab_size and one stack"))
-        if (
-            self.lm_head_transform or self.lm_head_bias or self.lm_head_projection_bias
-        ) and not self.has_lm_head:
-            raise InvariantError(
-                N_(
-                    "lm_head_transform, lm_head_bias and lm_head_projection_bias need an "
-                    "lm_head and a vocab_size"
-                )
-            )
-        k = self.layers_per_group
-        if k is not None and (self.n_layers % k or self.param_layers(self.n_layers) % k):
-            raise InvariantError(
-                N_(
-                    "layers_per_group ({layers_per_group}) must divide n_layers ({n_layers}) "
-                    "and unique_layers ({unique_layers})"
-                ),
-                layers_per_group=k,
-                n_layers=self.n_layers,
-                unique_layers=self.param_layers(self.n_layers),
-            )
-        if (
-            self.embedding_projection == "all"
-            and self.embedding_dim is not None
-            and self.has_lm_head
-            and not self.lm_head_transform
-        ):
-            raise InvariantError(
-                N_(
-                    "embedding_projection = 'all' projects in only: the head needs "
-                    "lm_head_transform to map back to embedding_dim"
-                )
-            )
+        """Raise InvariantError naming the first invariant the fields break (model.rules)."""
+        check_invariants(self)
 
     def varied(self, changes: Mapping[str, Any], values_checked: bool = False) -> ModelConfig:
         """This model with `changes`, validated as `ModelConfig(**{**fields, **changes})` would

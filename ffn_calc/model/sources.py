@@ -28,7 +28,8 @@ from ffn_calc.files import printable
 from ffn_calc.files import read_text_file as read_text_file
 from ffn_calc.files import shown as shown
 from ffn_calc.i18n.translate import N_, _
-from ffn_calc.model.config import MAX_SIZE, InvariantError, ModelConfig
+from ffn_calc.model.config import MAX_SIZE, ModelConfig
+from ffn_calc.model.rules import InvariantError
 
 _PRESET_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 _CHECKOUT_PRESETS = Path(__file__).resolve().parents[2] / "presets"

@@ -317,7 +317,7 @@ def _reason(exc: ValidationError | FfnCalcError) -> str:
 def _shown(exc: ValidationError | FfnCalcError) -> str:
     """What a person reads about a skipped combination: the message in the current language,
     with the combination's numbers ("n_kv_heads (3) must divide n_heads (32)")."""
-    from ffn_calc.model.config import InvariantError
+    from ffn_calc.model.rules import InvariantError
 
     if isinstance(exc, FfnCalcError):
         return str(exc).rstrip(".")

@@ -1,0 +1,225 @@
+"""The rules a model's fields must keep together (heads divide the width, windows fit the
+stack, experts fit their count ...): checked whenever a ModelConfig is made or varied.
+
+Each rule is one `InvariantError` with an English template and its values: sweeps group
+skipped combinations by it and JSON carries it; `translated()` is the reader's language.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ffn_calc.i18n.translate import N_, _
+
+if TYPE_CHECKING:
+    from ffn_calc.model.config import ModelConfig
+
+
+# Layers that differ one by one (a MoE model's dense layers) are listed; beyond this many
+# layers only a run of first or last layers may differ, so nothing walks every layer.
+MAX_LISTED_LAYERS = 1_000_000
+
+
+class InvariantError(ValueError):
+    """A rule the fields break. Its text is English (sweeps group skipped combinations by it
+    and put it in JSON); `translated()` is the same message in the reader's language."""
+
+    def __init__(self, template: str, **values: object) -> None:
+        super().__init__(template.format(**values))
+        self.template, self.values = template, values
+
+    def translated(self) -> str:
+        return _(self.template).format(**self.values)
+
+
+def check_invariants(cfg: ModelConfig) -> None:
+    """Raise ValueError naming the first invariant the fields break."""
+    if cfg.head_dim is None and cfg.d_model % cfg.n_heads:
+        raise InvariantError(
+            N_(
+                "n_heads ({n_heads}) must divide d_model ({d_model}); "
+                "set head_dim to use heads that do not divide it"
+            ),
+            n_heads=cfg.n_heads,
+            d_model=cfg.d_model,
+        )
+    if cfg.n_kv_heads is not None and (
+        cfg.n_kv_heads > cfg.n_heads or cfg.n_heads % cfg.n_kv_heads
+    ):
+        raise InvariantError(
+            N_("n_kv_heads ({n_kv_heads}) must divide n_heads ({n_heads})"),
+            n_kv_heads=cfg.n_kv_heads,
+            n_heads=cfg.n_heads,
+        )
+    if (cfg.n_experts is None) != (cfg.experts_per_token is None):
+        raise InvariantError(N_("n_experts and experts_per_token go together: set both or neither"))
+    if (
+        cfg.n_experts is not None
+        and cfg.experts_per_token is not None
+        and (cfg.experts_per_token > cfg.n_experts)
+    ):
+        raise InvariantError(
+            N_("experts_per_token ({experts_per_token}) cannot exceed n_experts ({n_experts})"),
+            experts_per_token=cfg.experts_per_token,
+            n_experts=cfg.n_experts,
+        )
+    if cfg.expert_bias is not None and cfg.n_experts is None:
+        raise InvariantError(N_("expert_bias applies to routed experts: it needs n_experts"))
+    if cfg.dense_ffn_layers and (
+        cfg.n_experts is None
+        or len(set(cfg.dense_ffn_layers)) != len(cfg.dense_ffn_layers)
+        or any(not 0 <= i < cfg.n_layers for i in cfg.dense_ffn_layers)
+    ):
+        raise InvariantError(
+            N_("dense_ffn_layers needs n_experts and distinct layer indices in 0 .. n_layers - 1")
+        )
+    if cfg.dense_ffn_layers and cfg.has_encoder and cfg.has_decoder:
+        top = max(cfg.dense_ffn_layers)
+        if top >= cfg.decoder_layers:  # the indices apply to both stacks
+            one = cfg.decoder_layers == 1
+            raise InvariantError(
+                N_(
+                    "dense_ffn_layers index {index} is past the decoder's {layers} layer: "
+                    "an encoder-decoder model's indices apply to both stacks"
+                )
+                if one
+                else N_(
+                    "dense_ffn_layers index {index} is past the decoder's {layers} layers: "
+                    "an encoder-decoder model's indices apply to both stacks"
+                ),
+                index=top,
+                layers=cfg.decoder_layers,
+            )
+    if cfg.dense_ffn_layers and cfg.n_layers > MAX_LISTED_LAYERS:
+        dense = sorted(cfg.dense_ffn_layers)
+        listed, total = len(dense), cfg.n_layers
+        if dense not in (list(range(listed)), list(range(total - listed, total))):
+            raise InvariantError(
+                N_(
+                    "dense_ffn_layers scattered over more than {limit} layers are not "
+                    "supported (first or last layers are)"
+                ),
+                limit=f"{MAX_LISTED_LAYERS:,}",
+            )
+    if cfg.window_layers and (
+        cfg.attention_window is None
+        or cfg.architecture == "encoder-decoder"
+        or len(set(cfg.window_layers)) != len(cfg.window_layers)
+        or any(not 0 <= i < cfg.n_layers for i in cfg.window_layers)
+        or cfg.n_layers > MAX_LISTED_LAYERS
+    ):
+        raise InvariantError(
+            N_(
+                "window_layers needs attention_window, one stack of at most {limit} layers "
+                "and distinct indices in 0 .. n_layers - 1"
+            ),
+            limit=f"{MAX_LISTED_LAYERS:,}",
+        )
+    mla = (cfg.kv_lora_rank, cfg.qk_nope_head_dim, cfg.qk_rope_head_dim, cfg.v_head_dim)
+    if (cfg.attention == "mla") != all(x is not None for x in mla) or (
+        cfg.q_lora_rank is not None and cfg.attention != "mla"
+    ):
+        raise InvariantError(
+            N_(
+                "attention = 'mla' goes with kv_lora_rank, qk_nope_head_dim, "
+                "qk_rope_head_dim and v_head_dim (and an optional q_lora_rank); "
+                "set all or none"
+            )
+        )
+    if cfg.attention == "mla" and (
+        cfg.qk_norm != "none"
+        or cfg.architecture == "encoder-decoder"
+        or cfg.attention_out_bias is not None
+    ):
+        raise InvariantError(
+            N_(
+                "attention = 'mla' goes with one stack, no qk_norm and no "
+                "attention_out_bias (its o_proj has a bias when attention_bias is set, "
+                "as DeepSeek's has)"
+            )
+        )
+    if cfg.positions == "learned" and cfg.max_positions is None:
+        raise InvariantError(N_("positions = 'learned' needs max_positions (the table's rows)"))
+    if cfg.position_offset and (
+        cfg.positions != "learned"
+        or cfg.max_positions is None
+        or cfg.position_offset >= cfg.max_positions
+    ):
+        raise InvariantError(
+            N_(
+                "position_offset needs a learned position table with more rows than the "
+                "offset (max_positions > position_offset)"
+            )
+        )
+    if cfg.n_decoder_layers is not None and cfg.architecture != "encoder-decoder":
+        raise InvariantError(N_("n_decoder_layers applies only to an encoder-decoder model"))
+    if cfg.vocab_size is None and (cfg.type_vocab_size or cfg.tie_embeddings):
+        raise InvariantError(N_("type_vocab_size and tie_embeddings need a vocab_size"))
+    if cfg.stack_embeddings and not (
+        cfg.architecture == "encoder-decoder" and cfg.shared_embeddings and cfg.vocab_size
+    ):
+        raise InvariantError(
+            N_(
+                "stack_embeddings needs an encoder-decoder model with a vocab_size and "
+                "shared_embeddings"
+            )
+        )
+    if cfg.tie_embeddings and not cfg.lm_head:
+        raise InvariantError(N_("tie_embeddings needs an lm_head to tie"))
+    if cfg.unique_layers is not None and (cfg.dense_ffn_layers or cfg.window_layers):
+        raise InvariantError(
+            N_(
+                "unique_layers (layers sharing parameters) cannot be combined with "
+                "dense_ffn_layers or window_layers: which kind each shared layer has is "
+                "not defined"
+            )
+        )
+    if cfg.unique_layers is not None and (
+        cfg.architecture == "encoder-decoder" or cfg.unique_layers > cfg.n_layers
+    ):
+        if cfg.unique_layers > cfg.n_layers:
+            raise InvariantError(
+                N_(
+                    "unique_layers applies to one stack and cannot exceed n_layers "
+                    "({unique_layers} > {n_layers})"
+                ),
+                unique_layers=cfg.unique_layers,
+                n_layers=cfg.n_layers,
+            )
+        raise InvariantError(N_("unique_layers applies to encoder-only or decoder-only models"))
+    if cfg.embedding_dim is not None and (
+        cfg.vocab_size is None or cfg.architecture == "encoder-decoder"
+    ):
+        raise InvariantError(N_("embedding_dim needs a vocab_size and one stack"))
+    if (
+        cfg.lm_head_transform or cfg.lm_head_bias or cfg.lm_head_projection_bias
+    ) and not cfg.has_lm_head:
+        raise InvariantError(
+            N_(
+                "lm_head_transform, lm_head_bias and lm_head_projection_bias need an "
+                "lm_head and a vocab_size"
+            )
+        )
+    k = cfg.layers_per_group
+    if k is not None and (cfg.n_layers % k or cfg.param_layers(cfg.n_layers) % k):
+        raise InvariantError(
+            N_(
+                "layers_per_group ({layers_per_group}) must divide n_layers ({n_layers}) "
+                "and unique_layers ({unique_layers})"
+            ),
+            layers_per_group=k,
+            n_layers=cfg.n_layers,
+            unique_layers=cfg.param_layers(cfg.n_layers),
+        )
+    if (
+        cfg.embedding_projection == "all"
+        and cfg.embedding_dim is not None
+        and cfg.has_lm_head
+        and not cfg.lm_head_transform
+    ):
+        raise InvariantError(
+            N_(
+                "embedding_projection = 'all' projects in only: the head needs "
+                "lm_head_transform to map back to embedding_dim"
+            )
+        )
