@@ -5,11 +5,22 @@ The core raises these; the CLI turns them into a message on stderr and an exit c
 
 from __future__ import annotations
 
+from ffn_calc.i18n.translate import Text
+
 
 class FfnCalcError(Exception):
-    """Bad input or usage (exit code 2)."""
+    """Bad input or usage (exit code 2). Raised with a message (a str, in the reader's
+    language), or with a Text: then str() is the message shown in the reader's language and
+    `text` keeps it, whose str() is the English (a sweep counts skipped combinations by it)."""
 
     exit_code = 2
+    text: Text | None = None
+
+    def __init__(self, *args: object) -> None:
+        if len(args) == 1 and isinstance(args[0], Text):
+            self.text = args[0]
+            args = (self.text.shown(),)
+        super().__init__(*args)
 
 
 class ConfigError(FfnCalcError):
