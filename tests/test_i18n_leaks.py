@@ -373,3 +373,31 @@ def test_every_term_named_with_words_has_a_label() -> None:
         n for n in names if english_words(n) and not re.fullmatch(r"(gate|up|down|norm \d)", n)
     }
     assert worded - set(TERM_LABELS) == set()
+
+
+def test_no_view_or_writer_translates_by_matching_english() -> None:
+    """Views and writers show messages (Text) and look labels up by key; none rewrites text it
+    was given: no `.replace(piece, _(piece))`, no re.sub over sentences, no splitting a
+    report's string back into its parts (`dominant.split(" = ")`)."""
+    import ast
+
+    root = Path(__file__).parent.parent / "ffn_calc"
+    found = []
+    for path in sorted([*(root / "views").glob("*.py"), *(root / "output").glob("*.py")]):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            args = [a for a in node.args if isinstance(a, ast.Call)]
+            if node.func.attr == "replace" and any(
+                isinstance(a.func, ast.Name) and a.func.id == "_" for a in args
+            ):
+                found.append(f"{path.name}:{node.lineno} replace with a translation")
+            if node.func.attr == "split" and any(
+                isinstance(a, ast.Constant) and a.value == " = " for a in node.args
+            ):
+                found.append(f"{path.name}:{node.lineno} split(' = ')")
+            value = node.func.value  # (the writers' re.sub lay out whitespace, not words)
+            is_re = isinstance(value, ast.Name) and value.id == "re"
+            if node.func.attr == "sub" and is_re and path.parent.name == "views":
+                found.append(f"{path.name}:{node.lineno} re.sub in a view")
+    assert found == []
