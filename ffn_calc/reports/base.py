@@ -21,6 +21,14 @@ class Result(BaseModel):
     # How a notebook shows a result: set by ffn_calc.api (the tables live above this layer).
     display_markdown: ClassVar[Callable[[Result], str | None] | None] = None
 
+    def __eq__(self, other: object) -> bool:
+        """Results are equal when they hold the same data (what JSON holds): the messages a
+        report keeps for its views (private attributes) do not count, so a report equals
+        itself read back from JSON."""
+        if not isinstance(other, BaseModel):
+            return NotImplemented
+        return type(self) is type(other) and self.__dict__ == other.__dict__
+
     def _repr_markdown_(self) -> str | None:
         """In Jupyter, the command's tables (IPython calls this for display)."""
         show = type(self).display_markdown
