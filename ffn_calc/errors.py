@@ -5,7 +5,14 @@ The core raises these; the CLI turns them into a message on stderr and an exit c
 
 from __future__ import annotations
 
-from ffn_calc.i18n.translate import Text
+from typing import Protocol
+
+
+class Message(Protocol):
+    """A message kept with its fields (ffn_calc.i18n.translate.Text): str() is its English,
+    shown() the reader's language."""
+
+    def shown(self) -> str: ...
 
 
 class FfnCalcError(Exception):
@@ -14,12 +21,13 @@ class FfnCalcError(Exception):
     `text` keeps it, whose str() is the English (a sweep counts skipped combinations by it)."""
 
     exit_code = 2
-    text: Text | None = None
+    text: Message | None = None
 
     def __init__(self, *args: object) -> None:
-        if len(args) == 1 and isinstance(args[0], Text):
-            self.text = args[0]
-            args = (self.text.shown(),)
+        shown = getattr(args[0], "shown", None) if len(args) == 1 else None
+        if shown is not None:  # a Text (errors.py imports no module: i18n raises errors)
+            self.text = args[0]  # type: ignore[assignment]
+            args = (shown(),)
         super().__init__(*args)
 
 
