@@ -249,3 +249,155 @@ def test_json_stays_english_for_the_messages_built_with_fields() -> None:
     a = run("memory", "-p", "mixtral-8x7b", "--training", "-f", "json").json()
     b = run("memory", "-p", "mixtral-8x7b", "--training", "-f", "json", "--lang", "zh").json()
     assert a == b and json.dumps(a).isascii()
+
+
+# --- sentences built below the views: every word in the reader's language ---------------------
+
+# Words that read alike in every language: names the glossary keeps in English (MoE, the
+# norms), tensor names (a norm's weight and bias, "LayerNorm = weight + bias" in every language;
+# the masked-LM head's dense), the symbols of MLA's formulas (nope, rope), the library's name
+# (transformers), and the English the translations keep beside or for their own word
+# ("共有（tied）重み", "rotary の inv_freq", "注意力 sink").  # noqa: RUF003
+SYMBOLS = frozenset(
+    ("MoE", "LayerNorm", "RMSNorm", "FLOPs", "weight", "bias", "dense", "nope", "rope",
+     "transformers", "tied", "rotary", "sink")
+)  # fmt: skip
+
+
+def english_words(line: str) -> list[str]:
+    """Every English word in `line` beyond identifiers, numbers, options, quoted text, symbols
+    in capitals (AV, KV) and SYMBOLS: stricter than `english` (one word is enough)."""
+    words = re.findall(r"[A-Za-z]{2,}", _scrub(line))
+    return [w for w in words if w not in SYMBOLS and not w.isupper()]
+
+
+def unwrapped(*args: str) -> str:
+    """The command's stdout on a terminal wide enough that no line wraps (a source or note is
+    then one line, found whole)."""
+    from typer.testing import CliRunner
+
+    from ffn_calc.cli import app
+
+    r = CliRunner().invoke(app, list(args), env={"COLUMNS": "5000", "NO_COLOR": "1"})
+    assert r.exit_code == 0, r.stderr
+    return r.stdout
+
+
+def english_lines(out: str, model_data: list[str]) -> dict[str, list[str]]:
+    """The lines of `out` with English words in them (a line quoting model data left out)."""
+    lines = [x for x in out.splitlines() if not any(m and m in x for m in model_data)]
+    return {x: english_words(x) for x in lines if english_words(x)}
+
+
+def test_the_strict_detector_finds_one_word_and_leaves_symbols() -> None:
+    assert english_words("共有エキスパートのバイアス: biases of the shared expert = 3,072")
+    assert english_words("ルーター: router = 2") == ["router"]
+    assert not english_words("q_proj: d_model x n_heads x (nope + rope) = 2,048 x 16 x 192")
+    assert not english_words("norm_attn: d_model (weight) = 4,096")
+    assert not english_words("アクティブ、デコーダ層（MoE）：26 x 8 = 208")  # noqa: RUF001
+
+
+MOE_PRESETS = [p for p in preset_names() if load_preset_data(p)[0].get("n_experts")]
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+@pytest.mark.parametrize("preset", MOE_PRESETS)
+def test_moe_explain_has_no_english_line(preset: str, lang: str) -> None:
+    """`params --explain` of every MoE preset: every line in the reader's language but its
+    symbols, formulas and model data (the preset's source and note)."""
+    data, _origin = load_preset_data(preset)
+    model_data = [str(data.get("source") or ""), str(data.get("note") or "")]
+    out = unwrapped("params", "-p", preset, "--explain", "--lang", lang)
+    assert "lm_head" in out  # the terms are there
+    assert english_lines(out, model_data) == {}
+
+
+# Fields that add terms named or written with words (a shared expert's biases, the router's
+# score bias as a parameter, per-stack token tables, the causal scores ...).
+VARIANTS: list[tuple[str, dict[str, object]]] = [
+    ("qwen1.5-moe-a2.7b", {"ffn_bias": True, "router_score_bias": "parameter", "router_bias": True}),
+    ("gpt-oss-20b", {"shared_expert_d_ff": 256, "shared_expert_gate": True}),
+    ("bart-base", {"shared_embeddings": False}),
+    ("bart-base", {"stack_embeddings": True}),
+    ("opt-1.3b", {"embedding_dim": 512, "embedding_projection_bias": True}),
+    ("albert-base-v2", {"lm_head_projection_bias": True}),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("lang", ["ja", "zh"])
+@pytest.mark.parametrize(("preset", "fields"), VARIANTS)
+def test_terms_built_with_words_are_in_the_language(
+    preset: str, fields: dict[str, object], lang: str
+) -> None:
+    """Term names and formulas with words, for models beyond the presets: in the reader's
+    language in --explain and in the FLOP tables (causal scores, cross-attention)."""
+    import ffn_calc
+    from ffn_calc.counts.flops import Workload
+    from ffn_calc.i18n.translate import use
+    from ffn_calc.output.formats import to_markdown
+    from ffn_calc.reports.flops import flops_report
+    from ffn_calc.views.labels import term_label
+    from ffn_calc.views.registry import tables_for
+
+    cfg = ffn_calc.load(preset=preset, **fields)  # type: ignore[arg-type]
+    data, _origin = load_preset_data(preset)
+    model_data = [cfg.name, str(data.get("source") or ""), str(data.get("note") or "")]
+    flops = flops_report(cfg, Workload(batch=1, seq_len=64, causal=cfg.has_decoder))
+    with use(lang):
+        out = to_markdown(tables_for(ffn_calc.params(cfg), True) or [])
+        # The FLOP tables' notes name symbols (AV, softmax, FlopCounterMode): their terms.
+        names = [term_label(t.name) for layer in flops.layers for t in layer.terms]
+    assert english_lines(out, model_data) == {}
+    assert english_lines("\n".join(names), []) == {}
+
+
+def test_every_term_named_with_words_has_a_label() -> None:
+    """A term the counts name with words ("router score bias", "cross AV") is shown in the
+    reader's words: every such name, over every preset and the variants above, has a label."""
+    import ffn_calc
+    from ffn_calc.counts import flops as fl
+    from ffn_calc.counts import params as pm
+    from ffn_calc.views.labels import TERM_LABELS
+
+    cfgs = [ffn_calc.load(preset=p) for p in preset_names()]
+    cfgs += [ffn_calc.load(preset=p, **v) for p, v in VARIANTS]  # type: ignore[arg-type]
+    names: set[str] = set()
+    for cfg in cfgs:
+        names |= {t.name for layer in pm.layer_counts(cfg) for t in layer.terms}
+        names |= {t.name for t in pm.model_terms(cfg)}
+        for causal in (False, True) if cfg.has_decoder else (False,):
+            w = fl.Workload(batch=1, seq_len=8, causal=causal)
+            names |= {t.name for layer in fl.layer_flops(cfg, w) for t in layer.terms}
+    # Tensor-like names read alike everywhere: Q, b_Q, W_gate, gate / up / down, norm 1.
+    worded = {
+        n for n in names if english_words(n) and not re.fullmatch(r"(gate|up|down|norm \d)", n)
+    }
+    assert worded - set(TERM_LABELS) == set()
+
+
+def test_no_view_or_writer_translates_by_matching_english() -> None:
+    """Views and writers show messages (Text) and look labels up by key; none rewrites text it
+    was given: no `.replace(piece, _(piece))`, no re.sub over sentences, no splitting a
+    report's string back into its parts (`dominant.split(" = ")`)."""
+    import ast
+
+    root = Path(__file__).parent.parent / "ffn_calc"
+    found = []
+    for path in sorted([*(root / "views").glob("*.py"), *(root / "output").glob("*.py")]):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            args = [a for a in node.args if isinstance(a, ast.Call)]
+            if node.func.attr == "replace" and any(
+                isinstance(a.func, ast.Name) and a.func.id == "_" for a in args
+            ):
+                found.append(f"{path.name}:{node.lineno} replace with a translation")
+            if node.func.attr == "split" and any(
+                isinstance(a, ast.Constant) and a.value == " = " for a in node.args
+            ):
+                found.append(f"{path.name}:{node.lineno} split(' = ')")
+            value = node.func.value  # (the writers' re.sub lay out whitespace, not words)
+            is_re = isinstance(value, ast.Name) and value.id == "re"
+            if node.func.attr == "sub" and is_re and path.parent.name == "views":
+                found.append(f"{path.name}:{node.lineno} re.sub in a view")
+    assert found == []

@@ -232,3 +232,120 @@ def test_cjk_text_wraps_between_characters_never_inside_a_number() -> None:
     lines = wrap("各値の最大は太字の緑、最小は青。d_model ごとの値は最初の層の種類である。", 20)
     assert all(cell_len(line) <= 20 for line in lines)
     assert any("d_model" in line for line in lines)
+
+
+# --- sentences as values: the reports keep messages, the views show them -----------------------
+
+
+def _shown(r: object, lang: str) -> list[str]:
+    """Every note of the report's tables, in `lang`."""
+    from ffn_calc.views.registry import tables_for
+
+    with i18n.use(lang):
+        return [n for t in tables_for(r, False) or [] for n in t.notes]  # type: ignore[arg-type]
+
+
+def test_a_convention_is_its_sentences_english_in_json_each_shown_in_the_language() -> None:
+    """flops --unit macs --causal --no-lm-head: four sentences, one English string in JSON
+    (a space between them), each shown translated in the tables (no space between CJK
+    sentences); the view never matches English text."""
+    import ffn_calc
+    from ffn_calc.counts import flops as fl
+    from ffn_calc.i18n.translate import Text, _
+    from ffn_calc.reports import flops as fr
+
+    cfg = ffn_calc.load(preset="gpt2-small")
+    r = fr.flops_report(cfg, fl.Workload(batch=1, seq_len=64, causal=True, lm_head=False), "macs")
+    pieces = (fr.MACS_NOTE, fl.CONVENTION, fr.CAUSAL_NOTE, fr.NO_LM_HEAD_NOTE)
+    assert all(isinstance(s, Text) for s in r.sentences())
+    assert tuple(map(str, r.sentences())) == pieces
+    assert r.convention == " ".join(pieces) == r.model_dump()["convention"]
+    for lang, joiner in (("en", " "), ("ja", ""), ("zh", "")):
+        with i18n.use(lang):
+            expected = joiner.join(_(p) for p in pieces)
+        assert expected in _shown(r, lang)
+    # A report read back from JSON shows its convention as read.
+    back = fr.FlopsReport.model_validate_json(r.model_dump_json())
+    assert back.sentences() == (r.convention,) and back == fr.FlopsReport(**r.model_dump())
+
+
+def test_every_convention_of_the_inference_reports_is_made_of_messages() -> None:
+    import ffn_calc
+    from ffn_calc.i18n.translate import Text
+    from ffn_calc.reports import crossover as cr
+    from ffn_calc.reports import inference as ir
+
+    cfg = ffn_calc.load(preset="gpt2-small")
+    reports = [
+        ir.kv_report(cfg, 1, 100, "bf16"),
+        ir.decode_report(cfg, 1, 100, unit="macs", lm_head=False),
+        ir.generation_report(cfg, 1, 16, 4, causal=True),
+        ir.decode_crossover_report(cfg, 1),
+        ir.memory_report(cfg, "bf16", 80 * 10**9, 1, None),
+        cr.crossover_report(cfg, causal=True),
+    ]
+    for r in reports:
+        sentences = r.sentences()
+        assert sentences and all(isinstance(s, Text) for s in sentences), type(r)
+        assert " ".join(map(str, sentences)) == r.convention
+        with i18n.use("ja"):
+            shown = "".join(s.shown() for s in sentences)  # type: ignore[union-attr]
+        assert any(shown in note for note in _shown(r, "ja")), type(r)
+
+
+def test_a_formula_with_words_is_a_message() -> None:
+    """gpt-oss: n_experts x (biases of one expert): English in JSON, the words translated in
+    the tables, the symbols as they are."""
+    import ffn_calc
+    from ffn_calc.views.labels import explained_terms
+
+    r = ffn_calc.params(ffn_calc.load(preset="gpt-oss-20b"))
+    term = next(t for t in r.layers[0].terms if t.name == "expert biases")
+    assert term.formula == "n_experts x (biases of one expert)"
+    assert r.model_dump()["layers"][0]["terms"][term_index(r, term)]["formula"] == term.formula
+    with i18n.use("ja"):
+        line = explained_terms([term])[0]
+    # 32 experts x 8,640 biases (gate, up: 2 x 2,880; down: 2,880) = 276,480
+    assert (
+        line
+        == "エキスパートのバイアス: n_experts x (エキスパート 1 個のバイアス) = 32 x 8,640 = 276,480"
+    )
+
+
+def term_index(r: object, term: object) -> int:
+    return r.layers[0].terms.index(term)  # type: ignore[attr-defined]
+
+
+def test_crossover_rows_keep_their_parts_and_crossovers_as_keys() -> None:
+    """The dominant parts and the crossovers a row is, as keys: the table shows them in the
+    reader's words and takes its colour from the key; JSON keeps the English labels."""
+    import ffn_calc
+    from ffn_calc.output.rich import DOMINANT_STYLE, _grid
+    from ffn_calc.reports.crossover import CROSSOVER_LABELS, CrossoverRow, crossover_report
+    from ffn_calc.views.crossover import crossover_tables
+
+    r = crossover_report(ffn_calc.load(preset="llama-2-7b"))
+    marked = [row for row in r.rows if row.marks]
+    assert marked and all(
+        row.marks == [CROSSOVER_LABELS[k] for k in row.crossovers()] for row in marked
+    )
+    # At the scores = FFN crossover the two parts tie. Llama-2-7B: scores 2 x 2 x S x d_model
+    # (QK^T, AV) = FFN 2 x 3 x d_model x d_ff at S = 1.5 d_ff = 16,512.
+    tie = next(row for row in r.rows if "scores_vs_ffn" in row.crossovers())
+    assert tie.seq_len == 16512 and tie.dominant_parts() == ("attention_scores", "ffn")
+    assert tie.dominant == "attention_scores = ffn"
+    for row in r.rows:  # read back from JSON: the same keys, from the row's values
+        back = CrossoverRow.model_validate_json(row.model_dump_json())
+        assert (back.dominant_parts(), back.crossovers()) == (
+            row.dominant_parts(),
+            row.crossovers(),
+        )
+    with i18n.use("ja"):
+        table = crossover_tables(r)[1]
+        grid = _grid(table)
+    i = r.rows.index(tie)
+    assert table.rows[i][7] == "スコア = FFN" and table.rows[i][8] == "ffn"
+    assert table.styles[i] == "attention_scores"
+    assert grid.styles[i][0] == DOMINANT_STYLE["attention_scores"]
+    assert all(s == DOMINANT_STYLE[row.dominant_parts()[0]] for s, row in zip(
+        [g[0] for g in grid.styles], r.rows, strict=True))  # fmt: skip

@@ -201,6 +201,56 @@ def test_invalid_combinations_are_skipped_and_counted() -> None:
     assert s.matched + sum(s.skipped.values()) == s.combinations == 12
 
 
+@pytest.mark.parametrize(
+    ("base", "vary", "metric", "english", "words"),
+    [
+        # gpt2-small at 1,024 tokens: a 512-position table is too short (counts the S the
+        # metric asks for against max_positions; model.config.check_positions).
+        ("gpt2-small", {"max_positions": [512, 2048]}, "forward_flops@1024",
+         "forward_flops@1024: 1,024 tokens do not fit the learned position table of gpt2-small",
+         ("1,024", "512")),
+        # An encoder-only combination keeps no cache (counts.inference.kv_kinds).
+        ("gpt2-small", {"architecture": ["decoder-only", "encoder-only"]}, "decode_flops@16",
+         "gpt2-small is encoder-only: it generates nothing and keeps no KV cache", ("gpt2-small",)),
+    ],
+)  # fmt: skip
+def test_a_skipped_combination_is_counted_in_english_from_one_evaluation(
+    base: str, vary: dict[str, list[Any]], metric: str, english: str, words: tuple[str, ...],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:  # fmt: skip
+    """In Japanese, a combination an error skips is validated and counted once: its reason in
+    English (what JSON and CSV hold) and its message in Japanese come from the same error."""
+    from ffn_calc.i18n.translate import use
+
+    built: list[object] = []
+    varied = ModelConfig.varied
+
+    def counted(self: ModelConfig, *args: Any, **kwargs: Any) -> ModelConfig:
+        built.append(dict(args[0]))
+        return varied(self, *args, **kwargs)
+
+    model = ffn_calc.load(preset=base)
+    monkeypatch.setattr(ModelConfig, "varied", counted)
+    with use("ja"):
+        s = ffn_calc.sweep(model, vary, [metric])
+        rows = list(s)
+    assert len(rows) == 1 and len(built) == s.combinations == 2  # no combination built twice
+    assert list(s.skipped) == [english]
+    message = next(iter(s.first_message.values()))
+    assert not message.isascii() and all(w in message for w in words), message
+
+
+def test_an_error_raised_with_a_message_keeps_its_english() -> None:
+    from ffn_calc.errors import UsageError
+    from ffn_calc.i18n.translate import N_, say, use
+
+    with use("ja"):
+        exc = UsageError(say(N_("{model} is encoder-only: it generates nothing and keeps no KV cache."), model="m"))  # fmt: skip
+    assert str(exc.text) == "m is encoder-only: it generates nothing and keeps no KV cache."
+    assert str(exc).startswith("m ") and not str(exc).isascii()  # shown when it was raised
+    assert UsageError("plain").text is None and str(UsageError("plain")) == "plain"
+
+
 def test_iterating_twice_gives_the_same_rows() -> None:
     s = ffn_calc.sweep(LLAMA, vary={"d_ff": "1:5"})
     assert list(s) == list(s) and s.matched == 5

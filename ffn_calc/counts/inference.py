@@ -86,12 +86,13 @@ def cached_tensors(cfg: ModelConfig) -> tuple[int, int]:
 
 def kv_kinds(cfg: ModelConfig, batch: int, context: int, source_len: int | None) -> list[KvKind]:
     """The cache after a prefill of `context` tokens for `batch` sequences, per layer kind."""
-    if not cfg.has_decoder:
-        from ffn_calc.i18n.translate import _
+    if not cfg.has_decoder:  # a message with its fields: a sweep counts it in English
+        from ffn_calc.i18n.translate import N_, say
 
         raise UsageError(
-            _("{model} is encoder-only: it generates nothing and keeps no KV cache.").format(
-                model=cfg.name
+            say(
+                N_("{model} is encoder-only: it generates nothing and keeps no KV cache."),
+                model=cfg.name,
             )
         )
     encdec = cfg.architecture == "encoder-decoder"

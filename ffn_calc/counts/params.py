@@ -128,6 +128,12 @@ def _sink_terms(cfg: ModelConfig) -> list[Term]:
     return [term("attention", "sinks", "n_heads", cfg.n_heads)] if cfg.attention_sinks else []
 
 
+# Formulas with words are messages, shown in the reader's language; the symbols around the words
+# read alike in every language (the template "n_experts x (...)" is no message of its own).
+EXPERT_BIASES = say("n_experts x ({biases})", biases=say(N_("biases of one expert")))
+SHARED_EXPERT_BIASES = say(N_("biases of the shared expert"))
+
+
 def moe_terms(cfg: ModelConfig) -> list[Term]:
     """A routed-expert FFN: router, experts (and their biases), a shared expert and its gate."""
     d, f, g = cfg.d_model, cfg.d_ff, "ffn"
@@ -142,13 +148,13 @@ def moe_terms(cfg: ModelConfig) -> list[Term]:
     out.append(term(g, "experts", f"n_experts x {mats} x d_model x d_ff", e, mats, d, f))
     if cfg.routed_expert_bias:
         biases = ffn_biases(f, d, cfg.gated)
-        out.append(term(g, "expert biases", "n_experts x (biases of one expert)", e, biases))
+        out.append(term(g, "expert biases", EXPERT_BIASES, e, biases))
     if cfg.shared_expert_d_ff is not None:
         fs = cfg.shared_expert_d_ff
         out.append(term(g, "shared expert", f"{mats} x d_model x shared_expert_d_ff", mats, d, fs))
         if cfg.ffn_bias:
             biases = ffn_biases(fs, d, cfg.gated)
-            out.append(term(g, "shared expert biases", "biases of the shared expert", biases))
+            out.append(term(g, "shared expert biases", SHARED_EXPERT_BIASES, biases))
         if cfg.shared_expert_gate:
             out.append(term(g, "shared expert gate", "d_model x 1", d, 1))
     return out

@@ -5,15 +5,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import prod
 
+from ffn_calc.i18n.translate import Text
+
 
 @dataclass(frozen=True)
 class Term:
     """One line of a count: `name: formula = numbers = value`."""
 
     name: str
-    formula: str
+    formula: str  # English, as JSON holds it
     factors: tuple[int, ...]
     group: str = ""
+    # The formula as a message where it has words ("n_experts x (biases of one expert)"), for
+    # a view to show in the reader's language; None: symbols only, read alike in every language.
+    message: Text | None = None
 
     @property
     def value(self) -> int:
@@ -30,8 +35,11 @@ class Term:
         return f"{self.name}: {self.formula} = {self.numbers} = {self.value:,}"
 
 
-def term(group: str, name: str, formula: str, *factors: int) -> Term:
-    """Build a term of `group` whose value is the product of `factors`."""
+def term(group: str, name: str, formula: str | Text, *factors: int) -> Term:
+    """Build a term of `group` whose value is the product of `factors`; a formula with words
+    is a message (str() is its English)."""
+    if isinstance(formula, Text):
+        return Term(name, str(formula), tuple(factors), group, formula)
     return Term(name=name, formula=formula, factors=tuple(factors), group=group)
 
 

@@ -22,7 +22,7 @@ from pydantic import (
 )
 
 from ffn_calc.errors import UsageError
-from ffn_calc.i18n.translate import N_, _
+from ffn_calc.i18n.translate import N_, say
 from ffn_calc.limits import MAX_SIZE as MAX_SIZE  # re-exported: the one bound (limits.py)
 from ffn_calc.model.choices import Activation, Architecture, Norm, Positions
 from ffn_calc.model.rules import InvariantError, check_invariants
@@ -351,7 +351,7 @@ class ModelConfig(BaseModel):
             ),
         }[need]
         raise PositionLimitError(
-            _(template).format(what=what, tokens=f"{tokens:,}", model=self.name, limit=f"{limit:,}")
+            say(template, what=what, tokens=f"{tokens:,}", model=self.name, limit=f"{limit:,}")
         )
 
     @property

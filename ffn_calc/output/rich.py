@@ -216,7 +216,7 @@ def _grid(t: Table) -> _Grid:
         if style == "grid":
             cell_styles = [_grid_style(v) for v in row]
         else:
-            base = "bold" if style == "total" else DOMINANT_STYLE.get(style.split(" = ")[0], "")
+            base = "bold" if style == "total" else DOMINANT_STYLE.get(style, "")
             cell_styles = [base] * len(row)
         for j, (hi, lo) in marks.items():
             if i in (hi, lo):

@@ -6,13 +6,13 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import ClassVar
 
-from pydantic import Field
+from pydantic import Field, PrivateAttr
 
 from ffn_calc.counts import flops as fl
 from ffn_calc.errors import UsageError
-from ffn_calc.i18n.translate import N_, _
+from ffn_calc.i18n.translate import N_, _, say
 from ffn_calc.model.config import ModelConfig
-from ffn_calc.reports.base import Number, Result, exact, num, share
+from ffn_calc.reports.base import Number, Result, Stated, english, exact, num, share
 
 
 class CrossoverRow(Result):
@@ -24,6 +24,40 @@ class CrossoverRow(Result):
     dominant: str
     marks: list[str]
     exact: dict[str, str] = Field(description="seq_len and each term as an exact fraction")
+    # `dominant` and `marks` as keys (not in JSON), for a view: the parts that dominate
+    # ("attention_scores", or two that tie) and the crossovers the row is ("scores_vs_ffn").
+    _dominant: tuple[str, ...] = PrivateAttr(())
+    _marks: tuple[str, ...] | None = PrivateAttr(None)
+
+    @classmethod
+    def of(cls, s: Fraction, parts: dict[str, Fraction], marks: list[str]) -> CrossoverRow:
+        """The row at length `s` of one layer's `parts` (FLOPs per component), which is the
+        crossovers `marks` (keys of CROSSOVER_LABELS)."""
+        layer = sum(parts.values())
+        top = max(parts.values())
+        dominant = tuple(k for k, v in parts.items() if v == top)
+        row = cls(
+            seq_len=num(s), attention_projections=num(parts["attention_projections"]),
+            attention_scores=num(parts["attention_scores"]), ffn=num(parts["ffn"]),
+            shares={k: share(v, layer) for k, v in parts.items()},
+            dominant=" = ".join(dominant), marks=[CROSSOVER_LABELS[m] for m in marks],
+            exact={"seq_len": exact(s), **{k: exact(v) for k, v in parts.items()}},
+        )  # fmt: skip
+        row._dominant, row._marks = dominant, tuple(marks)
+        return row
+
+    def dominant_parts(self) -> tuple[str, ...]:
+        """The components that dominate (a row read back from JSON: from its exact values)."""
+        if self._dominant:
+            return self._dominant
+        parts = {k: Fraction(v) for k, v in self.exact.items() if k != "seq_len"}
+        return tuple(k for k, v in parts.items() if v == max(parts.values()))
+
+    def crossovers(self) -> tuple[str, ...]:
+        """The crossovers this row's length is, as keys (read back from JSON: by label)."""
+        if self._marks is not None:
+            return self._marks
+        return tuple(k for k, label in CROSSOVER_LABELS.items() if label in self.marks)
 
 
 class GridReport(Result):
@@ -36,7 +70,7 @@ class GridReport(Result):
     scores_vs_ffn_exact: list[str]
 
 
-class CrossoverReport(Result):
+class CrossoverReport(Stated):
     view: ClassVar[str] = "ffn_calc.views.crossover:crossover_tables"
 
     model: str
@@ -63,7 +97,7 @@ class CrossoverReport(Result):
     convention: str
 
 
-# Also the marks of CrossoverRow (JSON: English); the tables translate them.
+# Also the marks of CrossoverRow (JSON: English); the tables show them by key.
 CROSSOVER_LABELS = {
     "scores_vs_ffn": N_("scores = FFN"),
     "scores_vs_projections": N_("scores = projections"),
@@ -87,16 +121,12 @@ POSITIONS_NOTE = N_(
 
 
 def _row(pt: fl.PerToken, s: Fraction, causal: bool, marks: list[str]) -> CrossoverRow:
-    proj, ffn = pt.projections * s, pt.ffn * s
-    scores = pt.scores(s, causal) * s
-    layer = proj + ffn + scores
-    parts = {"attention_projections": proj, "attention_scores": scores, "ffn": ffn}
-    return CrossoverRow(
-        seq_len=num(s), attention_projections=num(proj), attention_scores=num(scores),
-        ffn=num(ffn), shares={k: share(v, layer) for k, v in parts.items()},
-        dominant=" = ".join(k for k, v in parts.items() if v == max(parts.values())),
-        marks=marks, exact={"seq_len": exact(s), **{k: exact(v) for k, v in parts.items()}},
-    )  # fmt: skip
+    parts = {
+        "attention_projections": pt.projections * s,
+        "attention_scores": pt.scores(s, causal) * s,
+        "ffn": pt.ffn * s,
+    }
+    return CrossoverRow.of(s, parts, marks)
 
 
 def crossover_report(
@@ -118,14 +148,16 @@ def crossover_report(
     }
     for key, s in points.items():
         if s is not None and s > 0:
-            lengths.setdefault(s, []).append(CROSSOVER_LABELS[key])
+            lengths.setdefault(s, []).append(key)
     if limit is not None and any(s > limit for s in lengths):  # no row the model cannot run
         lengths = {s: m for s, m in lengths.items() if s <= limit}
         lengths.setdefault(Fraction(limit), [])
     rows = [_row(pt, s, causal, lengths[s]) for s in sorted(lengths)]
-    convention = CROSSOVER_CONVENTION + (" " + CAUSAL_PAIRS if causal else "")
+    stated = [say(CROSSOVER_CONVENTION)]
+    if causal:
+        stated.append(say(CAUSAL_PAIRS))
     if limit is not None:
-        convention += " " + POSITIONS_NOTE
+        stated.append(say(POSITIONS_NOTE))
     return CrossoverReport(
         model=cfg.name,
         layer=_layer_label(fl.crossover_layer(cfg)),
@@ -138,8 +170,8 @@ def crossover_report(
         max_seq_len=limit,
         rows=rows,
         grid=grid,
-        convention=convention,
-    )
+        convention=english(stated),
+    ).stated(stated)
 
 
 def _layer_label(layer: fl.LayerFlops) -> str:

@@ -11,9 +11,9 @@ from pydantic import Field
 from ffn_calc.counts import flops as fl
 from ffn_calc.counts import params as pm
 from ffn_calc.errors import UsageError
-from ffn_calc.i18n.translate import N_, _
+from ffn_calc.i18n.translate import N_, Text, _, say
 from ffn_calc.model.config import ModelConfig
-from ffn_calc.reports.base import Number, Result, TermReport, exact, num, share
+from ffn_calc.reports.base import Number, Result, Stated, TermReport, english, exact, num, share
 
 
 class FlopLayer(Result):
@@ -35,7 +35,7 @@ class Approximation(Result):
     error: float = Field(description="(approximation - exact) / exact")
 
 
-class FlopsReport(Result):
+class FlopsReport(Stated):
     view: ClassVar[str] = "ffn_calc.views.flops:flops_tables"
 
     model: str
@@ -57,8 +57,8 @@ class FlopsReport(Result):
     convention: str
 
 
-# The sentences a FlopsReport's convention is made of (JSON: English; the tables translate
-# each, see views._translated).
+# The sentences a FlopsReport's convention is made of (JSON: English, one string; the tables
+# show each in the reader's language).
 MACS_NOTE = N_("Unit: multiply-adds (MACs) = FLOPs / 2.")
 
 
@@ -68,7 +68,18 @@ CAUSAL_NOTE = N_("--causal: decoder self-attention scores over the S(S+1)/2 visi
 NO_LM_HEAD_NOTE = N_("--no-lm-head: the output projection is left out.")
 
 
-FLOPS_PIECES = (fl.CONVENTION, MACS_NOTE, CAUSAL_NOTE, NO_LM_HEAD_NOTE)
+def conventions(
+    sentences: tuple[str, ...], unit: str, lm_head: bool, causal: bool = False
+) -> list[Text]:
+    """A convention's sentences (msgids) with the notes of the options given: MACs before
+    them, --causal and --no-lm-head after them."""
+    out = [say(MACS_NOTE)] if unit == "macs" else []
+    out += [say(s) for s in sentences]
+    if causal:
+        out.append(say(CAUSAL_NOTE))
+    if not lm_head:
+        out.append(say(NO_LM_HEAD_NOTE))
+    return out
 
 
 def check_workload(cfg: ModelConfig, w: fl.Workload) -> None:
@@ -110,13 +121,7 @@ def flops_report(cfg: ModelConfig, w: fl.Workload, unit: str = "flops") -> Flops
     ]  # fmt: skip
     t = w.target_len if w.target_len is not None else w.seq_len
     tokens = w.batch * (w.seq_len + t if cfg.architecture == "encoder-decoder" else w.seq_len)
-    convention = fl.CONVENTION
-    if unit == "macs":
-        convention = MACS_NOTE + " " + convention
-    if w.causal:
-        convention += " " + CAUSAL_NOTE
-    if not w.lm_head:
-        convention += " " + NO_LM_HEAD_NOTE
+    stated = conventions((fl.CONVENTION,), unit, w.lm_head, w.causal)
     return FlopsReport(
         model=cfg.name, batch=w.batch, seq_len=w.seq_len,
         target_len=w.target_len if cfg.architecture == "encoder-decoder" else None,
@@ -126,8 +131,8 @@ def flops_report(cfg: ModelConfig, w: fl.Workload, unit: str = "flops") -> Flops
         components=comps,
         shares={k: share(v, fwd) for k, v in comps.items()},
         layers=layers, approximations=_approximations(cfg, w, fwd * div, div, tokens),
-        convention=convention,
-    )  # fmt: skip
+        convention=english(stated),
+    ).stated(stated)  # fmt: skip
 
 
 def _approximations(

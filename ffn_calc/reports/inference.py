@@ -9,10 +9,10 @@ from typing import ClassVar
 from pydantic import Field
 
 from ffn_calc.counts import inference as inf
-from ffn_calc.i18n.translate import N_
+from ffn_calc.i18n.translate import N_, say
 from ffn_calc.model.config import ModelConfig
-from ffn_calc.reports.base import Number, Result, TermReport, exact, num, share
-from ffn_calc.reports.crossover import CROSSOVER_LABELS, CrossoverRow
+from ffn_calc.reports.base import Number, Result, Stated, TermReport, english, exact, num, share
+from ffn_calc.reports.crossover import CrossoverRow
 
 KV_CONVENTION = N_(
     "Elements: every cached key and value tensor's numel() after a prefill of `context` tokens "
@@ -57,7 +57,7 @@ class KvLayer(Result):
     bytes: int
 
 
-class KvReport(Result):
+class KvReport(Stated):
     view: ClassVar[str] = "ffn_calc.views.inference:kv_tables"
 
     model: str
@@ -110,7 +110,7 @@ def kv_report(
         kv_elements=total, kv_bytes=sum(x.count * x.bytes for x in layers),
         kv_elements_per_token=num(per_token), kv_elements_per_token_exact=exact(per_token),
         layers=layers, convention=KV_CONVENTION,
-    )  # fmt: skip
+    ).stated([say(KV_CONVENTION)])  # fmt: skip
 
 
 class DecodeLayer(Result):
@@ -121,7 +121,7 @@ class DecodeLayer(Result):
     terms: list[TermReport]
 
 
-class DecodeReport(Result):
+class DecodeReport(Stated):
     view: ClassVar[str] = "ffn_calc.views.inference:decode_tables"
 
     model: str
@@ -135,19 +135,6 @@ class DecodeReport(Result):
     shares: dict[str, float]
     layers: list[DecodeLayer]
     convention: str
-
-
-def _conventions(text: str, unit: str, lm_head: bool, causal: bool = False) -> str:
-    """`text` with the notes of the options given: MACs, --causal, --no-lm-head."""
-    from ffn_calc.reports.flops import CAUSAL_NOTE, MACS_NOTE, NO_LM_HEAD_NOTE
-
-    if unit == "macs":
-        text = MACS_NOTE + " " + text
-    if causal:
-        text += " " + CAUSAL_NOTE
-    if not lm_head:
-        text += " " + NO_LM_HEAD_NOTE
-    return text
 
 
 def _divisor(unit: str) -> int:
@@ -171,7 +158,7 @@ def decode_report(
 ) -> DecodeReport:
     """One decode step; unit "macs" reports multiply-adds, lm_head=False leaves out the head."""
     from ffn_calc.counts import flops as fl
-    from ffn_calc.reports.flops import check_workload
+    from ffn_calc.reports.flops import check_workload, conventions
 
     inf.kv_kinds(cfg, batch, context, source_len)  # the model and options first
     inf.check_decode(cfg, context, source_len)
@@ -188,15 +175,16 @@ def decode_report(
                     terms=[TermReport.of(t, macs=div == 2) for t in x.terms])
         for x in inf.decode_layers(cfg, batch, context, source_len)
     ]  # fmt: skip
+    stated = conventions((DECODE_CONVENTION,), unit, lm_head)
     return DecodeReport(
         model=cfg.name, batch=batch, context=context, source_len=source_len, unit=unit,
         lm_head_counted=lm_head and cfg.has_lm_head, decode_flops=total,
         components=comps, shares={k: share(v, total) for k, v in comps.items()}, layers=layers,
-        convention=_conventions(DECODE_CONVENTION, unit, lm_head),
-    )  # fmt: skip
+        convention=english(stated),
+    ).stated(stated)  # fmt: skip
 
 
-class GenerationReport(Result):
+class GenerationReport(Stated):
     view: ClassVar[str] = "ffn_calc.views.inference:generation_tables"
 
     model: str
@@ -225,7 +213,7 @@ def generation_report(
 ) -> GenerationReport:
     """generate() for `new` tokens; unit "macs" reports multiply-adds, causal counts the
     prefill's visible pairs only, lm_head=False leaves out the head."""
-    from ffn_calc.reports.flops import check_workload
+    from ffn_calc.reports.flops import check_workload, conventions
 
     inf.kv_kinds(cfg, batch, prompt, None)  # a model that generates, first
     inf.check_generation(cfg, prompt, new)
@@ -244,15 +232,16 @@ def generation_report(
         )
     prefill = inf.prefill_flops(cfg, batch, prompt, causal=causal, lm_head=lm_head) // div
     total = inf.generation_flops(cfg, batch, prompt, new, causal=causal, lm_head=lm_head) // div
+    stated = conventions((GENERATION_NOTE, DECODE_CONVENTION), unit, lm_head, causal)
     return GenerationReport(
         model=cfg.name, batch=batch, prompt=prompt, new_tokens=new, unit=unit, causal=causal,
         lm_head_counted=lm_head and cfg.has_lm_head, prefill_flops=prefill,
         decode_steps=new - 1, decode_flops=total - prefill, generation_flops=total,
-        convention=_conventions(GENERATION_NOTE + " " + DECODE_CONVENTION, unit, lm_head, causal),
-    )  # fmt: skip
+        convention=english(stated),
+    ).stated(stated)  # fmt: skip
 
 
-class DecodeCrossoverReport(Result):
+class DecodeCrossoverReport(Stated):
     view: ClassVar[str] = "ffn_calc.views.inference:decode_crossover_tables"
 
     model: str
@@ -318,10 +307,10 @@ def decode_crossover_report(cfg: ModelConfig, batch: int) -> DecodeCrossoverRepo
         unbounded_exact={k: exact(r.unbounded) for k, r in every.items() if r.unbounded is not None},
         stops_at=steps.stops_at, max_context=steps.max_context,
         convention=DECODE_CROSSOVER_CONVENTION,
-    )  # fmt: skip
+    ).stated([say(DECODE_CROSSOVER_CONVENTION)])  # fmt: skip
 
 
-class MemoryReport(Result):
+class MemoryReport(Stated):
     view: ClassVar[str] = "ffn_calc.views.inference:memory_tables"
 
     model: str
@@ -366,6 +355,10 @@ MEMORY_CONVENTION = N_(
 )
 
 
+def _memory(fields: dict[str, object]) -> MemoryReport:
+    return MemoryReport.model_validate(fields).stated([say(MEMORY_CONVENTION)])
+
+
 def _component_bytes(cfg: ModelConfig, comps: dict[str, int], dtype: str) -> dict[str, int]:
     """Bytes per component. Whole-byte dtypes: parameters x bytes. Sub-byte (int4): each
     parameter tensor is packed on its own (ceil(numel / 2) bytes, a tied tensor once), so the
@@ -408,22 +401,22 @@ def memory_report(
         "position_limit": cfg.position_limit, "convention": MEMORY_CONVENTION,
     }  # fmt: skip
     if gpu is None:
-        return MemoryReport.model_validate(out)
+        return _memory(out)
     free = gpu - weights
     out |= {"gpu_memory_bytes": gpu, "weights_fit": free >= 0, "free_bytes": max(free, 0),
             "batch": batch, "context": context}  # fmt: skip
     if not cfg.has_decoder:
-        return MemoryReport.model_validate(out)  # no KV cache to fit
+        return _memory(out)  # no KV cache to fit
     if free < 0:  # not even the weights: no context, no batch
         out |= {"max_context": 0, "max_context_bound": "memory", "max_context_memory": 0}
         if context is not None:
             out["max_batch"] = 0
-        return MemoryReport.model_validate(out)
+        return _memory(out)
     out |= _longest(cfg, batch, dtype, free)
     if context is not None:
         one = _kv_bytes(cfg, 1, context, dtype)
         out["max_batch"] = free // one if one else None
-    return MemoryReport.model_validate(out)
+    return _memory(out)
 
 
 def _longest(cfg: ModelConfig, batch: int, dtype: str, free: int) -> dict[str, object]:
@@ -485,20 +478,9 @@ def _sweep(steps: inf.DecodeSteps, points: dict[str, Fraction | None]) -> list[C
     if steps.stops_at:
         lengths.setdefault(Fraction(steps.stops_at), [])
     for key, at in found.items():
-        lengths.setdefault(at, []).append(CROSSOVER_LABELS[key])
+        lengths.setdefault(at, []).append(key)
     top = steps.max_context
     if top is not None and any(top < L for L in lengths):
         lengths = {L: m for L, m in lengths.items() if top >= L}
         lengths.setdefault(Fraction(top), [])
-    out = []
-    for L in sorted(lengths):
-        parts = steps.parts(L)
-        layer = sum(parts.values())
-        out.append(CrossoverRow(
-            seq_len=num(L), attention_projections=num(parts["attention_projections"]),
-            attention_scores=num(parts["attention_scores"]), ffn=num(parts["ffn"]),
-            shares={k: share(v, layer) for k, v in parts.items()},
-            dominant=" = ".join(k for k, v in parts.items() if v == max(parts.values())),
-            marks=lengths[L], exact={"seq_len": exact(L), **{k: exact(v) for k, v in parts.items()}},
-        ))  # fmt: skip
-    return out
+    return [CrossoverRow.of(L, steps.parts(L), lengths[L]) for L in sorted(lengths)]

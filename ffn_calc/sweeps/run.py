@@ -23,7 +23,7 @@ from pydantic import ValidationError
 
 from ffn_calc.errors import FfnCalcError, UsageError
 from ffn_calc.files import shown as brief
-from ffn_calc.i18n.translate import _, language, use
+from ffn_calc.i18n.translate import _
 from ffn_calc.model.config import ModelConfig, PositionLimitError, fields_model
 from ffn_calc.quantities import cut, quoted, read_number, read_share
 from ffn_calc.sweeps.metrics import (
@@ -307,8 +307,8 @@ _VALUES = re.compile(r" \([^()]*\d[^()]*\)")
 def _reason(exc: ValidationError | FfnCalcError) -> str:
     """The rule a combination breaks, without its numbers, so that the combinations breaking
     one rule count together: "n_kv_heads must divide n_heads"."""
-    if isinstance(exc, FfnCalcError):
-        text = str(exc).rstrip(".")
+    if isinstance(exc, FfnCalcError):  # its English, whatever the language it was shown in
+        text = str(exc if exc.text is None else exc.text).rstrip(".")
     else:
         text = "; ".join(e["msg"].removeprefix("Value error, ") for e in exc.errors())
     return _VALUES.sub("", text)
@@ -417,24 +417,6 @@ class Sweep:
         cache: Cache = {}
         return [m.kind.compute(cfg, cache, m.argument) for m in self.metrics]
 
-    def _english_reason(
-        self,
-        changes: dict[str, Value],
-        computes: list[tuple[Callable[[ModelConfig, Cache, int], Number | None], int]],
-        reason: str,
-    ) -> str:
-        """A skipped combination's reason in English (skipped reasons are grouped by their
-        text and go into JSON as they are): the combination again, in English."""
-        with use("en"):
-            try:
-                cfg = self.base.varied(changes, values_checked=True)
-                cache: Cache = {}
-                for compute, arg in computes:
-                    compute(cfg, cache, arg)
-            except (ValidationError, FfnCalcError) as exc:
-                return _reason(exc)
-        return reason
-
     def __iter__(self) -> Iterator[dict[str, Any]]:
         self.matched = self.filtered_out = 0
         self.skipped = Counter()
@@ -453,9 +435,7 @@ class Sweep:
                 cache: Cache = {}
                 values = [compute(cfg, cache, arg) for compute, arg in computes]
             except (ValidationError, FfnCalcError) as exc:
-                reason = _reason(exc)
-                if isinstance(exc, FfnCalcError) and language() != "en":
-                    reason = self._english_reason(changes, computes, reason)
+                reason = _reason(exc)  # English, from the same error as its shown message
                 self.skipped[reason] += 1
                 if reason not in self.first_skipped:
                     self.first_skipped[reason] = changes

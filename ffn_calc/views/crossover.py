@@ -6,16 +6,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ffn_calc.i18n.translate import N_, _
-from ffn_calc.reports.crossover import (
-    CAUSAL_PAIRS,
-    CROSSOVER_CONVENTION,
-    CROSSOVER_LABELS,
-    POSITIONS_NOTE,
-)
+from ffn_calc.reports.crossover import CAUSAL_PAIRS, CROSSOVER_LABELS
 
 if TYPE_CHECKING:  # the report types only annotate: importing them would load every command
     from ffn_calc.reports.crossover import CrossoverReport, CrossoverRow
-from ffn_calc.views.labels import layer_label, listed, sentences, translated
+from ffn_calc.views.labels import layer_label, listed, sentences
 from ffn_calc.views.table import Column, Table, never
 
 
@@ -26,14 +21,8 @@ def per_token(x: float) -> str:
 SHORT = {"attention_projections": N_("proj"), "attention_scores": N_("scores"), "ffn": N_("FFN")}
 
 
-SHORT_MARKS = {
-    v: k.removeprefix("scores_vs_").replace("projections", "proj")
-    for k, v in CROSSOVER_LABELS.items()
-}
-
-
-def _short(dominant: str) -> str:
-    return " = ".join(_(SHORT[k]) for k in dominant.split(" = "))
+# A row's crossovers in the 'at' column (symbols, alike in every language).
+SHORT_MARKS = {"scores_vs_ffn": "ffn", "scores_vs_projections": "proj", "scores_vs_dense": "dense"}
 
 
 def _at(value: object) -> str:
@@ -113,10 +102,7 @@ def crossover_tables(r: CrossoverReport) -> list[Table]:
         "S", r.rows,
     )  # fmt: skip
     rows.notes.append(
-        sentences(
-            translated(r.convention, (CROSSOVER_CONVENTION, CAUSAL_PAIRS, POSITIONS_NOTE)),
-            _("'at': the crossover that row's S is (vs ffn, proj, dense)."),
-        )
+        sentences(*r.sentences(), _("'at': the crossover that row's S is (vs ffn, proj, dense)."))
     )
     tables = [t, rows]
     if r.grid is not None:
@@ -160,10 +146,12 @@ def sweep_table(title: str, symbol: str, sweep: list[CrossoverRow]) -> Table:
         ],
     )  # fmt: skip
     for row in sweep:
-        sh = row.shares
+        sh, dominant = row.shares, row.dominant_parts()
         rows.add(
             row.seq_len, row.attention_projections, row.attention_scores, row.ffn,
             sh["attention_projections"], sh["attention_scores"], sh["ffn"],
-            _short(row.dominant), ", ".join(SHORT_MARKS[m] for m in row.marks), style=row.dominant,
+            " = ".join(_(SHORT[k]) for k in dominant),
+            ", ".join(SHORT_MARKS[k] for k in row.crossovers()),
+            style=dominant[0],  # the colour of the (first) dominant part
         )  # fmt: skip
     return rows

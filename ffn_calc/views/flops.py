@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ffn_calc.i18n.translate import _
-from ffn_calc.reports.flops import FLOPS_PIECES
 
 if TYPE_CHECKING:  # the report types only annotate: importing them would load every command
     from ffn_calc.reports.flops import FlopsReport
@@ -14,10 +13,10 @@ from ffn_calc.views.crossover import per_token
 from ffn_calc.views.labels import (
     by_count,
     component_label,
-    explained,
+    explained_terms,
     one_layer,
+    sentences,
     term_label,
-    translated,
 )
 from ffn_calc.views.numbers import human
 from ffn_calc.views.table import Column, Table
@@ -26,7 +25,7 @@ from ffn_calc.views.table import Column, Table
 def flops_tables(r: FlopsReport, explain: bool = False) -> list[Table]:
     unit = "MACs" if r.unit == "macs" else "FLOPs"
     tables: list[Table] = []
-    convention = translated(r.convention, FLOPS_PIECES)
+    convention = sentences(*r.sentences())
     for layer in r.layers:
         title = _("{heading}, forward {unit}").format(
             heading=one_layer(r.model, layer.stack, layer.kind, layer.count), unit=unit
@@ -48,7 +47,7 @@ def flops_tables(r: FlopsReport, explain: bool = False) -> list[Table]:
             t.add(label, "", value, value / layer.total, style="total")
         t.add(_("layer total"), "", layer.total, 1.0, style="total")
         if explain:
-            t.notes += [explained(x.name, x.formula, x.numbers, x.value) for x in layer.terms]
+            t.notes += explained_terms(layer.terms)
         t.notes.append(convention)
         tables.append(t)
     shape = f"B={r.batch}, S={r.seq_len}" + (

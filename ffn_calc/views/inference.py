@@ -9,7 +9,6 @@ from ffn_calc.i18n.translate import _
 from ffn_calc.reports.crossover import (
     CROSSOVER_LABELS,
 )
-from ffn_calc.reports.flops import FLOPS_PIECES
 
 if TYPE_CHECKING:  # the report types only annotate: importing them would load every command
     from ffn_calc.reports.inference import (
@@ -23,13 +22,13 @@ from ffn_calc.views.crossover import never_notes, sweep_table
 from ffn_calc.views.labels import (
     by_count,
     component_label,
-    explained,
+    explained_terms,
     kind_label,
     layer_label,
     listed,
+    sentences,
     stack_label,
     term_label,
-    translated,
 )
 from ffn_calc.views.numbers import human
 from ffn_calc.views.table import Column, Table, never
@@ -73,15 +72,13 @@ def kv_tables(r: KvReport) -> list[Table]:
             _("int4: each cached tensor (a layer's keys or values) packs two elements to a "
               "byte, rounded up on its own; the total is the sum of the layers' bytes.")
         )  # fmt: skip
-    t.notes.append(_(r.convention))  # KV_CONVENTION, marked where it is defined
+    t.notes.append(sentences(*r.sentences()))
     return [t]
 
 
 def decode_tables(r: DecodeReport, explain: bool = False) -> list[Table]:
-    from ffn_calc.reports.inference import DECODE_CONVENTION
-
     unit = "MACs" if r.unit == "macs" else "FLOPs"
-    convention = translated(r.convention, (DECODE_CONVENTION, *FLOPS_PIECES))
+    convention = sentences(*r.sentences())
     tables: list[Table] = []
     for layer in r.layers:
         if layer.kind:
@@ -107,7 +104,7 @@ def decode_tables(r: DecodeReport, explain: bool = False) -> list[Table]:
             t.add(term_label(term.name), component_label(term.group), term.value, share)
         t.add(_("layer total"), "", layer.total, 1.0, style="total")
         if explain:
-            t.notes += [explained(x.name, x.formula, x.numbers, x.value) for x in layer.terms]
+            t.notes += explained_terms(layer.terms)
         tables.append(t)
     t = Table(
         by_count(
@@ -164,7 +161,7 @@ def decode_crossover_tables(r: DecodeCrossoverReport) -> list[Table]:
                 per_token=f"{r.kv_elements_per_token:,}", weights=f"{r.ffn_weights_per_step:,}"
             )
         )
-    t.notes.append(_(r.convention))  # DECODE_CROSSOVER_CONVENTION, marked where it is defined
+    t.notes.append(sentences(*r.sentences()))
     rows = sweep_table(
         _("{model}: one decode step of one {layer} layer over the context L (batch {batch})").format(
             model=r.model, layer=layer_label(r.layer), batch=f"{r.batch:,}"
@@ -182,8 +179,6 @@ def decode_crossover_tables(r: DecodeCrossoverReport) -> list[Table]:
 
 
 def generation_tables(r: GenerationReport) -> list[Table]:
-    from ffn_calc.reports.inference import DECODE_CONVENTION, GENERATION_NOTE
-
     t = Table(
         by_count(
             r.new_tokens,
@@ -197,7 +192,7 @@ def generation_tables(r: GenerationReport) -> list[Table]:
     steps = by_count(r.decode_steps, _("{steps} decode step"), _("{steps} decode steps"))
     t.add(steps.format(steps=f"{r.decode_steps:,}"), r.decode_flops, r.decode_flops / total)
     t.add(_("generation"), total, 1.0, style="total")
-    t.notes.append(translated(r.convention, (GENERATION_NOTE, DECODE_CONVENTION, *FLOPS_PIECES)))
+    t.notes.append(sentences(*r.sentences()))
     return [t]
 
 
@@ -282,6 +277,6 @@ def memory_tables(r: MemoryReport) -> list[Table]:
                     "tokens."
                 ).format(tokens=f"{r.cache_stops_growing_at:,}")
             )
-        f.notes.append(_(r.convention))  # MEMORY_CONVENTION, marked where it is defined
+        f.notes.append(sentences(*r.sentences()))
         tables.append(f)
     return tables

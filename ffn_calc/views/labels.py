@@ -6,10 +6,12 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
-from ffn_calc.i18n.translate import N_, Text, _, language
+from ffn_calc.i18n.translate import N_, Text, _, language, shown
 
 if TYPE_CHECKING:  # the report types only annotate: importing them would load every command
-    pass
+    from collections.abc import Iterable
+
+    from ffn_calc.reports.base import TermReport
 from ffn_calc.views.numbers import CJK_UNITS
 
 # --- labels people read (the reports keep the English keys: JSON) ------------------------------
@@ -63,6 +65,28 @@ TERM_LABELS = {
         N_("pooler W"),
         N_("pooler b"),
         N_("kv_b_proj over the cache"),
+        N_("target token embedding"),
+        N_("encoder token embedding"),
+        N_("decoder token embedding"),
+        N_("projection out"),
+        N_("projection out bias"),
+        N_("lm_head projection bias"),
+        N_("router score bias"),
+        N_("shared expert biases"),
+        N_("q_a_proj bias"),
+        N_("kv_a_proj bias"),
+        N_("cross Q"),
+        N_("cross K"),
+        N_("cross V"),
+        N_("cross O"),
+        N_("cross b_Q"),
+        N_("cross b_K"),
+        N_("cross b_V"),
+        N_("cross b_O"),
+        N_("cross QK^T"),
+        N_("cross AV"),
+        N_("QK^T (causal)"),
+        N_("AV (causal)"),
     )
 }
 
@@ -99,19 +123,10 @@ def listed(items: list[str]) -> str:
     return ("、" if _cjk() else ", ").join(items)
 
 
-def sentences(*texts: str) -> str:
-    """Sentences one after another: a space between them in English, none in CJK text."""
-    return ("" if _cjk() else " ").join(t for t in texts if t)
-
-
-def translated(text: str, pieces: tuple[str, ...]) -> str:
-    """A report's English text made of known sentences (`pieces`, marked N_ where they are
-    defined), in the current language; English: the text itself."""
-    if not _cjk():
-        return text
-    for piece in pieces:
-        text = text.replace(piece, _(piece))
-    return re.sub(r"(?<=[。）]) (?=\S)", "", text)  # noqa: RUF001 (no space between CJK sentences)
+def sentences(*texts: str | Text) -> str:
+    """Sentences one after another, each in the reader's language: a space between them in
+    English, none in CJK text."""
+    return ("" if _cjk() else " ").join(s for s in map(shown, texts) if s)
 
 
 def component_label(key: str) -> str:
@@ -169,27 +184,19 @@ def one_layer(model: str, stack: str, kind: str, count: int) -> str:
     )
 
 
-# Words inside counts.params' term formulas, translated where the formula is shown; its
-# symbols and numbers read the same in every language. (Training's formulas are messages.)
-FORMULA_PIECES = (N_("biases of one expert"),)
-
-
-def _formula(text: str) -> str:
-    """A formula in the current language: FORMULA_PIECES translated."""
-    if not _cjk():
-        return text
-    for piece in FORMULA_PIECES:
-        text = text.replace(piece, _(piece))
-    return text
-
-
 def activation_term_label(name: str | Text) -> str:
     """A stored activation's name (training.layer_terms): a message, or a plain msgid."""
     return name.shown() if isinstance(name, Text) else _(name)
 
 
-def explained(name: str, formula: str, numbers: str, value: int) -> str:
-    name, formula = term_label(name), _formula(formula)
+def explained(name: str, formula: str | Text, numbers: str, value: int) -> str:
+    """A term's line: its name and formula in the reader's words, its numbers and value."""
+    name, shown_formula = term_label(name), shown(formula)
     if numbers == f"{value:,}":
-        return f"{name}: {formula} = {value:,}"
-    return f"{name}: {formula} = {numbers} = {value:,}"
+        return f"{name}: {shown_formula} = {value:,}"
+    return f"{name}: {shown_formula} = {numbers} = {value:,}"
+
+
+def explained_terms(terms: Iterable[TermReport]) -> list[str]:
+    """--explain's lines for a report's terms: `name: formula = numbers = value` each."""
+    return [explained(x.name, x.shown_formula(), x.numbers, x.value) for x in terms]

@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # the report types only annotate: importing them would load e
     from ffn_calc.reports.params import ParamsReport
 from ffn_calc.views.labels import (
     component_label,
-    explained,
+    explained_terms,
     kind_label,
     one_layer,
     stack_label,
@@ -47,7 +47,7 @@ def params_tables(r: ParamsReport, explain: bool = False) -> list[Table]:
             t.add(label, "", value, value / layer.total, style="total")
         t.add(_("layer total"), "", layer.total, 1.0, style="total")
         if explain:
-            t.notes += [explained(x.name, x.formula, x.numbers, x.value) for x in layer.terms]
+            t.notes += explained_terms(layer.terms)
         tables.append(t)
     t = Table(
         _("{model}: whole model").format(model=r.model),
@@ -94,7 +94,7 @@ def params_tables(r: ParamsReport, explain: bool = False) -> list[Table]:
         )
     )
     if explain:
-        t.notes += [explained(x.name, x.formula, x.numbers, x.value) for x in r.other_terms]
+        t.notes += explained_terms(r.other_terms)
         t.notes += [shown(x, stack=stack_label, kind=kind_label) for x in r.active_lines()]
     if r.source:
         t.notes.append(_("Source: {source}").format(source=r.source))

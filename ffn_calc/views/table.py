@@ -47,8 +47,8 @@ class Table:
     columns: list[Column]
     rows: list[list[object]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    # Per-row style hints: "total" (bold), "grid" (each cell by its value), or a dominant-term
-    # colour key.
+    # Per-row style hints: "total" (bold), "grid" (each cell by its value), or the component
+    # key whose colour the row takes ("attention_scores": the part that dominates it).
     styles: list[str] = field(default_factory=list)
     # One row per model for CSV, one column per model for people, with the largest and the
     # smallest of each number marked (compare).
