@@ -61,6 +61,7 @@ def _required(
     model: "ModelConfig",
     texts: list[str] | None,
     refused: tuple[str, ...] = (),
+    lengths: dict[str, str] | None = None,
     **setting: Any,
 ) -> "list[RequirementResult] | None":
     """The requirements counted on the model (None: no --require): a bad expression or one
@@ -70,7 +71,7 @@ def _required(
     from ffn_calc.sweeps.require import Setting, evaluate, parse_requirements
 
     s = Setting(**setting)
-    filters = parse_requirements(texts, s)
+    filters = parse_requirements(texts, s, lengths=lengths)
     flops = [f.metric.name for f in filters if f.metric.name.split("@")[0].endswith("_flops")]
     if flops and refused:
         refuse(ctx, refused, _(REQUIRE_FLOPS), metric=flops[0])
@@ -167,7 +168,16 @@ def flops_cmd(
 
     _explain_format(ctx, format)
     changed = ("causal", "lm_head", "target_len", "unit", "generate", "source_len")
-    results = _required(ctx, model, require, changed, seq_len=seq_len, context=context, batch=batch)
+    results = _required(
+        ctx,
+        model,
+        require,
+        changed,
+        {"S": "--seq-len S", "L": "--decode --context L"},
+        seq_len=seq_len,
+        context=context,
+        batch=batch,
+    )
     if decode:
         refuse(
             ctx,
@@ -404,6 +414,7 @@ def memory_cmd(
         ctx,
         model,
         require,
+        lengths={"S": "--training --seq-len S", "L": "--gpu-memory SIZE --context L"},
         seq_len=seq_len,
         context=context,
         batch=micro_batch if training else batch,

@@ -33,6 +33,8 @@ from ffn_calc.reports.base import Result
 from ffn_calc.sweeps.require import RequirementResult, Setting, evaluate, parse_requirements
 
 BUDGETS_FILE = N_("budgets file")
+# Where a budget gives the length of a metric written without @N.
+BUDGET_LENGTHS = {"S": "seq_len = S", "L": "context = L"}
 SOURCES = ("preset", "config", "hf_config")
 LENGTHS = ("seq_len", "context", "batch")
 KEYS = ("name", *SOURCES, *LENGTHS, "dtype", "require")
@@ -170,7 +172,10 @@ def _model(b: dict[str, Any], base: Path, line: Any) -> tuple[Any, str]:
             model = resolve_model(preset=value)
         else:
             path = base / value  # relative to the budgets file (an absolute path stays)
-            model = resolve_model(**{key: path})
+            as_config = key == "config"
+            model = resolve_model(
+                config=path if as_config else None, hf_config=None if as_config else path
+            )
     except FfnCalcError as exc:
         raise line(key, str(exc)) from None
     return model, f"{key} {value}"
@@ -225,7 +230,7 @@ def _budget(i: int, b: object, base: Path, where: _Where) -> BudgetResult:
     for text in require:
         line = lines.text(i, text.strip(), after)
         try:
-            filters = parse_requirements([text], setting, "require")
+            filters = parse_requirements([text], setting, "require", BUDGET_LENGTHS)
             results += evaluate(model, filters, setting)
         except FfnCalcError as exc:
             raise where.error(line, str(exc), label) from None

@@ -13,14 +13,16 @@ bf16, for weights_bytes and kv_bytes); never read back from a report's rounded n
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
+from ffn_calc.errors import UsageError
 from ffn_calc.i18n.translate import _
+from ffn_calc.quantities import cut
 from ffn_calc.reports.base import Number, Result, exact, num
-from ffn_calc.sweeps.metrics import BATCH, DTYPE, Cache, exact_value
+from ffn_calc.sweeps.metrics import BATCH, DTYPE, METRICS, Cache, exact_value
 from ffn_calc.sweeps.run import Filter, parse_filter
 
 if TYPE_CHECKING:
@@ -66,12 +68,39 @@ class RequirementResult(Result):
     holds: bool
 
 
+_NAME = re.compile(r"\s*([A-Za-z_]++)(@?)")
+
+
 def parse_requirements(
-    texts: Sequence[str], setting: Setting, option: str = "--require"
+    texts: Sequence[str],
+    setting: Setting,
+    option: str = "--require",
+    lengths: Mapping[str, str] | None = None,
 ) -> list[Filter]:
     """Each `METRIC OP NUMBER`, read as --where reads it; a metric without @N takes the
-    setting's length (UsageError, exit 2, on a bad expression or an unknown metric)."""
-    return [parse_filter(t, option, setting.lengths()) for t in texts]
+    setting's length (UsageError, exit 2, on a bad expression or an unknown metric).
+    `lengths` says where the length of a metric written without @N can be given
+    ({"S": "--seq-len", "L": "--context"}): the message for a missing one names it."""
+    known = setting.lengths()
+    for t in texts:
+        m = _NAME.match(t)
+        kind = METRICS.get(m.group(1)) if m else None
+        if m and kind and kind.argument and not m.group(2) and kind.argument not in known:
+            given = (lengths or {}).get(kind.argument)
+            text = cut(t.strip())
+            if given is None:
+                raise UsageError(
+                    _("{option} {text}: {metric} takes a length: write {metric}@2048.").format(
+                        option=option, text=text, metric=m.group(1)
+                    )
+                )
+            raise UsageError(
+                _(
+                    "{option} {text}: {metric} takes a length: write {metric}@2048, or give "
+                    "{length} (a metric without @N takes it)."
+                ).format(option=option, text=text, metric=m.group(1), length=given)
+            )
+    return [parse_filter(t, option, known) for t in texts]
 
 
 def evaluate(
@@ -128,5 +157,5 @@ def with_requirements(report: Result, results: list[RequirementResult]) -> Resul
         requirements=(list[RequirementResult], ...),
     )
     fields = {k: getattr(report, k) for k in type(report).model_fields}
-    extended: Result = cls.model_construct(**fields, requirements=results)
-    return extended
+    extended = cls.model_construct(**fields, requirements=results)
+    return cast("Result", extended)

@@ -262,7 +262,7 @@ class Filter:
     bound: Fraction
     text: str
 
-    def keeps(self, value: Number | None) -> bool:
+    def keeps(self, value: Number | Fraction | None) -> bool:
         """None (a crossover the model never reaches) compares with no number: dropped."""
         return value is not None and _OPS[self.op](Fraction(value), self.bound)
 
