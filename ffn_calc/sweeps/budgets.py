@@ -154,7 +154,7 @@ def _model(b: dict[str, Any], base: Path, line: Any) -> tuple[Any, str]:
         first = given[1] if given else None
         raise line(
             first,
-            _("name one model: preset, config or hf_config (found {found}).").format(
+            _("name one model: `preset`, `config` or `hf_config` (found {found}).").format(
                 found=", ".join(given) or _("none")
             ),
         )

@@ -15,9 +15,9 @@ if TYPE_CHECKING:  # the report types only annotate
 def _setting(b: BudgetResult) -> str:
     parts = [_("batch {batch}").format(batch=b.batch), b.dtype]
     if b.seq_len is not None:
-        parts.append(_("S = {seq_len:,}").format(seq_len=b.seq_len))
+        parts.append(_("S = {seq_len}").format(seq_len=f"{b.seq_len:,}"))
     if b.context is not None:
-        parts.append(_("context {context:,}").format(context=b.context))
+        parts.append(_("context {context}").format(context=f"{b.context:,}"))
     return ", ".join(parts)
 
 
