@@ -241,3 +241,13 @@ def test_every_budget_is_checked_in_one_process(tmp_path: Path) -> None:
     )
     r = run("check", str(write(tmp_path / "b.toml", many)), "-f", "json")
     assert r.exit_code == 0 and r.json()["requirements"] == 50
+
+
+def test_junit_stays_well_formed_with_control_characters_in_a_name(tmp_path: Path) -> None:
+    f = write(tmp_path / "b.toml", '[[budget]]\nname = "bell\\u0007 \\u001b[31mred"\n'
+              'preset = "gpt2-small"\nrequire = ["total_params <= 1M"]\n')  # fmt: skip
+    r = run("check", str(f), "-f", "junit")
+    assert r.exit_code == 1
+    root = _junit(r.stdout)
+    assert root.get("failures") == "1"
+    assert root.findall("testsuite")[0].get("name") == "bell? ?[31mred"

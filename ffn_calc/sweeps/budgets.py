@@ -25,10 +25,11 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ffn_calc.errors import FfnCalcError, FileError
-from ffn_calc.files import parse_toml, read_text_file, shown
+from ffn_calc.files import parse_toml, printable, read_text_file, shown
 from ffn_calc.i18n.translate import N_, _
 from ffn_calc.limits import MAX_SIZE
 from ffn_calc.model.choices import DTYPE_BITS
+from ffn_calc.quantities import cut
 from ffn_calc.reports.base import Result
 from ffn_calc.sweeps.require import RequirementResult, Setting, evaluate, parse_requirements
 
@@ -198,7 +199,7 @@ def _budget(i: int, b: object, base: Path, where: _Where) -> BudgetResult:
     if name is not None:
         if not isinstance(name, str) or not name.strip():
             raise at("name", _("name is a string, not {value}.").format(value=shown(name)))
-        label = f"{i + 1} ({name})"
+        label = f"{i + 1} ({printable(cut(name))})"
     for key in b:
         if key not in KEYS:
             close = difflib.get_close_matches(key, KEYS, n=1)
