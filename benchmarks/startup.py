@@ -97,6 +97,8 @@ COMMANDS: dict[str, tuple[list[str], str]] = {
     "compare gpt2-small llama-2-7b": (["compare", "gpt2-small", "llama-2-7b"], "table"),
     "presets": (["presets"], "table"),
     "--help": (["--help"], "help"),
+    "params --preset gpt2-small --require total_params<=7e9": (["params", "--preset", "gpt2-small", "--require", "total_params<=7e9"], "table"),
+    "check examples/budgets.toml --format json": (["check", "{budgets}", "--format", "json"], "json"),
 }  # fmt: skip
 
 HF_CONFIG = """{"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096,
@@ -147,7 +149,10 @@ def main() -> int:
         }
         jobs = {label: cmd for label, cmd in floors.values()}
         for label, (argv, _) in COMMANDS.items():
-            jobs[label] = base + [a.replace("{hf}", str(hf)) for a in argv]
+            budgets = str(root / "examples" / "budgets.toml")
+            jobs[label] = base + [
+                a.replace("{hf}", str(hf)).replace("{budgets}", budgets) for a in argv
+            ]
         labels = list(jobs)
         times: dict[str, list[float]] = {label: [] for label in labels}
         for label in labels:  # warm-up: page cache, .pyc files

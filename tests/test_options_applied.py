@@ -69,6 +69,7 @@ MODES: dict[str, list[list[str]]] = {
     "presets": [[]],
     "show": [["gpt2-small"]],
     "import-hf": [],  # no option besides --format
+    "check": [],  # no option besides --format: tests/test_check.py
     "sweep": [["-p", "gpt2-small", "-V", "n_layers=1:4"]],
     "exercise list": [[]],
     "exercise show": [["ffn-4096"]],
@@ -107,6 +108,7 @@ VALUES: dict[str, list[str]] = {
     "--ffn-dim-multiplier": ["--ffn-dim-multiplier", "1.3"],
     "--metric": ["--metric", "ffn_params"],
     "--where": ["--where", "total_params<60e6"],
+    "--require": ["--require", "total_params>0"],
     "--vary": ["--vary", "d_ff=1024,2048"],
     "--preset": ["--preset", "gpt2-medium"],
     "--config": ["--config", "{config}"],
@@ -312,7 +314,8 @@ def test_model_flags_applied(model: str) -> None:
     base = counts()
     values = _model_values(cfg)
     assert set(values) | {"--preset", "--config", "--hf-config"} >= set(_options("params")) - {
-        "--explain"
+        "--explain",
+        "--require",
     }
     failures = []
     for option, choices in values.items():

@@ -11,6 +11,11 @@ import sys
 from ffn_calc.cli import commands as _commands  # noqa: F401  (registers the commands)
 from ffn_calc.cli import exercise as _exercise  # noqa: F401  (registers the exercise group)
 from ffn_calc.cli import sweep as _sweep  # noqa: F401
+
+# isort: off
+from ffn_calc.cli import check as _check  # noqa: F401  (after the others: its place in --help)
+
+# isort: on
 from ffn_calc.cli.app import (
     COMMANDS,
     EXIT_OUTPUT_ERROR,

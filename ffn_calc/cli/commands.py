@@ -14,6 +14,7 @@ from ffn_calc.cli.app import (
     emit,
     output_errors,
     refuse,
+    say,
     user_errors,
     write,
 )
@@ -35,6 +36,73 @@ PlotOpt = Annotated[
 
 if TYPE_CHECKING:
     from ffn_calc.model.config import ModelConfig
+    from ffn_calc.sweeps.require import RequirementResult
+
+# `--require EXPR`: a budget on the model (ffn_calc.sweeps.require; imported only when given).
+RequireOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--require",
+        metavar="EXPR",
+        help="Exit 1 unless METRIC OP NUMBER holds, with the metrics and grammar of sweep --where: total_params<=7.2e9, kv_bytes<=4GiB, ffn_share>=60%; a metric without @N takes the command's length (--seq-len, --context); repeat: all must hold.",
+    ),
+]
+# A requirement counts FLOPs as `sweep` does; an option that changes how the command counts
+# them would make the two numbers differ.
+REQUIRE_FLOPS = N_(
+    "{option} with --require {metric}: a requirement counts FLOPs as sweep does (every "
+    "position's scores, the LM head, 2 FLOPs per multiply-add, the prefill at S); leave out "
+    "{option} or the requirement."
+)
+
+
+def _required(
+    ctx: typer.Context,
+    model: "ModelConfig",
+    texts: list[str] | None,
+    refused: tuple[str, ...] = (),
+    lengths: dict[str, str] | None = None,
+    **setting: Any,
+) -> "list[RequirementResult] | None":
+    """The requirements counted on the model (None: no --require): a bad expression or one
+    that does not apply (a length past the model's positions) exits 2 before any output."""
+    if not texts:
+        return None
+    from ffn_calc.sweeps.require import Setting, evaluate, parse_requirements
+
+    s = Setting(**setting)
+    filters = parse_requirements(texts, s, lengths=lengths)
+    flops = [f.metric.name for f in filters if f.metric.name.split("@")[0].endswith("_flops")]
+    if flops and refused:
+        refuse(ctx, refused, _(REQUIRE_FLOPS), metric=flops[0])
+    return evaluate(model, filters, s)
+
+
+def _emit_checked(
+    report: Any,
+    format: Format,
+    results: "list[RequirementResult] | None",
+    explain: bool = False,
+    extra: Any = None,
+) -> None:
+    """Emit the report (JSON with a `requirements` key when there are any); then each failed
+    requirement on stderr and exit 1."""
+    if results is None:
+        emit(report, format, explain, extra)
+        return
+    from ffn_calc.sweeps.require import failure, with_requirements
+
+    emit(with_requirements(report, results), format, explain, extra)
+    failed = [r for r in results if not r.holds]
+    for r in failed:
+        say(
+            _("Requirement failed: {failure} (--require {requirement}).").format(
+                failure=failure(r), requirement=r.requirement
+            )
+        )
+    if failed:
+        raise typer.Exit(1)
+
 
 # --explain writes the formulas as notes under the tables: JSON holds them already, CSV no notes.
 EXPLAIN_FORMATS = N_(
@@ -63,6 +131,7 @@ def params_cmd(
     ctx: typer.Context,
     model: "ModelConfig",
     explain: ExplainOpt = False,
+    require: RequireOpt = None,
     format: FormatOpt = Format.table,
 ) -> None:
     """Parameters per layer kind and per component, with shares and the FFN : attention ratio."""
@@ -71,7 +140,7 @@ def params_cmd(
     _explain_format(ctx, format)
 
     report = params_report(model)
-    emit(report, format, explain)
+    _emit_checked(report, format, _required(ctx, model, require), explain)
 
 
 @model_command("flops")
@@ -89,6 +158,7 @@ def flops_cmd(
     causal: Annotated[bool, typer.Option("--causal", help="Decoder self-attention scores over the S(S+1)/2 visible pairs only (with --generate: the prefill's).")] = False,
     lm_head: Annotated[bool, typer.Option("--lm-head/--no-lm-head", help="Count the output projection (also with --decode and --generate).")] = True,
     explain: Annotated[bool, typer.Option("--explain", help="Print every term's formula with the numbers put in (not with --generate).")] = False,
+    require: RequireOpt = None,
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
     """Forward and training FLOPs per component, per layer and per token, with rules of thumb;
@@ -97,6 +167,17 @@ def flops_cmd(
     from ffn_calc.reports.flops import flops_report
 
     _explain_format(ctx, format)
+    changed = ("causal", "lm_head", "target_len", "unit", "generate", "source_len")
+    results = _required(
+        ctx,
+        model,
+        require,
+        changed,
+        {"S": "--seq-len S", "L": "--decode --context L"},
+        seq_len=seq_len,
+        context=context,
+        batch=batch,
+    )
     if decode:
         refuse(
             ctx,
@@ -118,7 +199,7 @@ def flops_cmd(
 
         _generates(model, "--decode")
         dr = decode_report(model, batch, context, source_len, unit=unit.value, lm_head=lm_head)
-        emit(dr, format, explain)
+        _emit_checked(dr, format, results, explain)
         return
     if context is not None or source_len is not None:
         raise UsageError(_("--context and --source-len go with --decode."))
@@ -143,14 +224,14 @@ def flops_cmd(
         gr = generation_report(
             model, batch, seq_len, generate, unit=unit.value, causal=causal, lm_head=lm_head
         )
-        emit(gr, format)
+        _emit_checked(gr, format, results)
         return
 
     w = Workload(
         batch=batch, seq_len=seq_len, target_len=target_len, causal=causal, lm_head=lm_head
     )
     report = flops_report(model, w, unit.value)
-    emit(report, format, explain)
+    _emit_checked(report, format, results, explain)
 
 
 @model_command("crossover")
@@ -228,18 +309,29 @@ BF16, MIXED, NO_RECOMPUTE = Dtype("bf16"), Recipe("mixed"), Recompute("none")  #
 
 @model_command("kv")
 def kv_cmd(
+    ctx: typer.Context,
     model: "ModelConfig",
     context: Annotated[int, typer.Option("--context", "-L", min=1, max=MAX_SIZE, help="Tokens cached (a prefill of L tokens).")],
     batch: Annotated[int, typer.Option("--batch", "-b", min=1, max=MAX_SIZE, help="Sequences B.")] = 1,
     dtype: Annotated[Dtype, typer.Option("--dtype", help="Bytes per cached element: fp32 4, bf16 / fp16 2, fp8 / int8 1, int4 1/2.")] = BF16,
     source_len: Annotated[int | None, typer.Option("--source-len", min=1, max=MAX_SIZE, help="Encoder-decoder: source tokens in the cross-attention cache (default --context).")] = None,
+    require: RequireOpt = None,
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
     """The KV cache after a prefill of --context tokens: elements and bytes per layer kind."""
     from ffn_calc.reports.inference import kv_report
 
     report = kv_report(model, batch, context, dtype.value, source_len)
-    emit(report, format)
+    if require and source_len is not None:
+        refuse(
+            ctx,
+            ("source_len",),
+            _(
+                "{option} goes with the kv table, not --require: a requirement's cache holds a source of --context tokens."
+            ),
+        )
+    results = _required(ctx, model, require, context=context, batch=batch, dtype=dtype.value)
+    _emit_checked(report, format, results)
 
 
 @model_command("memory")
@@ -259,6 +351,7 @@ def memory_cmd(
     seq_len: Annotated[int | None, typer.Option("--seq-len", "-s", min=1, max=MAX_SIZE, help="--training: sequence length (default 2048, or the model's learned position table when shorter).", show_default=False)] = None,
     micro_batch: Annotated[int, typer.Option("--micro-batch", min=1, max=MAX_SIZE, help="--training: micro-batch size.")] = 1,
     explain: Annotated[bool, typer.Option("--explain", help="--training: print every activation term's formula with the numbers put in.")] = False,
+    require: RequireOpt = None,
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
     """The weights in bytes per component; with --gpu-memory, the longest context and largest
@@ -317,16 +410,26 @@ def memory_cmd(
     if gpu_memory is None and context is not None:
         raise UsageError(_("--context goes with --gpu-memory (the largest batch that fits)."))
     gpu = parse_bytes(gpu_memory) if gpu_memory is not None else None
+    results = _required(
+        ctx,
+        model,
+        require,
+        lengths={"S": "--training --seq-len S", "L": "--gpu-memory SIZE --context L"},
+        seq_len=seq_len,
+        context=context,
+        batch=micro_batch if training else batch,
+        dtype="bf16" if training else dtype.value,
+    )
     if training:
         from ffn_calc.counts.training import Parallel
         from ffn_calc.reports.training import training_report
 
         par = Parallel(dp=dp, tp=tp, sequence_parallel=sequence_parallel, recompute=recompute.value)
         tr_report = training_report(model, recipe.value, par, seq_len, micro_batch, gpu)
-        emit(tr_report, format, explain)
+        _emit_checked(tr_report, format, results, explain)
         return
     report = memory_report(model, dtype.value, gpu, batch, context)
-    emit(report, format)
+    _emit_checked(report, format, results)
 
 
 @model_command("tensors")

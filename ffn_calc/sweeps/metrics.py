@@ -10,6 +10,7 @@ import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from ffn_calc.counts import totals
@@ -50,6 +51,15 @@ def parse_int(text: str, where: str) -> int:
 # --- metrics --------------------------------------------------------------------------------
 
 Cache = dict[str, Any]
+# A cache may start with the setting a metric is counted at (`ffn-calc check`, `--require`):
+# BATCH sequences (default 1) and DTYPE for the byte metrics (default bf16). A sweep's cache
+# starts empty: batch 1, bf16.
+BATCH, DTYPE = "batch", "dtype"
+
+
+def _batch(c: Cache) -> int:
+    batch: int = c.get(BATCH, 1)
+    return batch
 
 
 def _params(cfg: ModelConfig, c: Cache) -> dict[str, int]:
@@ -78,19 +88,25 @@ def _component(key: str) -> Callable[[ModelConfig, Cache, int], int]:
     return lambda cfg, c, _: _params(cfg, c).get(key, 0)
 
 
+def _ffn_share_exact(cfg: ModelConfig, c: Cache, _: int) -> Fraction:
+    p = _params(cfg, c)
+    return Fraction(p["ffn"], sum(p.values()))
+
+
 def _ffn_share(cfg: ModelConfig, c: Cache, _: int) -> float:
     p = _params(cfg, c)
     return p["ffn"] / sum(p.values())
 
 
-_WORKLOADS: dict[int, Workload] = {}
+_WORKLOADS: dict[tuple[int, int], Workload] = {}
 
 
 def _forward(cfg: ModelConfig, c: Cache, s: int) -> int:
     cfg.check_positions(s, f"forward_flops@{s}")
-    w = _WORKLOADS.get(s)
+    key = (_batch(c), s)
+    w = _WORKLOADS.get(key)
     if w is None:
-        w = _WORKLOADS[s] = Workload(batch=1, seq_len=s)
+        w = _WORKLOADS[key] = Workload(batch=key[0], seq_len=s)
     return sum(totals.flop_components(cfg, w).values())
 
 
@@ -99,12 +115,22 @@ def _training(cfg: ModelConfig, c: Cache, s: int) -> int:
     return 3 * _forward(cfg, c, s)
 
 
-def _crossover(key: str) -> Callable[[ModelConfig, Cache, int], Number | None]:
-    def value(cfg: ModelConfig, c: Cache, _: int) -> Number | None:
+def _crossover_exact(key: str) -> Callable[[ModelConfig, Cache, int], Fraction | None]:
+    def value(cfg: ModelConfig, c: Cache, _: int) -> Fraction | None:
         """As `crossover` reports it: None past the model's learned position table."""
         from ffn_calc.counts.flops import reached_crossovers
 
-        x = reached_crossovers(cfg)[0][key]
+        x: Fraction | None = reached_crossovers(cfg)[0][key]
+        return x
+
+    return value
+
+
+def _crossover(key: str) -> Callable[[ModelConfig, Cache, int], Number | None]:
+    exact = _crossover_exact(key)
+
+    def value(cfg: ModelConfig, c: Cache, _: int) -> Number | None:
+        x = exact(cfg, c, 0)
         if x is None:
             return None
         return int(x) if x.denominator == 1 else float(x)
@@ -112,20 +138,35 @@ def _crossover(key: str) -> Callable[[ModelConfig, Cache, int], Number | None]:
     return value
 
 
-def _kv(cfg: ModelConfig, context: int) -> int:
+def _kv(cfg: ModelConfig, c: Cache, context: int) -> int:
     from ffn_calc.counts.inference import kv_elements
 
-    return kv_elements(cfg, 1, context)
+    return kv_elements(cfg, _batch(c), context)
 
 
 def _kv_elements(cfg: ModelConfig, c: Cache, context: int) -> int:
     cfg.check_positions(context, f"kv_elements@{context}")
-    return _kv(cfg, context)
+    return _kv(cfg, c, context)
 
 
 def _kv_bytes(cfg: ModelConfig, c: Cache, context: int) -> int:
     cfg.check_positions(context, f"kv_bytes@{context}")
-    return BF16_BYTES * _kv(cfg, context)
+    if DTYPE not in c:
+        return BF16_BYTES * _kv(cfg, c, context)
+    from ffn_calc.counts.inference import cached_tensors, kv_kinds
+
+    # Each cached tensor in bytes on its own (int4 packs two to a byte, rounded up), as `kv`.
+    total = 0
+    for k in kv_kinds(cfg, _batch(c), context, None):
+        rows = k.elements // k.per_token if k.per_token else 0  # batch x cached tokens
+        total += k.count * sum(_packed(c, rows * width) for width in cached_tensors(cfg))
+    return total
+
+
+def _packed(c: Cache, elements: int) -> int:
+    """Bytes of one tensor of `elements` in the setting's dtype, int4 rounded up."""
+    b = elements * Fraction(DTYPE_BITS[c.get(DTYPE, "bf16")], 8)
+    return -(-b.numerator // b.denominator)
 
 
 def _decode(cfg: ModelConfig, c: Cache, context: int) -> int:
@@ -133,11 +174,18 @@ def _decode(cfg: ModelConfig, c: Cache, context: int) -> int:
 
     kv_kinds(cfg, 1, context, None)  # a model without a cache first
     cfg.check_positions(context + 1, f"decode_flops@{context}", "decode")
-    return decode_flops(cfg, 1, context)
+    return decode_flops(cfg, _batch(c), context)
 
 
 def _weights_bytes(cfg: ModelConfig, c: Cache, _: int) -> int:
-    return BF16_BYTES * _total(cfg, c, 0)
+    if DTYPE not in c:
+        return BF16_BYTES * _total(cfg, c, 0)
+    if DTYPE_BITS[c[DTYPE]] % 8 == 0:
+        return _packed(c, _total(cfg, c, 0))
+    from ffn_calc.reference.instantiate import instantiate
+
+    # A sub-byte dtype packs each parameter tensor on its own (a tied tensor once), as `memory`.
+    return sum(t.count * _packed(c, t.numel) for t in instantiate(cfg).tensors if t.tied_to is None)
 
 
 @dataclass(frozen=True)
@@ -174,6 +222,13 @@ METRICS: dict[str, MetricKind] = {
     name: MetricKind(_COMPUTE[name], argument, help, unit)
     for name, (argument, help, unit) in SWEEP_METRICS.items()
 }
+# Where a metric's value is a fraction, its exact value (a sweep shows the nearest float).
+_EXACT: dict[str, Callable[[ModelConfig, Cache, int], Fraction | None]] = {
+    "ffn_share": _ffn_share_exact,
+    "scores_vs_ffn": _crossover_exact("scores_vs_ffn"),
+    "scores_vs_projections": _crossover_exact("scores_vs_projections"),
+    "scores_vs_dense": _crossover_exact("scores_vs_dense"),
+}
 
 
 @dataclass(frozen=True)
@@ -181,6 +236,18 @@ class Metric:
     name: str  # as written: "forward_flops@2048"
     kind: MetricKind
     argument: int
+
+
+def exact_value(metric: Metric, cfg: ModelConfig, cache: Cache) -> int | Fraction | None:
+    """The metric's value, exact: an integer, a Fraction (a share, a crossover), or None (a
+    crossover never reached). `cache` may hold the setting (BATCH, DTYPE)."""
+    name = metric.name.partition("@")[0]
+    compute = _EXACT.get(name)
+    if compute is not None:
+        return compute(cfg, cache, metric.argument)
+    value = metric.kind.compute(cfg, cache, metric.argument)
+    assert value is None or isinstance(value, int), name  # every other metric counts integers
+    return value
 
 
 def parse_metric(text: str, option: str = "--metric", given: str | None = None) -> Metric:

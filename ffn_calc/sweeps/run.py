@@ -27,6 +27,7 @@ from ffn_calc.i18n.translate import _
 from ffn_calc.model.config import ModelConfig, PositionLimitError, fields_model
 from ffn_calc.quantities import cut, quoted, read_number, read_share
 from ffn_calc.sweeps.metrics import (
+    METRICS,
     Cache,
     Metric,
     Number,
@@ -261,7 +262,7 @@ class Filter:
     bound: Fraction
     text: str
 
-    def keeps(self, value: Number | None) -> bool:
+    def keeps(self, value: Number | Fraction | None) -> bool:
         """None (a crossover the model never reaches) compares with no number: dropped."""
         return value is not None and _OPS[self.op](Fraction(value), self.bound)
 
@@ -276,26 +277,34 @@ def parse_bound(text: str, where: str, metric: Metric | None = None) -> Fraction
     return read_number(text, unit, where, name)
 
 
-def parse_filter(text: str) -> Filter:
-    """`METRIC OP NUMBER` with OP one of < <= > >= == !=: `total_params<=7e9`."""
+def parse_filter(
+    text: str, option: str = "--where", lengths: Mapping[str, int] | None = None
+) -> Filter:
+    """`METRIC OP NUMBER` with OP one of < <= > >= == !=: `total_params<=7e9`. `option` names
+    where it was given in messages (--where, --require); `lengths` gives a metric written
+    without @N its length ({"S": 2048, "L": 32768}: a requirement takes its command's)."""
     t = text.strip()
     if len(t) > MAX_WHERE_CHARS:
         raise UsageError(
-            _("--where {expr}: longer than {max} characters; write METRIC OP NUMBER.").format(
-                expr=quoted(t), max=MAX_WHERE_CHARS
+            _("{option} {expr}: longer than {max} characters; write METRIC OP NUMBER.").format(
+                option=option, expr=quoted(t), max=MAX_WHERE_CHARS
             )
         )
     m = _WHERE.fullmatch(t)
     if not m:
         raise UsageError(
             _(
-                "--where {expr}: write METRIC OP NUMBER with OP one of < <= > >= == != "
+                "{option} {expr}: write METRIC OP NUMBER with OP one of < <= > >= == != "
                 "(e.g. total_params<=7e9)."
-            ).format(expr=quoted(t))
+            ).format(option=option, expr=quoted(t))
         )
     op = "==" if m.group(2) == "=" else m.group(2)
-    metric = parse_metric(m.group(1), "--where", t)
-    return Filter(metric, op, parse_bound(m.group(3), f"--where {quoted(t)}", metric), t)
+    name = m.group(1)
+    kind = METRICS.get(name)
+    if kind is not None and kind.argument and lengths and kind.argument in lengths:
+        name = f"{name}@{lengths[kind.argument]}"
+    metric = parse_metric(name, option, t)
+    return Filter(metric, op, parse_bound(m.group(3), f"{option} {quoted(t)}", metric), t)
 
 
 # --- the sweep ------------------------------------------------------------------------------
