@@ -12,7 +12,8 @@ from ffn_calc.counts import flops as fl
 from ffn_calc.errors import UsageError
 from ffn_calc.i18n.translate import N_, _
 from ffn_calc.model.config import ModelConfig
-from ffn_calc.reports.base import Number, Result, exact, num, share
+from ffn_calc.model.layer_kinds import with_stack
+from ffn_calc.reports.base import LayerResult, Number, Result, exact, num, share
 
 
 class CrossoverRow(Result):
@@ -36,7 +37,7 @@ class GridReport(Result):
     scores_vs_ffn_exact: list[str]
 
 
-class CrossoverReport(Result):
+class CrossoverReport(LayerResult):
     view: ClassVar[str] = "ffn_calc.views.crossover:crossover_tables"
 
     model: str
@@ -126,9 +127,10 @@ def crossover_report(
     convention = CROSSOVER_CONVENTION + (" " + CAUSAL_PAIRS if causal else "")
     if limit is not None:
         convention += " " + POSITIONS_NOTE
+    layer = fl.crossover_layer(cfg)
     return CrossoverReport(
         model=cfg.name,
-        layer=_layer_label(fl.crossover_layer(cfg)),
+        layer=with_stack(layer.stack, layer.kind),
         causal=causal,
         crossover={k: None if v is None else num(v) for k, v in points.items()},
         exact={k: None if v is None else exact(v) for k, v in points.items()},
@@ -139,12 +141,7 @@ def crossover_report(
         rows=rows,
         grid=grid,
         convention=convention,
-    )
-
-
-def _layer_label(layer: fl.LayerFlops) -> str:
-    """ "decoder", or "decoder (MoE)" where a stack has several kinds."""
-    return f"{layer.stack} ({layer.kind})" if layer.kind else layer.stack
+    ).with_layer(layer.stack, layer.kind)
 
 
 # The grid `crossover --grid` draws: d_model from 256 to 16,384, S from 64 to 131,072.

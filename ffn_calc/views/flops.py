@@ -29,7 +29,7 @@ def flops_tables(r: FlopsReport, explain: bool = False) -> list[Table]:
     convention = translated(r.convention, FLOPS_PIECES)
     for layer in r.layers:
         title = _("{heading}, forward {unit}").format(
-            heading=one_layer(r.model, layer.stack, layer.kind, layer.count), unit=unit
+            heading=one_layer(r.model, layer.stack, layer.layer_kind(), layer.count), unit=unit
         )
         t = Table(
             title,
