@@ -26,6 +26,7 @@ from ffn_calc.model.layer_kinds import (
     MOE,
     SLIDING,
     LayerKind,
+    layer_kind,
     layer_kinds,
     local_kind,
     with_stack,
@@ -101,6 +102,11 @@ def test_a_kind_is_a_frozen_hashable_value() -> None:
     with pytest.raises(AttributeError):
         kind.window = 1  # type: ignore[misc]
     assert pickle.loads(pickle.dumps(kind)) == kind == copy.deepcopy(kind)
+    # An FFN kind and a mixer are rows, each defined once: a copy is the row itself.
+    assert pickle.loads(pickle.dumps(SLIDING)) is SLIDING is copy.deepcopy(SLIDING)
+    assert pickle.loads(pickle.dumps(MOE)) is MOE is copy.copy(MOE)
+    assert layer_kind(MOE, SLIDING, 4096, True, True) is layer_kind(MOE, SLIDING, 4096, True, True)
+    assert layer_kind(MOE, SLIDING, 4096, True, True) == kind
 
 
 @pytest.mark.parametrize(

@@ -42,6 +42,7 @@ from ffn_calc.model.layer_kinds import (
     CROSS_ATTENTION,
     FULL,
     LayerKind,
+    layer_kind,
     layer_kinds,
     local_kind,
 )
@@ -117,7 +118,7 @@ def kv_kinds(cfg: ModelConfig, batch: int, context: int, source_len: int | None)
         out.append(
             KvKind(
                 "decoder",
-                LayerKind(mixer=FULL, names_mixer=bool(local)),
+                layer_kind(None, FULL, None, False, bool(local)),
                 full,
                 context,
                 per,

@@ -38,7 +38,7 @@ from ffn_calc.i18n.translate import N_, Text, say
 from ffn_calc.model.choices import RECIPES as RECIPES  # re-exported: the recipes live there
 from ffn_calc.model.choices import RECOMPUTE as RECOMPUTE
 from ffn_calc.model.config import ModelConfig
-from ffn_calc.model.layer_kinds import LayerKind
+from ffn_calc.model.layer_kinds import LayerKind, layer_kind
 from ffn_calc.model.layer_kinds import layer_kinds as stack_kinds
 
 
@@ -130,7 +130,7 @@ def layer_kinds(cfg: ModelConfig) -> list[StoredKind]:
     for stack, layers in stacks:
         counts: dict[LayerKind, int] = {}
         for kind, n in stack_kinds(cfg, layers) if layers else []:
-            ffn = LayerKind(ffn=kind.ffn, names_ffn=kind.names_ffn)  # whatever the mixer
+            ffn = layer_kind(kind.ffn, None, None, kind.names_ffn, False)  # whatever the mixer
             counts[ffn] = counts.get(ffn, 0) + n
         out += [StoredKind(stack, k, n, encdec and stack == "decoder") for k, n in counts.items()]
     return out

@@ -17,7 +17,8 @@ or a convolution mixer) is another row and an entry in MIXERS, not another branc
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 from ffn_calc.i18n.translate import N_, Text, say
 
@@ -25,15 +26,22 @@ if TYPE_CHECKING:  # annotations only: the config imports nothing from here
     from ffn_calc.model.config import ModelConfig
 
 
-@dataclass(frozen=True, slots=True)
+# Ffn and Mixer rows are each defined once (below) and compared by identity: cheap to hash
+# where layer kinds key a table. A copy or a pickle is the row itself (found by its name).
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class Ffn:
     """What a layer's FFN is: one dense FFN, or routed experts (MoE)."""
 
     name: str  # "dense" | "moe"
     label: str  # its message (English: the label in JSON)
 
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        return _ffn, (self.name,)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, slots=True, eq=False)
 class Mixer:
     """How a layer mixes tokens. A windowed mixer attends over `window` tokens: its label
     names the window ({tokens}), with a message of its own for a window of one token."""
@@ -42,6 +50,9 @@ class Mixer:
     label: str  # its message; a windowed mixer's has the field {tokens}
     label_one: str = ""  # a windowed mixer: the message for a window of one token
     windowed: bool = False
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        return _mixer, (self.name,)
 
     def text(self, window: int | None) -> Text:
         """The mixer's label as a message: "sliding-window attention over 4,096 tokens"."""
@@ -69,8 +80,18 @@ CHUNKED = Mixer(
 )
 CROSS = Mixer("cross", N_("cross-attention"))  # a decoder's attention over the encoder's output
 
-# The mixer of a local layer, by ModelConfig.window_kind.
-MIXERS = {m.name: m for m in (SLIDING, CHUNKED)}
+# Every row by name; a local layer's mixer is MIXERS[ModelConfig.window_kind].
+FFNS = {f.name: f for f in (DENSE, MOE)}
+MIXERS = {m.name: m for m in (FULL, SLIDING, CHUNKED, CROSS)}
+
+
+def _ffn(name: str) -> Ffn:
+    return FFNS[name]
+
+
+def _mixer(name: str) -> Mixer:
+    return MIXERS[name]
+
 
 # A label of two parts: "dense FFN, chunked attention over 8,192 tokens".
 BOTH = N_("{ffn}, {mixer}")
@@ -136,6 +157,15 @@ class LayerKind:
 CROSS_ATTENTION = LayerKind(mixer=CROSS, names_mixer=True)  # the cross-attention cache
 
 
+@lru_cache(maxsize=4096)
+def layer_kind(
+    ffn: Ffn | None, mixer: Mixer | None, window: int | None, names_ffn: bool, names_mixer: bool
+) -> LayerKind:
+    """LayerKind(...), each made once: counting a model's layers (a sweep counts many models)
+    looks a kind up instead of building a frozen instance."""
+    return LayerKind(ffn, mixer, window, names_ffn, names_mixer)
+
+
 def with_stack(stack: str, kind: LayerKind) -> str:
     """A stack's layer of a kind, as results name it: "decoder", or "decoder (MoE)" where the
     stack has several kinds."""
@@ -144,7 +174,7 @@ def with_stack(stack: str, kind: LayerKind) -> str:
 
 def local_kind(cfg: ModelConfig) -> LayerKind:
     """A local layer's kind, named by its mixer: "sliding-window attention over 128 tokens"."""
-    return LayerKind(mixer=MIXERS[cfg.window_kind], window=cfg.attention_window, names_mixer=True)
+    return layer_kind(None, MIXERS[cfg.window_kind], cfg.attention_window, False, True)
 
 
 def layer_kinds(cfg: ModelConfig, layers: int) -> list[tuple[LayerKind, int]]:
@@ -165,7 +195,7 @@ def layer_kinds(cfg: ModelConfig, layers: int) -> list[tuple[LayerKind, int]]:
         mixer = MIXERS[cfg.window_kind]
         return [
             (
-                LayerKind(
+                layer_kind(
                     DENSE if is_dense else routed,
                     mixer if is_local else FULL,
                     window if is_local else None,
@@ -181,6 +211,6 @@ def layer_kinds(cfg: ModelConfig, layers: int) -> list[tuple[LayerKind, int]]:
     else:
         mixer, window, names_mixer = FULL, None, False
     if not dense:
-        return [(LayerKind(routed, mixer, window, False, names_mixer), layers)]
+        return [(layer_kind(routed, mixer, window, False, names_mixer), layers)]
     ffns = ((DENSE, len(dense)), (routed, layers - len(dense)))
-    return [(LayerKind(f, mixer, window, True, names_mixer), n) for f, n in ffns if n]
+    return [(layer_kind(f, mixer, window, True, names_mixer), n) for f, n in ffns if n]
