@@ -32,7 +32,7 @@ def eager(cfg: ModelConfig) -> ParamsReport:
     lines = pm.active_lines(cfg)
     layers = [
         {
-            "stack": c.stack, "kind": c.kind, "count": c.count,
+            "stack": c.stack, "kind": str(c.kind), "count": c.count,
             "attention": c.group("attention"), "ffn": c.group("ffn"), "norm": c.group("norm"),
             "total": c.total,
             "terms": [
@@ -61,6 +61,8 @@ def eager(cfg: ModelConfig) -> ParamsReport:
         }
     )  # fmt: skip
     report._active_lines = tuple(lines)  # the messages a view translates
+    for layer, c in zip(report.layers, pm.layer_counts(cfg), strict=True):
+        layer.with_kind(c.kind)  # the layer kinds as values, for a view to word
     return report
 
 

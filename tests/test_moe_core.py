@@ -19,6 +19,7 @@ from pydantic import ValidationError
 from ffn_calc.counts import flops as fl
 from ffn_calc.counts import params as pm
 from ffn_calc.model.config import ModelConfig
+from ffn_calc.model.layer_kinds import layer_kinds
 from ffn_calc.reference.instantiate import instantiate
 from ffn_calc.reports.verify import model_checks
 
@@ -40,8 +41,11 @@ def test_deepseek_v3_total_active_and_checkpoint_elements() -> None:
     assert pm.active_params(cfg) == 37_552_282_624
     # The released checkpoint also stores e_score_correction_bias [256] in 58 MoE layers.
     assert pm.total_params(cfg) + pm.stored_buffers(cfg) == 671_026_419_200
-    kinds = [(x.kind, x.count) for x in pm.layer_counts(cfg)]
+    kinds = [(str(x.kind), x.count) for x in pm.layer_counts(cfg)]
     assert kinds == [("dense FFN", 3), ("MoE", 58)]
+    assert [(x.kind.is_dense_ffn, x.kind.is_moe) for x in pm.layer_counts(cfg)] == [
+        (True, False), (False, True)
+    ]  # fmt: skip
 
 
 def test_closed_form_equals_instantiation_for_moe_and_mla() -> None:
@@ -65,7 +69,7 @@ def test_mla_scores_use_both_head_widths() -> None:
     assert qk == 2 * 128 * 10 * 10 * (128 + 64)  # 2 x H x S^2 x (nope + rope)
     assert av == 2 * 128 * 10 * 10 * 128  # 2 x H x S^2 x v_head_dim
     assert fl.per_token(cfg).scores_slope == 2 * 128 * (192 + 128)
-    assert fl.crossover_layer(cfg).kind == "MoE"
+    assert fl.crossover_layer(cfg).kind.is_moe and str(fl.crossover_layer(cfg).kind) == "MoE"
 
 
 def test_dense_and_moe_layers_are_named_by_their_indices() -> None:
@@ -149,8 +153,12 @@ def test_window_layers_need_a_window_and_a_listable_stack() -> None:
     with pytest.raises(ValidationError, match="attention_window"):
         ModelConfig(**{**base, "n_layers": 2_000_000}, window_layers=[0], attention_window=4)
     cfg = ModelConfig(**base, window_layers=[0, 2], attention_window=4)
-    assert cfg.layer_kinds(4) == [
-        ("", "sliding-window attention over 4 tokens", 2), ("", "full attention", 2)
+    kinds = layer_kinds(cfg, 4)
+    assert [(str(k), n) for k, n in kinds] == [
+        ("sliding-window attention over 4 tokens", 2), ("full attention", 2)
+    ]  # fmt: skip
+    assert [(k.is_local, k.window, k.names_ffn) for k, _n in kinds] == [
+        (True, 4, False), (False, None, False)
     ]  # fmt: skip
 
 

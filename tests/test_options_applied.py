@@ -531,10 +531,11 @@ def test_one_is_singular(argv: list[str]) -> None:
 
 
 def test_one_local_window_is_singular() -> None:
+    from ffn_calc.model.layer_kinds import local_kind
     from ffn_calc.model.sources import resolve_model
 
     cfg = resolve_model(preset="gemma-3-1b", fields={"attention_window": 1})
-    assert cfg.local_label == "sliding-window attention over 1 token"
+    assert str(local_kind(cfg)) == "sliding-window attention over 1 token"
     r = run("params", "-p", "gemma-3-1b", "-f", "markdown")
     assert "sliding-window attention over 512 tokens" in r.stdout
 

@@ -17,12 +17,13 @@ with a learned position table can run (S at most its positions).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from fractions import Fraction
 
 from ffn_calc.counts.terms import Term, term, total
 from ffn_calc.i18n.translate import N_
 from ffn_calc.model.config import ModelConfig
+from ffn_calc.model.layer_kinds import LayerKind, layer_kinds
 
 CONVENTION = N_(
     "FLOPs = 2 x multiply-adds of every matmul; QK^T and AV over the full S x S square; "
@@ -63,8 +64,8 @@ def check_lengths(cfg: ModelConfig, w: Workload, seq_option: str = "--seq-len") 
 class LayerFlops:
     stack: str
     count: int
-    terms: list[Term] = field(default_factory=list)
-    kind: str = ""  # as counts.params.LayerCount.kind
+    terms: list[Term]
+    kind: LayerKind  # as counts.params.LayerCount.kind
 
     def group(self, name: str) -> int:
         return total(self.terms, name)
@@ -212,13 +213,13 @@ def _ffn_terms(cfg: ModelConfig, b: int, s: int, sym: str, width: int | None = N
 
 def _ffn_kinds(
     cfg: ModelConfig, layers: int, b: int, s: int, sym: str
-) -> list[tuple[str, int, list[Term]]]:
+) -> list[tuple[LayerKind, int, list[Term]]]:
     """As counts.params.ffn_kinds: the layer kinds with their counts and FFN FLOP terms."""
     out = []
-    for ffn, attn, count in cfg.layer_kinds(layers):
-        width = (cfg.dense_d_ff or cfg.d_ff) if ffn == "dense FFN" else None
-        label = ", ".join(x for x in (ffn, attn) if x)
-        out.append((label, count, _ffn_terms(cfg, b, s, sym, width)))
+    for kind, count in layer_kinds(cfg, layers):
+        dense = cfg.is_moe and kind.is_dense_ffn  # a MoE model's dense layer
+        width = (cfg.dense_d_ff or cfg.d_ff) if dense else None
+        out.append((kind, count, _ffn_terms(cfg, b, s, sym, width)))
     return out
 
 

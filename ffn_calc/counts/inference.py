@@ -38,6 +38,14 @@ from ffn_calc.counts.terms import Term, term
 from ffn_calc.errors import UsageError
 from ffn_calc.model.choices import DTYPE_BITS
 from ffn_calc.model.config import ModelConfig
+from ffn_calc.model.layer_kinds import (
+    CROSS_ATTENTION,
+    FULL,
+    LayerKind,
+    layer_kind,
+    layer_kinds,
+    local_kind,
+)
 
 # Bytes per cached element (or weight): the dtypes' bits / 8.
 DTYPE_BYTES: dict[str, Fraction] = {k: Fraction(bits, 8) for k, bits in DTYPE_BITS.items()}
@@ -48,7 +56,7 @@ class KvKind:
     """One kind of layer's cache: how many layers, tokens cached, elements per layer."""
 
     stack: str
-    kind: str
+    kind: LayerKind  # str(): "" | "full attention" | the local window | "cross-attention"
     count: int
     cached_tokens: int
     per_token: int  # elements per cached token and layer (keys and values, all sequences: x B)
@@ -111,7 +119,7 @@ def kv_kinds(cfg: ModelConfig, batch: int, context: int, source_len: int | None)
         out.append(
             KvKind(
                 "decoder",
-                "full attention" if local else "",
+                layer_kind(None, FULL, None, False, bool(local)),
                 full,
                 context,
                 per,
@@ -120,12 +128,10 @@ def kv_kinds(cfg: ModelConfig, batch: int, context: int, source_len: int | None)
         )
     if local:
         kept = kept_tokens(cfg, context)
-        out.append(KvKind("decoder", cfg.local_label, local, kept, per, batch * kept * per))
+        out.append(KvKind("decoder", local_kind(cfg), local, kept, per, batch * kept * per))
     if encdec:
         s = context if source_len is None else source_len
-        out.append(
-            KvKind("decoder", "cross-attention", cfg.decoder_layers, s, per, batch * s * per)
-        )
+        out.append(KvKind("decoder", CROSS_ATTENTION, cfg.decoder_layers, s, per, batch * s * per))
     return out
 
 
@@ -212,7 +218,7 @@ def decode_layer_terms(
 @dataclass(frozen=True)
 class DecodeLayer:
     stack: str
-    kind: str
+    kind: LayerKind
     count: int
     terms: list[Term]
 
@@ -225,11 +231,9 @@ def decode_layers(
     w = fl.Workload(batch=batch, seq_len=1, target_len=1)
     by_kind = {(x.stack, x.kind): x for x in fl.layer_flops(cfg, w) if x.stack == "decoder"}
     out = []
-    for ffn, attn, count in cfg.layer_kinds(cfg.decoder_layers):
-        kind = ", ".join(x for x in (ffn, attn) if x)
-        local = attn not in ("", "full attention")
+    for kind, count in layer_kinds(cfg, cfg.decoder_layers):
         terms = decode_layer_terms(
-            cfg, batch, context, source_len, local, by_kind[("decoder", kind)]
+            cfg, batch, context, source_len, kind.is_local, by_kind[("decoder", kind)]
         )
         out.append(DecodeLayer("decoder", kind, count, terms))
     return out
@@ -361,10 +365,10 @@ def crossover_kind(cfg: ModelConfig) -> tuple[int, bool]:
     """The decoder layer kind a decode crossover describes (its index in decode_layers):
     the most numerous full-attention kind, else the most numerous kind; and whether that
     kind attends locally (a sliding window or chunks)."""
-    kinds = cfg.layer_kinds(cfg.decoder_layers if cfg.has_decoder else 0)
-    full = [i for i, (_f, attn, _n) in enumerate(kinds) if attn in ("", "full attention")]
-    pick = max(full or range(len(kinds)), key=lambda i: kinds[i][2])
-    return pick, kinds[pick][1] not in ("", "full attention")
+    kinds = layer_kinds(cfg, cfg.decoder_layers if cfg.has_decoder else 0)
+    full = [i for i, (kind, _n) in enumerate(kinds) if not kind.is_local]
+    pick = max(full or range(len(kinds)), key=lambda i: kinds[i][1])
+    return pick, kinds[pick][0].is_local
 
 
 def decode_parts(cfg: ModelConfig, batch: int, context: int, pick: int) -> dict[str, int]:
@@ -394,7 +398,7 @@ class DecodeSteps:
     cfg: ModelConfig
     batch: int
     pick: int
-    kind: str
+    kind: LayerKind
     local: bool
     pieces: list[Piece]
     stops_at: int | None  # the context from which the scores stop growing (local layers)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from ffn_calc.counts.terms import Term, term, total
 from ffn_calc.i18n.translate import N_, Text, say
 from ffn_calc.model.config import ModelConfig, ffn_biases
+from ffn_calc.model.layer_kinds import LayerKind, layer_kinds
 
 
 @dataclass(frozen=True)
@@ -23,7 +24,7 @@ class LayerCount:
     stack: str  # "encoder" | "decoder"
     count: int
     terms: list[Term]
-    kind: str = ""  # "" where a stack has one kind; "dense FFN" / "MoE" in a mixed MoE stack
+    kind: LayerKind  # str(): "" where a stack has one kind, else its label
 
     def group(self, name: str) -> int:
         return total(self.terms, name)
@@ -218,14 +219,15 @@ def layer_counts(cfg: ModelConfig) -> list[LayerCount]:
     return layers
 
 
-def ffn_kinds(cfg: ModelConfig, layers: int) -> list[tuple[str, int, list[Term]]]:
-    """The layer kinds of a stack of `layers`: (label, how many, FFN terms). One kind unless a
-    MoE model has dense layers ("dense FFN", "MoE") or some layers attend locally ("sliding
-    window attention (4,096)", "full attention"): then each kind with its count."""
+def ffn_kinds(cfg: ModelConfig, layers: int) -> list[tuple[LayerKind, int, list[Term]]]:
+    """The layer kinds of a stack of `layers` (model.layer_kinds): (kind, how many, FFN
+    terms). One kind unless a MoE model has dense layers or some layers attend locally: then
+    each kind with its count. A MoE model's dense layers have dense_d_ff (default d_ff)."""
     out = []
-    for ffn, attn, count in cfg.layer_kinds(layers):
-        terms = ffn_terms(cfg, cfg.dense_d_ff or cfg.d_ff) if ffn == "dense FFN" else ffn_terms(cfg)
-        out.append((", ".join(x for x in (ffn, attn) if x), count, terms))
+    for kind, count in layer_kinds(cfg, layers):
+        dense = cfg.is_moe and kind.is_dense_ffn  # a MoE model's dense layer
+        terms = ffn_terms(cfg, cfg.dense_d_ff or cfg.d_ff) if dense else ffn_terms(cfg)
+        out.append((kind, count, terms))
     return out
 
 
@@ -372,16 +374,16 @@ def active_lines(cfg: ModelConfig) -> list[Text]:
     lines = [first]
     parts = []
     for layer in layer_counts(cfg):
-        idle = 0 if layer.kind.startswith("dense FFN") else (e - k) * one
+        idle = 0 if layer.kind.is_dense_ffn else (e - k) * one
         per = layer.total - idle
         parts.append(layer.count * per)
-        fields: dict[str, str] = {
+        fields: dict[str, str | Text] = {
             "stack": layer.stack, "count": str(layer.count), "value": f"{layer.count * per:,}",
             "total": f"{layer.total:,}", "experts": str(e), "k": str(k), "one": f"{one:,}",
         }  # fmt: skip
-        if layer.kind:
-            fields["kind"] = layer.kind
-        lines.append(say(ACTIVE_LAYER[bool(layer.kind), bool(idle)], **fields))
+        if layer.kind.named:  # a message: a view shows it in the reader's words
+            fields["kind"] = layer.kind.text()
+        lines.append(say(ACTIVE_LAYER[layer.kind.named, bool(idle)], **fields))
     rest = sum(t.value for t in model_terms(cfg))
     lines.append(
         say(

@@ -13,7 +13,7 @@ its shape; LayerNorm has a weight and a bias, RMSNorm a weight only; FLOPs are 2
 of the matmuls, the scores over the full S x S square unless causal (then S(S+1) pairs x 1,
 written without the division), the LM head at every output position.
 
-Layer kinds follow `ModelConfig.layer_kinds` without walking the layers: a MoE stack has
+Layer kinds follow `model.layer_kinds.layer_kinds` without walking the layers: a MoE stack has
 len(dense_ffn_layers) dense-FFN layers and the rest routed, and local-attention layers change
 no count. Shared layers (unique_layers) come with one layer kind (a validated invariant), so
 unique_layers layers hold parameters.

@@ -38,6 +38,8 @@ from ffn_calc.i18n.translate import N_, Text, say
 from ffn_calc.model.choices import RECIPES as RECIPES  # re-exported: the recipes live there
 from ffn_calc.model.choices import RECOMPUTE as RECOMPUTE
 from ffn_calc.model.config import ModelConfig
+from ffn_calc.model.layer_kinds import LayerKind, layer_kind
+from ffn_calc.model.layer_kinds import layer_kinds as stack_kinds
 
 
 @dataclass(frozen=True)
@@ -109,16 +111,16 @@ class ActTerm:
 
 
 @dataclass(frozen=True)
-class LayerKind:
+class StoredKind:
     """Layers that store the same activations: their stack, FFN kind and how many there are."""
 
     stack: str  # "encoder" | "decoder"
-    kind: str  # "" | "dense FFN" | "MoE"
+    kind: LayerKind  # the FFN only (any mixer): str() "" | "dense FFN" | "MoE"
     count: int
     cross: bool  # a decoder layer with cross-attention (encoder-decoder)
 
 
-def layer_kinds(cfg: ModelConfig) -> list[LayerKind]:
+def layer_kinds(cfg: ModelConfig) -> list[StoredKind]:
     """Every stack's layers grouped by what they store: the FFN kind (a MoE model's dense
     layers at their own width) and cross-attention (an encoder-decoder's decoder layers).
     Local and global attention store the same (eager attention keeps the full square)."""
@@ -126,14 +128,15 @@ def layer_kinds(cfg: ModelConfig) -> list[LayerKind]:
     encdec = cfg.architecture == "encoder-decoder"
     stacks = (("encoder", cfg.encoder_layers), ("decoder", cfg.decoder_layers))
     for stack, layers in stacks:
-        counts: dict[str, int] = {}
-        for ffn, _attn, n in cfg.layer_kinds(layers) if layers else []:
+        counts: dict[LayerKind, int] = {}
+        for kind, n in stack_kinds(cfg, layers) if layers else []:
+            ffn = layer_kind(kind.ffn, None, None, kind.names_ffn, False)  # whatever the mixer
             counts[ffn] = counts.get(ffn, 0) + n
-        out += [LayerKind(stack, k, n, encdec and stack == "decoder") for k, n in counts.items()]
+        out += [StoredKind(stack, k, n, encdec and stack == "decoder") for k, n in counts.items()]
     return out
 
 
-def main_kind(cfg: ModelConfig) -> LayerKind:
+def main_kind(cfg: ModelConfig) -> StoredKind:
     """The layer kind the one-layer figures describe: the first stack's most numerous kind
     (the crossover layer of ffn_calc.counts.flops)."""
     kinds = layer_kinds(cfg)
@@ -173,7 +176,7 @@ def _attention_terms(cfg: ModelConfig, s: int, b: int, cross: bool) -> list[ActT
     ]
 
 
-def layer_terms(cfg: ModelConfig, s: int, b: int, kind: LayerKind | None = None) -> list[ActTerm]:
+def layer_terms(cfg: ModelConfig, s: int, b: int, kind: StoredKind | None = None) -> list[ActTerm]:
     """One layer's stored activations in bytes (16-bit; masks one byte per element), for a
     layer of `kind` (default: main_kind)."""
     kind = kind or main_kind(cfg)
@@ -192,7 +195,7 @@ def layer_terms(cfg: ModelConfig, s: int, b: int, kind: LayerKind | None = None)
                        count=str(experts))  # fmt: skip
         return say(N_("{words}: {symbols}"), words=words, symbols=symbols)
 
-    if kind.kind == "MoE" or (cfg.is_moe and not kind.kind):
+    if kind.kind.is_moe:
         k = cfg.experts_per_token or 1
         out.append(ActTerm("ffn", N_("hidden"), hidden(f"{unit}f", k), per_unit * sb * cfg.d_ff * k, True))  # fmt: skip
         if cfg.shared_expert_d_ff is not None:  # every token also passes the shared expert
@@ -207,7 +210,8 @@ def layer_terms(cfg: ModelConfig, s: int, b: int, kind: LayerKind | None = None)
                 )
             )
     else:
-        f = cfg.dense_d_ff or cfg.d_ff if kind.kind == "dense FFN" else cfg.d_ff
+        dense = cfg.is_moe and kind.kind.is_dense_ffn  # a MoE model's dense layer
+        f = (cfg.dense_d_ff or cfg.d_ff) if dense else cfg.d_ff
         width = "f" if f == cfg.d_ff else "(dense_d_ff)"
         out.append(ActTerm("ffn", N_("hidden"), hidden(f"{unit}{width}"), per_unit * sb * f, True))
     out.append(ActTerm("ffn", N_("FFN dropout mask"), "sbh", sb * h, False))
@@ -280,7 +284,7 @@ def per_gpu(t: ActTerm, par: Parallel) -> int:
 
 
 def layer_bytes(
-    cfg: ModelConfig, s: int, b: int, par: Parallel, kind: LayerKind | None = None
+    cfg: ModelConfig, s: int, b: int, par: Parallel, kind: StoredKind | None = None
 ) -> int:
     """One layer's activations on one GPU (full recomputation: its input only, 2sbh)."""
     if par.recompute == "full":

@@ -463,45 +463,6 @@ class ModelConfig(BaseModel):
             return self.v_head_dim
         return self.head_size
 
-    def layer_kinds(self, layers: int) -> list[tuple[str, str, int]]:
-        """A stack's layer kinds as (FFN kind, attention kind, how many), in layer order:
-        "dense FFN" / "MoE" where a MoE model has dense layers ("" otherwise), and "sliding-window
-        attention over 128 tokens" / "full attention" where some layers are local ("" else)."""
-        dense = sorted(self.dense_ffn_layers) if self.is_moe and layers else []
-        if self.attention_window is not None and not self.window_layers and layers:
-            local = self.local_label  # every layer attends locally (Mistral's window)
-            return [(f, local, n) for f, _, n in self._ffn_only(dense, layers)]
-        if not self.window_layers or not layers:
-            if not dense:
-                return [("", "", layers)]
-            return [
-                (k, "", n)
-                for k, n in (("dense FFN", len(dense)), ("MoE", layers - len(dense)))
-                if n
-            ]
-        local = self.local_label
-        is_dense, is_local = set(dense), set(self.window_layers)
-        counts: dict[tuple[str, str], int] = {}
-        for i in range(layers):  # at most MAX_LISTED_LAYERS (a validated invariant)
-            ffn = ("dense FFN" if i in is_dense else "MoE") if dense else ""
-            key = (ffn, local if i in is_local else "full attention")
-            counts[key] = counts.get(key, 0) + 1
-        return [(f, a, n) for (f, a), n in counts.items()]
-
-    @property
-    def local_label(self) -> str:
-        """How a local layer is named: "sliding-window attention over 128 tokens"."""
-        window = "sliding-window" if self.window_kind == "sliding" else "chunked"
-        n = self.attention_window or 0
-        return f"{window} attention over {n:,} {'token' if n == 1 else 'tokens'}"
-
-    @staticmethod
-    def _ffn_only(dense: list[int], layers: int) -> list[tuple[str, str, int]]:
-        if not dense:
-            return [("", "", layers)]
-        kinds = (("dense FFN", len(dense)), ("MoE", layers - len(dense)))
-        return [(k, "", n) for k, n in kinds if n]
-
     def param_layers(self, layers: int) -> int:
         """How many of `layers` applied layers hold parameters of their own."""
         return layers if self.unique_layers is None else self.unique_layers

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from fractions import Fraction
-from typing import ClassVar, Self
+from typing import TYPE_CHECKING, ClassVar, Self
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr
 
 from ffn_calc.counts.terms import Term
 from ffn_calc.i18n.translate import Text
+from ffn_calc.model.layer_kinds import LayerKind
 
 
 class Result(BaseModel):
@@ -33,6 +34,43 @@ class Result(BaseModel):
         """In Jupyter, the command's tables (IPython calls this for display)."""
         show = type(self).display_markdown
         return show(self) if show is not None else None
+
+
+class KindResult(Result):
+    """A result about one layer kind: its `kind` (JSON) is the English label, str(LayerKind);
+    the value itself is kept beside it, out of JSON, for a view to word in the reader's
+    language. A result read back from JSON has the label only."""
+
+    if TYPE_CHECKING:  # each result declares it, in its place in the JSON
+        kind: str
+
+    _kind: LayerKind | None = PrivateAttr(None)
+
+    def with_kind(self, kind: LayerKind) -> Self:
+        self._kind = kind
+        return self
+
+    def layer_kind(self) -> LayerKind | str:
+        """The kind as a value (the English label, for a result read back from JSON)."""
+        return self.kind if self._kind is None else self._kind
+
+
+class LayerResult(Result):
+    """A result about the layer kind its `layer` names ("decoder (MoE)", JSON): the stack and
+    the kind themselves are kept beside it, out of JSON, for a view to word."""
+
+    if TYPE_CHECKING:  # each result declares it, in its place in the JSON
+        layer: str
+
+    _layer: tuple[str, LayerKind] | None = PrivateAttr(None)
+
+    def with_layer(self, stack: str, kind: LayerKind) -> Self:
+        self._layer = (stack, kind)
+        return self
+
+    def layer_of(self) -> tuple[str, LayerKind] | str:
+        """(stack, kind) (the English label, for a result read back from JSON)."""
+        return self.layer if self._layer is None else self._layer
 
 
 Number = int | float

@@ -12,7 +12,17 @@ from ffn_calc.counts import flops as fl
 from ffn_calc.errors import UsageError
 from ffn_calc.i18n.translate import N_, _, say
 from ffn_calc.model.config import ModelConfig
-from ffn_calc.reports.base import Number, Result, Stated, english, exact, num, share
+from ffn_calc.model.layer_kinds import with_stack
+from ffn_calc.reports.base import (
+    LayerResult,
+    Number,
+    Result,
+    Stated,
+    english,
+    exact,
+    num,
+    share,
+)
 
 
 class CrossoverRow(Result):
@@ -70,7 +80,7 @@ class GridReport(Result):
     scores_vs_ffn_exact: list[str]
 
 
-class CrossoverReport(Stated):
+class CrossoverReport(Stated, LayerResult):
     view: ClassVar[str] = "ffn_calc.views.crossover:crossover_tables"
 
     model: str
@@ -158,25 +168,25 @@ def crossover_report(
         stated.append(say(CAUSAL_PAIRS))
     if limit is not None:
         stated.append(say(POSITIONS_NOTE))
-    return CrossoverReport(
-        model=cfg.name,
-        layer=_layer_label(fl.crossover_layer(cfg)),
-        causal=causal,
-        crossover={k: None if v is None else num(v) for k, v in points.items()},
-        exact={k: None if v is None else exact(v) for k, v in points.items()},
-        never=dict.fromkeys(past, "positions"),
-        unbounded={k: num(v) for k, v in past.items()},
-        unbounded_exact={k: exact(v) for k, v in past.items()},
-        max_seq_len=limit,
-        rows=rows,
-        grid=grid,
-        convention=english(stated),
-    ).stated(stated)
-
-
-def _layer_label(layer: fl.LayerFlops) -> str:
-    """ "decoder", or "decoder (MoE)" where a stack has several kinds."""
-    return f"{layer.stack} ({layer.kind})" if layer.kind else layer.stack
+    layer = fl.crossover_layer(cfg)
+    return (
+        CrossoverReport(
+            model=cfg.name,
+            layer=with_stack(layer.stack, layer.kind),
+            causal=causal,
+            crossover={k: None if v is None else num(v) for k, v in points.items()},
+            exact={k: None if v is None else exact(v) for k, v in points.items()},
+            never=dict.fromkeys(past, "positions"),
+            unbounded={k: num(v) for k, v in past.items()},
+            unbounded_exact={k: exact(v) for k, v in past.items()},
+            max_seq_len=limit,
+            rows=rows,
+            grid=grid,
+            convention=english(stated),
+        )
+        .stated(stated)
+        .with_layer(layer.stack, layer.kind)
+    )
 
 
 # The grid `crossover --grid` draws: d_model from 256 to 16,384, S from 64 to 131,072.

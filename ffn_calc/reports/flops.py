@@ -13,10 +13,20 @@ from ffn_calc.counts import params as pm
 from ffn_calc.errors import UsageError
 from ffn_calc.i18n.translate import N_, Text, _, say
 from ffn_calc.model.config import ModelConfig
-from ffn_calc.reports.base import Number, Result, Stated, TermReport, english, exact, num, share
+from ffn_calc.reports.base import (
+    KindResult,
+    Number,
+    Result,
+    Stated,
+    TermReport,
+    english,
+    exact,
+    num,
+    share,
+)
 
 
-class FlopLayer(Result):
+class FlopLayer(KindResult):
     stack: str
     kind: str = ""
     count: int
@@ -111,12 +121,12 @@ def flops_report(cfg: ModelConfig, w: fl.Workload, unit: str = "flops") -> Flops
     fwd = sum(comps.values())
     layers = [
         FlopLayer(
-            stack=layer.stack, kind=layer.kind, count=layer.count,
+            stack=layer.stack, kind=str(layer.kind), count=layer.count,
             attention_projections=layer.group("attention_projections") // div,
             attention_scores=layer.group("attention_scores") // div,
             ffn=layer.group("ffn") // div, total=layer.total // div,
             terms=[TermReport.of(t, macs=div == 2) for t in layer.terms],
-        )
+        ).with_kind(layer.kind)
         for layer in fl.layer_flops(cfg, w)
     ]  # fmt: skip
     t = w.target_len if w.target_len is not None else w.seq_len

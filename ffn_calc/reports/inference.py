@@ -11,7 +11,18 @@ from pydantic import Field
 from ffn_calc.counts import inference as inf
 from ffn_calc.i18n.translate import N_, say
 from ffn_calc.model.config import ModelConfig
-from ffn_calc.reports.base import Number, Result, Stated, TermReport, english, exact, num, share
+from ffn_calc.model.layer_kinds import with_stack
+from ffn_calc.reports.base import (
+    KindResult,
+    LayerResult,
+    Number,
+    Stated,
+    TermReport,
+    english,
+    exact,
+    num,
+    share,
+)
 from ffn_calc.reports.crossover import CrossoverRow
 
 KV_CONVENTION = N_(
@@ -48,7 +59,7 @@ DECODE_CROSSOVER_CONVENTION = N_(
 )
 
 
-class KvLayer(Result):
+class KvLayer(KindResult):
     stack: str
     kind: str
     count: int
@@ -101,8 +112,8 @@ def kv_report(
     total = sum(k.count * k.elements for k in kinds)
     per_token = Fraction(total, batch * context)
     layers = [
-        KvLayer(stack=k.stack, kind=k.kind, count=k.count, cached_tokens=k.cached_tokens,
-                elements=k.elements, bytes=_layer_bytes(cfg, k, dtype))
+        KvLayer(stack=k.stack, kind=str(k.kind), count=k.count, cached_tokens=k.cached_tokens,
+                elements=k.elements, bytes=_layer_bytes(cfg, k, dtype)).with_kind(k.kind)
         for k in kinds
     ]  # fmt: skip
     return KvReport(
@@ -113,7 +124,7 @@ def kv_report(
     ).stated([say(KV_CONVENTION)])  # fmt: skip
 
 
-class DecodeLayer(Result):
+class DecodeLayer(KindResult):
     stack: str
     kind: str
     count: int
@@ -170,9 +181,9 @@ def decode_report(
     }
     total = sum(comps.values())
     layers = [
-        DecodeLayer(stack=x.stack, kind=x.kind, count=x.count,
+        DecodeLayer(stack=x.stack, kind=str(x.kind), count=x.count,
                     total=sum(t.value for t in x.terms) // div,
-                    terms=[TermReport.of(t, macs=div == 2) for t in x.terms])
+                    terms=[TermReport.of(t, macs=div == 2) for t in x.terms]).with_kind(x.kind)
         for x in inf.decode_layers(cfg, batch, context, source_len)
     ]  # fmt: skip
     stated = conventions((DECODE_CONVENTION,), unit, lm_head)
@@ -241,7 +252,7 @@ def generation_report(
     ).stated(stated)  # fmt: skip
 
 
-class DecodeCrossoverReport(Stated):
+class DecodeCrossoverReport(Stated, LayerResult):
     view: ClassVar[str] = "ffn_calc.views.inference:decode_crossover_tables"
 
     model: str
@@ -288,7 +299,7 @@ def decode_crossover_report(cfg: ModelConfig, batch: int) -> DecodeCrossoverRepo
     steps = inf.decode_steps(cfg, batch)
     reach = inf.decode_crossovers(steps)
     per = inf.cached_per_token(cfg)
-    moe = cfg.is_moe and not steps.kind.startswith("dense FFN")
+    moe = steps.kind.is_moe
     weights = inf.ffn_weights_read(cfg, batch, moe)
     by_bytes = inf.bytes_crossover(steps, per, weights)
     every = {**reach, "bytes_context": by_bytes}
@@ -296,7 +307,7 @@ def decode_crossover_report(cfg: ModelConfig, batch: int) -> DecodeCrossoverRepo
     kind = steps.kind
     return DecodeCrossoverReport(
         rows=_sweep(steps, points),
-        model=cfg.name, layer=f"decoder ({kind})" if kind else "decoder", batch=batch,
+        model=cfg.name, layer=with_stack("decoder", kind), batch=batch,
         flops={k: None if v is None else num(v) for k, v in points.items()},
         flops_exact={k: None if v is None else exact(v) for k, v in points.items()},
         kv_elements_per_token=per, ffn_weights_per_step=weights,
@@ -307,7 +318,7 @@ def decode_crossover_report(cfg: ModelConfig, batch: int) -> DecodeCrossoverRepo
         unbounded_exact={k: exact(r.unbounded) for k, r in every.items() if r.unbounded is not None},
         stops_at=steps.stops_at, max_context=steps.max_context,
         convention=DECODE_CROSSOVER_CONVENTION,
-    ).stated([say(DECODE_CROSSOVER_CONVENTION)])  # fmt: skip
+    ).stated([say(DECODE_CROSSOVER_CONVENTION)]).with_layer("decoder", kind)  # fmt: skip
 
 
 class MemoryReport(Stated):

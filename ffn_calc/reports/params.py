@@ -13,10 +13,10 @@ from ffn_calc.counts import params as pm
 from ffn_calc.counts.totals import param_components
 from ffn_calc.i18n.translate import Text
 from ffn_calc.model.config import ModelConfig
-from ffn_calc.reports.base import Result, TermReport
+from ffn_calc.reports.base import KindResult, Result, TermReport
 
 
-class ParamLayer(Result):
+class ParamLayer(KindResult):
     stack: str
     kind: str = Field("", description="'' for a stack of one kind; 'dense FFN' / 'MoE'")
     count: int
@@ -118,11 +118,11 @@ def _param_terms(cfg: ModelConfig) -> dict[str, Any]:
     tables read."""
     layers = [
         ParamLayer(
-            stack=layer.stack, kind=layer.kind, count=layer.count,
+            stack=layer.stack, kind=str(layer.kind), count=layer.count,
             attention=layer.group("attention"),
             ffn=layer.group("ffn"), norm=layer.group("norm"), total=layer.total,
             terms=[TermReport.of(t) for t in layer.terms],
-        )
+        ).with_kind(layer.kind)
         for layer in pm.layer_counts(cfg)
     ]  # fmt: skip
     active = pm.active_lines(cfg)

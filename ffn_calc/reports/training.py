@@ -11,7 +11,7 @@ from ffn_calc.counts import params as pm
 from ffn_calc.counts import training as tr
 from ffn_calc.i18n.translate import N_, Text
 from ffn_calc.model.config import ModelConfig
-from ffn_calc.reports.base import Number, Result, exact, num
+from ffn_calc.reports.base import KindResult, Number, Result, exact, num
 
 CONVENTION = N_(
     "Model states are exact: bytes per parameter of the recipe x the parameters on one GPU "
@@ -43,7 +43,7 @@ class ActivationTerm(Result):
         return self.formula if self._formula is None else self._formula
 
 
-class TrainingLayerKind(Result):
+class TrainingLayerKind(KindResult):
     stack: str
     kind: str = Field(description="'' | 'dense FFN' | 'MoE'")
     count: int
@@ -118,9 +118,9 @@ def _activations(
     for k in tr.layer_kinds(cfg):
         terms = tr.layer_terms(cfg, s, b, k)
         kinds.append(TrainingLayerKind(
-            stack=k.stack, kind=k.kind, count=k.count, cross_attention=k.cross,
+            stack=k.stack, kind=str(k.kind), count=k.count, cross_attention=k.cross,
             bytes=tr.layer_bytes(cfg, s, b, par, k), terms=_terms(terms, par),
-        ))  # fmt: skip
+        ).with_kind(k.kind))  # fmt: skip
         if par.recompute != "full":
             for t in terms:
                 comps[t.component] = comps.get(t.component, 0) + k.count * tr.per_gpu(t, par)
@@ -194,7 +194,7 @@ def training_report(
 
 
 def _sweep(
-    cfg: ModelConfig, par: tr.Parallel, cross: Fraction, kind: tr.LayerKind
+    cfg: ModelConfig, par: tr.Parallel, cross: Fraction, kind: tr.StoredKind
 ) -> list[dict[str, int]]:
     """One layer's stored activations per component at powers of two around the crossover,
     up to the learned position table where the model has one."""

@@ -85,7 +85,7 @@ def never_notes(
 def crossover_tables(r: CrossoverReport) -> list[Table]:
     t = Table(
         _("{model}: where the scores overtake ({layer} layer)").format(
-            model=r.model, layer=layer_label(r.layer)
+            model=r.model, layer=layer_label(r.layer_of())
         ),
         [Column(_("crossover"), "text"), Column("S", "num"), Column(_("exact"), "text")],
     )
@@ -97,7 +97,7 @@ def crossover_tables(r: CrossoverReport) -> list[Table]:
     t.notes += never_notes(r.never, dict(r.unbounded), "S", r.max_seq_len, None)
     rows = sweep_table(
         _("{model}: one {layer} layer over S (batch 1)").format(
-            model=r.model, layer=layer_label(r.layer)
+            model=r.model, layer=layer_label(r.layer_of())
         ),
         "S", r.rows,
     )  # fmt: skip

@@ -28,7 +28,7 @@ def flops_tables(r: FlopsReport, explain: bool = False) -> list[Table]:
     convention = sentences(*r.sentences())
     for layer in r.layers:
         title = _("{heading}, forward {unit}").format(
-            heading=one_layer(r.model, layer.stack, layer.kind, layer.count), unit=unit
+            heading=one_layer(r.model, layer.stack, layer.layer_kind(), layer.count), unit=unit
         )
         t = Table(
             title,

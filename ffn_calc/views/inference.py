@@ -26,6 +26,7 @@ from ffn_calc.views.labels import (
     kind_label,
     layer_label,
     listed,
+    named,
     sentences,
     stack_label,
     term_label,
@@ -45,7 +46,8 @@ def kv_tables(r: KvReport) -> list[Table]:
          Column(_("elements per layer")), Column(_("bytes per layer")), Column(_("elements"))],
     )  # fmt: skip
     for k in r.layers:
-        label = listed([stack_label(k.stack), *([kind_label(k.kind)] if k.kind else [])])
+        kind = k.layer_kind()
+        label = listed([stack_label(k.stack), *([kind_label(kind)] if named(kind) else [])])
         t.add(label, k.count, k.cached_tokens, k.elements, k.bytes, k.count * k.elements)
     t.add(_("total"), None, None, None, None, r.kv_elements, style="total")
     t.notes.append(
@@ -81,11 +83,12 @@ def decode_tables(r: DecodeReport, explain: bool = False) -> list[Table]:
     convention = sentences(*r.sentences())
     tables: list[Table] = []
     for layer in r.layers:
-        if layer.kind:
+        kind = layer.layer_kind()
+        if named(kind):
             title = _(
                 "{model}: one decode step, one {stack} layer, {kind} (x{count}), {context} cached"
             ).format(
-                model=r.model, stack=stack_label(layer.stack), kind=kind_label(layer.kind),
+                model=r.model, stack=stack_label(layer.stack), kind=kind_label(kind),
                 count=layer.count, context=f"{r.context:,}",
             )  # fmt: skip
         else:
@@ -126,7 +129,7 @@ def decode_crossover_tables(r: DecodeCrossoverReport) -> list[Table]:
     t = Table(
         _(
             "{model}: where attention overtakes at decode time ({layer} layer, batch {batch})"
-        ).format(model=r.model, layer=layer_label(r.layer), batch=r.batch),
+        ).format(model=r.model, layer=layer_label(r.layer_of()), batch=r.batch),
         [Column(_("crossover"), "text"), Column(_("context L"), "num"), Column(_("exact"), "text")],
     )  # fmt: skip
     for key, value in r.flops.items():
@@ -164,7 +167,7 @@ def decode_crossover_tables(r: DecodeCrossoverReport) -> list[Table]:
     t.notes.append(sentences(*r.sentences()))
     rows = sweep_table(
         _("{model}: one decode step of one {layer} layer over the context L (batch {batch})").format(
-            model=r.model, layer=layer_label(r.layer), batch=f"{r.batch:,}"
+            model=r.model, layer=layer_label(r.layer_of()), batch=f"{r.batch:,}"
         ),
         "L", r.rows,
     )  # fmt: skip

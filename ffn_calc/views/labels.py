@@ -3,7 +3,6 @@ and the small sentence helpers (counts with their noun, lists, formulas explaine
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from ffn_calc.i18n.translate import N_, Text, _, language, shown
@@ -11,6 +10,7 @@ from ffn_calc.i18n.translate import N_, Text, _, language, shown
 if TYPE_CHECKING:  # the report types only annotate: importing them would load every command
     from collections.abc import Iterable
 
+    from ffn_calc.model.layer_kinds import LayerKind
     from ffn_calc.reports.base import TermReport
 from ffn_calc.views.numbers import CJK_UNITS
 
@@ -94,20 +94,6 @@ TERM_LABELS = {
 STACK_LABELS = {"decoder": N_("decoder"), "encoder": N_("encoder")}
 
 
-KIND_LABELS = {
-    "MoE": N_("MoE"),
-    "dense FFN": N_("dense FFN"),
-    "full attention": N_("full attention"),
-    "cross-attention": N_("cross-attention"),
-}
-
-
-_LOCAL = re.compile(r"(sliding-window|chunked) attention over ([\d,]+) tokens?")
-
-
-_LAYER = re.compile(r"(\w+) \((.+)\)")
-
-
 def _cjk() -> bool:
     return language() in CJK_UNITS
 
@@ -141,41 +127,33 @@ def stack_label(stack: str) -> str:
     return _(STACK_LABELS[stack]) if stack in STACK_LABELS else stack
 
 
-def kind_label(kind: str) -> str:
+# A layer kind is a value (model.layer_kinds.LayerKind), worded from its fields; a result
+# read back from JSON holds only its English label (a str), shown as it is.
+
+
+def named(kind: LayerKind | str) -> bool:
+    """The kind's label says something (the stack has several kinds, or attends locally)."""
+    return bool(kind) if isinstance(kind, str) else kind.named
+
+
+def kind_label(kind: LayerKind | str) -> str:
     """A layer kind ("MoE", "dense FFN, sliding-window attention over 4,096 tokens")."""
-    out = []
-    for part in kind.split(", "):
-        m = _LOCAL.fullmatch(part)
-        if m is None:
-            out.append(_(KIND_LABELS[part]) if part in KIND_LABELS else part)
-        elif m.group(1) == "sliding-window":
-            text = by_count(
-                int(m[2].replace(",", "")),
-                _("sliding-window attention over {tokens} token"),
-                _("sliding-window attention over {tokens} tokens"),
-            )
-            out.append(text.format(tokens=m[2]))
-        else:
-            text = by_count(
-                int(m[2].replace(",", "")),
-                _("chunked attention over {tokens} token"),
-                _("chunked attention over {tokens} tokens"),
-            )
-            out.append(text.format(tokens=m[2]))
-    return listed(out)
+    return kind if isinstance(kind, str) else kind.shown()
 
 
-def layer_label(label: str) -> str:
-    """ "decoder", or "decoder (MoE)", in the current language."""
-    m = _LAYER.fullmatch(label)
-    if m is None:
-        return stack_label(label)
-    return _("{stack} ({kind})").format(stack=stack_label(m[1]), kind=kind_label(m[2]))
+def layer_label(layer: tuple[str, LayerKind | str] | str) -> str:
+    """(stack, kind) as "decoder", or "decoder (MoE)", in the current language."""
+    if isinstance(layer, str):
+        return layer
+    stack, kind = layer
+    if not named(kind):
+        return stack_label(stack)
+    return _("{stack} ({kind})").format(stack=stack_label(stack), kind=kind_label(kind))
 
 
-def one_layer(model: str, stack: str, kind: str, count: int) -> str:
+def one_layer(model: str, stack: str, kind: LayerKind | str, count: int) -> str:
     """ "gpt2-small: one decoder layer (x12)", with the kind when a stack has several."""
-    if kind:
+    if named(kind):
         return _("{model}: one {stack} layer, {kind} (x{count})").format(
             model=model, stack=stack_label(stack), kind=kind_label(kind), count=count
         )

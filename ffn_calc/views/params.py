@@ -16,7 +16,6 @@ if TYPE_CHECKING:  # the report types only annotate: importing them would load e
 from ffn_calc.views.labels import (
     component_label,
     explained_terms,
-    kind_label,
     one_layer,
     stack_label,
     term_label,
@@ -31,7 +30,7 @@ def params_tables(r: ParamsReport, explain: bool = False) -> list[Table]:
     tables: list[Table] = []
     for layer in r.layers:
         t = Table(
-            one_layer(r.model, layer.stack, layer.kind, layer.count),
+            one_layer(r.model, layer.stack, layer.layer_kind(), layer.count),
             [Column(_("term"), "text"), Column(_("group"), "text"), Column(_("params")), Column(_("share of layer"), "pct")],
         )  # fmt: skip
         for term in layer.terms:
@@ -95,7 +94,7 @@ def params_tables(r: ParamsReport, explain: bool = False) -> list[Table]:
     )
     if explain:
         t.notes += explained_terms(r.other_terms)
-        t.notes += [shown(x, stack=stack_label, kind=kind_label) for x in r.active_lines()]
+        t.notes += [shown(x, stack=stack_label) for x in r.active_lines()]
     if r.source:
         t.notes.append(_("Source: {source}").format(source=r.source))
     if r.note:

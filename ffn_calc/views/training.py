@@ -6,8 +6,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ffn_calc.i18n.translate import _, shown
+from ffn_calc.model.layer_kinds import CROSS_ATTENTION
 
 if TYPE_CHECKING:  # the report types only annotate: importing them would load every command
+    from ffn_calc.model.layer_kinds import LayerKind
     from ffn_calc.reports.training import ActivationTerm, TrainingLayerKind, TrainingReport
 from ffn_calc.views.labels import (
     activation_term_label,
@@ -16,6 +18,7 @@ from ffn_calc.views.labels import (
     kind_label,
     layer_label,
     listed,
+    named,
     stack_label,
 )
 from ffn_calc.views.table import Column, Table
@@ -36,16 +39,17 @@ def _explain_act(x: ActivationTerm) -> str:
 
 def _training_kind(k: TrainingLayerKind) -> str:
     """ "decoder, MoE", "decoder, cross-attention", in the current language."""
-    cross = [kind_label("cross-attention")] if k.cross_attention else []
-    return listed([stack_label(k.stack), *([kind_label(k.kind)] if k.kind else []), *cross])
+    cross = [kind_label(CROSS_ATTENTION)] if k.cross_attention else []
+    kind = k.layer_kind()
+    return listed([stack_label(k.stack), *([kind_label(kind)] if named(kind) else []), *cross])
 
 
-def _main_label(r: TrainingReport) -> str:
-    """The main layer kind as decode_crossover's layer labels read: "decoder (MoE)"."""
+def _main_layer(r: TrainingReport) -> tuple[str, LayerKind | str]:
+    """The main layer kind (the first stack's most numerous), as decode_crossover's layer."""
     main = max(
         (k for k in r.layer_kinds if k.stack == r.layer_kinds[0].stack), key=lambda k: k.count
     )
-    return f"{main.stack} ({main.kind})" if main.kind else main.stack
+    return main.stack, main.layer_kind()
 
 
 def training_tables(r: TrainingReport, explain: bool = False) -> list[Table]:
@@ -97,7 +101,7 @@ def training_tables(r: TrainingReport, explain: bool = False) -> list[Table]:
                 _(
                     "The scores' activations (5as^2b) overtake the FFN's at s = {length} in one "
                     "{kind} layer (any micro-batch)."
-                ).format(length=r.score_crossover_exact, kind=layer_label(_main_label(r)))
+                ).format(length=r.score_crossover_exact, kind=layer_label(_main_layer(r)))
             )
     elif r.score_crossover_exact is None:
         t.notes.append(

@@ -1,0 +1,216 @@
+"""Layer kinds as values: a stack's layers grouped by what sets them apart (their FFN, dense or
+MoE, and their token mixer: full attention, or attention over a sliding window or in chunks),
+each kind with how many layers it has.
+
+A kind's `str()` is the label results carry in JSON and CSV: "MoE", "full attention",
+"dense FFN, sliding-window attention over 4,096 tokens", or "" where a stack has one kind.
+It names only what tells the stack's kinds apart: the FFN where a MoE stack has dense layers,
+the mixer where some layers attend locally. `shown()` is the same label in the reader's
+language, built from the fields. Code compares fields (`kind.is_moe`, `kind.is_local`), never
+label text.
+
+An FFN kind and a token mixer are rows (Ffn, Mixer): a name, the message that labels it and,
+for a mixer, whether it attends over a window. Another mixer (linear attention, a state-space
+or a convolution mixer) is another row and an entry in MIXERS, not another branch.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from ffn_calc.i18n.translate import N_, Text, say
+
+if TYPE_CHECKING:  # annotations only: the config imports nothing from here
+    from ffn_calc.model.config import ModelConfig
+
+
+# Ffn and Mixer rows are each defined once (below) and compared by identity: cheap to hash
+# where layer kinds key a table. A copy or a pickle is the row itself (found by its name).
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Ffn:
+    """What a layer's FFN is: one dense FFN, or routed experts (MoE)."""
+
+    name: str  # "dense" | "moe"
+    label: str  # its message (English: the label in JSON)
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        return _ffn, (self.name,)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Mixer:
+    """How a layer mixes tokens. A windowed mixer attends over `window` tokens: its label
+    names the window ({tokens}), with a message of its own for a window of one token."""
+
+    name: str  # as ModelConfig.window_kind spells it: "sliding", "chunked"; "full", "cross"
+    label: str  # its message; a windowed mixer's has the field {tokens}
+    label_one: str = ""  # a windowed mixer: the message for a window of one token
+    windowed: bool = False
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        return _mixer, (self.name,)
+
+    def text(self, window: int | None) -> Text:
+        """The mixer's label as a message: "sliding-window attention over 4,096 tokens"."""
+        if not self.windowed:
+            return say(self.label)
+        n = window or 0
+        return say(self.label_one if n == 1 else self.label, tokens=f"{n:,}")
+
+
+DENSE = Ffn("dense", N_("dense FFN"))
+MOE = Ffn("moe", N_("MoE"))
+
+FULL = Mixer("full", N_("full attention"))
+SLIDING = Mixer(
+    "sliding",
+    N_("sliding-window attention over {tokens} tokens"),
+    N_("sliding-window attention over {tokens} token"),
+    windowed=True,
+)
+CHUNKED = Mixer(
+    "chunked",
+    N_("chunked attention over {tokens} tokens"),
+    N_("chunked attention over {tokens} token"),
+    windowed=True,
+)
+CROSS = Mixer("cross", N_("cross-attention"))  # a decoder's attention over the encoder's output
+
+# Every row by name; a local layer's mixer is MIXERS[ModelConfig.window_kind].
+FFNS = {f.name: f for f in (DENSE, MOE)}
+MIXERS = {m.name: m for m in (FULL, SLIDING, CHUNKED, CROSS)}
+
+
+def _ffn(name: str) -> Ffn:
+    return FFNS[name]
+
+
+def _mixer(name: str) -> Mixer:
+    return MIXERS[name]
+
+
+# A label of two parts: "dense FFN, chunked attention over 8,192 tokens".
+BOTH = N_("{ffn}, {mixer}")
+
+
+@dataclass(frozen=True, slots=True)
+class LayerKind:
+    """Layers alike in their FFN and their token mixer. None: the kind groups layers whatever
+    their FFN (a cache entry) or their mixer (stored activations, which local and full
+    attention share). The label names the FFN where `names_ffn`, the mixer where
+    `names_mixer`: what tells a stack's kinds apart."""
+
+    ffn: Ffn | None = None
+    mixer: Mixer | None = None
+    window: int | None = None  # tokens a windowed mixer attends over
+    names_ffn: bool = False  # a MoE stack with dense layers: "dense FFN" / "MoE"
+    names_mixer: bool = False  # a stack with local layers: "full attention" / the window
+
+    @property
+    def is_dense_ffn(self) -> bool:
+        return self.ffn == DENSE
+
+    @property
+    def is_moe(self) -> bool:
+        return self.ffn == MOE
+
+    @property
+    def is_local(self) -> bool:
+        """The layers attend over a window (a sliding window or chunks)."""
+        return self.mixer is not None and self.mixer.windowed
+
+    @property
+    def named(self) -> bool:
+        """The label says something: the stack has several kinds, or attends locally."""
+        return (self.names_ffn and self.ffn is not None) or (
+            self.names_mixer and self.mixer is not None
+        )
+
+    def parts(self) -> list[Text]:
+        """What the label names, as messages: the FFN, then the mixer."""
+        out = []
+        if self.names_ffn and self.ffn is not None:
+            out.append(say(self.ffn.label))
+        if self.names_mixer and self.mixer is not None:
+            out.append(self.mixer.text(self.window))
+        return out
+
+    def text(self) -> Text:
+        """The label as a message (a named kind): str() English, shown() translated."""
+        parts = self.parts()
+        if len(parts) == 2:
+            return say(BOTH, ffn=parts[0], mixer=parts[1])
+        return parts[0] if parts else Text("")
+
+    def shown(self) -> str:
+        """The label in the reader's language ("" for a kind that is not named)."""
+        return self.text().shown() if self.named else ""
+
+    def __str__(self) -> str:
+        return str(self.text())
+
+
+CROSS_ATTENTION = LayerKind(mixer=CROSS, names_mixer=True)  # the cross-attention cache
+
+
+@lru_cache(maxsize=4096)
+def layer_kind(
+    ffn: Ffn | None, mixer: Mixer | None, window: int | None, names_ffn: bool, names_mixer: bool
+) -> LayerKind:
+    """LayerKind(...), each made once: counting a model's layers (a sweep counts many models)
+    looks a kind up instead of building a frozen instance."""
+    return LayerKind(ffn, mixer, window, names_ffn, names_mixer)
+
+
+def with_stack(stack: str, kind: LayerKind) -> str:
+    """A stack's layer of a kind, as results name it: "decoder", or "decoder (MoE)" where the
+    stack has several kinds."""
+    return f"{stack} ({kind})" if kind.named else stack
+
+
+def local_kind(cfg: ModelConfig) -> LayerKind:
+    """A local layer's kind, named by its mixer: "sliding-window attention over 128 tokens"."""
+    return layer_kind(None, MIXERS[cfg.window_kind], cfg.attention_window, False, True)
+
+
+def layer_kinds(cfg: ModelConfig, layers: int) -> list[tuple[LayerKind, int]]:
+    """A stack's layer kinds with how many layers each has, in layer order. The label names
+    the FFN where a MoE model has dense layers (dense ones first, then MoE, where no layer is
+    local) and the mixer where some layers attend locally ("full attention" for the others);
+    a stack with neither has one kind, labelled ""."""
+    routed = MOE if cfg.is_moe else DENSE  # the FFN of a layer not listed dense
+    dense = set(cfg.dense_ffn_layers) if cfg.is_moe and layers else set()
+    names_ffn = bool(dense)
+    if cfg.window_layers and layers:  # some layers local, the others full attention
+        local = set(cfg.window_layers)
+        counts: dict[tuple[bool, bool], int] = {}
+        for i in range(layers):  # at most MAX_LISTED_LAYERS (a validated invariant)
+            key = (i in dense, i in local)
+            counts[key] = counts.get(key, 0) + 1
+        window = cfg.attention_window
+        mixer = MIXERS[cfg.window_kind]
+        return [
+            (
+                layer_kind(
+                    DENSE if is_dense else routed,
+                    mixer if is_local else FULL,
+                    window if is_local else None,
+                    names_ffn,
+                    True,
+                ),
+                n,
+            )
+            for (is_dense, is_local), n in counts.items()
+        ]
+    if cfg.attention_window is not None and layers:  # every layer local (Mistral's window)
+        mixer, window, names_mixer = MIXERS[cfg.window_kind], cfg.attention_window, True
+    else:
+        mixer, window, names_mixer = FULL, None, False
+    if not dense:
+        return [(layer_kind(routed, mixer, window, False, names_mixer), layers)]
+    ffns = ((DENSE, len(dense)), (routed, layers - len(dense)))
+    return [(layer_kind(f, mixer, window, True, names_mixer), n) for f, n in ffns if n]
