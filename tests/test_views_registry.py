@@ -28,7 +28,12 @@ def _modules(folder: str) -> list[str]:
 def _reports() -> list[type]:
     """Every class that names a view: the result models, and ModelConfig (`show`)."""
     found: dict[str, type] = {}
-    for name in [*_modules("reports"), *_modules("homework"), "ffn_calc.model.config"]:
+    for name in [
+        *_modules("reports"),
+        *_modules("sweeps"),
+        *_modules("homework"),
+        "ffn_calc.model.config",
+    ]:
         for obj in vars(import_module(name)).values():
             if inspect.isclass(obj) and isinstance(obj.__dict__.get("view"), str):
                 found[f"{obj.__module__}.{obj.__qualname__}"] = obj
