@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -227,3 +228,28 @@ def test_exercise_json_outputs() -> None:
     solved = run("exercise", "solve", "llama-d-ff", "-f", "json").json()
     assert solved["answer"] == 11008 and solved["steps"][0] == "int(2 x 4 x 4,096 / 3) = 10,922"
     assert "| question |" in run("exercise", "show", "ffn-4096", "-f", "markdown").stdout
+
+
+def test_a_worked_solution_words_its_terms_as_explain_does(tmp_path: Path) -> None:
+    """A solution's formula terms are values the view words in the reader's language, as
+    `params --explain` does: an instructor's exercise on a MoE model shows no English term
+    name or formula word in Japanese or Chinese (before, "router", "experts", "expert biases"
+    and "biases of one expert" stayed English); JSON keeps the English steps."""
+    p = tmp_path / "moe.toml"
+    p.write_text(
+        '[[exercise]]\nid = "oss-ffn"\nquestion = "FFN parameters of one gpt-oss-20b layer?"\n'
+        'quantity = "layer_ffn_params"\nmodel = { preset = "gpt-oss-20b" }\n'
+    )
+    english = re.compile(r"\b(?:router:|experts:|expert biases|biases of one expert)")
+    for lang in ("ja", "zh"):
+        for fmt in ("table", "markdown"):
+            out = run("exercise", "solve", "oss-ffn", "--exercises", str(p), "-f", fmt,
+                      "--lang", lang).stdout  # fmt: skip
+            assert "2,880 x 32 = 92,160" in out  # the router's numbers, as in English
+            assert not english.search(out), (lang, fmt, out)
+    steps = run("exercise", "solve", "oss-ffn", "--exercises", str(p), "-f", "json").json()
+    # gpt-oss-20b: d_model 2,880, 32 experts; one expert's biases 2 x 2,880 + 2,880 = 8,640
+    assert steps["steps"][0] == "router: d_model x n_experts = 2,880 x 32 = 92,160"
+    assert (
+        "expert biases: n_experts x (biases of one expert) = 32 x 8,640 = 276,480" in steps["steps"]
+    )

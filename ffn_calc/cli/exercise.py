@@ -138,9 +138,10 @@ def exercise_app() -> typer.Typer:
     ) -> None:
         """Print the worked solution: each formula with the numbers put in."""
         from ffn_calc.i18n.translate import _
+        from ffn_calc.views.homework import steps
 
         r = _result(exercises, exercise_id)
-        lines = [f"{r.id}: {r.shown_question()}", "", *(f"  {s}" for s in r.shown_steps()), ""]
+        lines = [f"{r.id}: {r.shown_question()}", "", *(f"  {s}" for s in steps(r)), ""]
         _emit(r, [*lines, _("Answer: {answer}").format(answer=r.answer_text)], format)
 
     return sub

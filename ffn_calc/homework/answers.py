@@ -38,6 +38,7 @@ from fractions import Fraction
 from itertools import pairwise
 from typing import Literal
 
+from ffn_calc.counts.terms import Term
 from ffn_calc.errors import FfnCalcError
 from ffn_calc.i18n.translate import N_, Text, _, say, shown
 
@@ -52,11 +53,21 @@ Kind = Literal["int", "ratio", "percent", "number"]
 MIN_SIG_FIGS = 2
 
 
+# One line of a worked solution: a sentence (Text, or plain symbols), or a formula's term, which
+# the views word as `--explain` does (its name and any words of its formula translated).
+Step = str | Text | Term
+
+
+def english(step: Step) -> str:
+    """A step as JSON holds it: `W1: d_model x d_ff = 768 x 3,072 = 2,359,296`."""
+    return step.explain() if isinstance(step, Term) else str(step)
+
+
 @dataclass(frozen=True)
 class Answer:
     value: Fraction
     kind: Kind
-    steps: list[str | Text]  # the worked solution: str(step) in English, shown(step) for people
+    steps: list[Step]  # the worked solution: english(step) for JSON, the view's words for people
 
     def text(self) -> str:
         return format_value(self.value, self.kind)

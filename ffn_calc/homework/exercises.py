@@ -19,7 +19,7 @@ from ffn_calc.counts import flops as fl
 from ffn_calc.counts import params as pm
 from ffn_calc.counts import sizing
 from ffn_calc.errors import FfnCalcError
-from ffn_calc.homework.answers import MIN_SIG_FIGS, Answer, Text, check, say, shown
+from ffn_calc.homework.answers import MIN_SIG_FIGS, Answer, Step, Text, check, english, say
 from ffn_calc.i18n.translate import N_, _
 from ffn_calc.model.config import ModelConfig
 from ffn_calc.model.sources import resolve_model
@@ -93,14 +93,14 @@ def _group(key: str) -> str | Text:
     return say(_GROUPS[key]) if key in _GROUPS else key
 
 
-def _explained(layer: pm.LayerCount, group: str) -> list[str | Text]:
-    return [t.explain() for t in layer.terms if t.group == group]  # formulas: no words
+def _explained(layer: pm.LayerCount, group: str) -> list[Step]:
+    return [t for t in layer.terms if t.group == group]  # worded by the view, as --explain
 
 
 def _total_params(e: Exercise) -> Answer:
     cfg = _model(e.model)
     comps = pm.components(cfg)
-    steps: list[str | Text] = [
+    steps: list[Step] = [
         say(N_("{name}: {value}"), name=_group(k), value=f"{v:,}") for k, v in comps.items()
     ]
     terms = " + ".join(f"{v:,}" for v in comps.values())
@@ -124,7 +124,7 @@ def _layer_group(group: str) -> Callable[[Exercise], Answer]:
 def _ffn_ratio(e: Exercise) -> Answer:
     a, b = _layer(_model(e.model)), _layer(_model(e.other, "other"))
     fa, fb = a.group("ffn"), b.group("ffn")
-    steps: list[str | Text] = [say(N_("first model:")), *_explained(a, "ffn")]
+    steps: list[Step] = [say(N_("first model:")), *_explained(a, "ffn")]
     steps += [say(N_("second model:")), *_explained(b, "ffn")]
     steps.append(
         say(N_("ratio = {a} / {b} = {ratio}"), a=f"{fa:,}", b=f"{fb:,}", ratio=f"{fa / fb:.4f}")
@@ -136,7 +136,7 @@ def _layer_share(e: Exercise) -> Answer:
     layer = _layer(_model(e.model))
     part = _need(e.part, "part")
     groups = {g: layer.group(g) for g in ("attention", "ffn", "norm")}
-    steps: list[str | Text] = [
+    steps: list[Step] = [
         say(N_("{name} = {value}"), name=_group(g), value=f"{v:,}") for g, v in groups.items()
     ]
     terms = " + ".join(f"{v:,}" for v in groups.values())
@@ -156,7 +156,7 @@ def _model_ffn_share(e: Exercise) -> Answer:
     total = sum(comps.values())
     layers = pm.layer_counts(cfg)
     per_stack = " + ".join(f"{x.count} x {x.group('ffn'):,}" for x in layers)
-    steps: list[str | Text] = [f"FFN = {per_stack} = {comps['ffn']:,}"]
+    steps: list[Step] = [f"FFN = {per_stack} = {comps['ffn']:,}"]
     steps.append(say(N_("total = {total}"), total=f"{total:,}"))
     steps.append(
         say(
@@ -201,7 +201,7 @@ def _ffn_share_of_matrices(e: Exercise) -> Answer:
 def _swiglu_parity(e: Exercise) -> Answer:
     d = _need(e.d_model, "d_model")
     f = sizing.parity_d_ff(d)
-    steps: list[str | Text] = [
+    steps: list[Step] = [
         say(
             N_("plain 4x FFN: 2 x d_model x 4 d_model = 8 x {d}^2 = {params}"), d=f"{d:,}",
             params=f"{8 * d * d:,}",
@@ -216,7 +216,7 @@ def _llama_d_ff(e: Exercise) -> Answer:
     d = _need(e.d_model, "d_model")
     f = sizing.llama_d_ff(d, e.multiple_of, e.ffn_dim_multiplier)  # first: it checks the sizes
     hidden = int(2 * (4 * d) / 3)
-    steps: list[str | Text] = [f"int(2 x 4 x {d:,} / 3) = {hidden:,}"]
+    steps: list[Step] = [f"int(2 x 4 x {d:,} / 3) = {hidden:,}"]
     if e.ffn_dim_multiplier is not None:
         steps.append(
             f"int({e.ffn_dim_multiplier} x {hidden:,}) = {int(e.ffn_dim_multiplier * hidden):,}"
@@ -234,7 +234,7 @@ def _layer_macs(e: Exercise) -> Answer:
     w = fl.Workload(batch=e.batch, seq_len=_need(e.seq_len, "seq_len"))
     layer = fl.layer_flops(cfg, w)[0]
     group = "attention_projections" if part in ("attention", "attention_projections") else part
-    steps: list[str | Text] = [t.explain() for t in layer.terms if t.group == group]
+    steps: list[Step] = [t for t in layer.terms if t.group == group]
     value = layer.group(group) // 2
     steps.append(
         say(N_("FLOPs {flops} / 2 = {macs} multiply-adds"), flops=f"{layer.group(group):,}",
@@ -250,7 +250,7 @@ def _crossover(e: Exercise) -> Answer:
     target = {"scores_vs_ffn": pt.ffn, "scores_vs_projections": pt.projections,
               "scores_vs_dense": pt.ffn + pt.projections}[which]  # fmt: skip
     s = fl.solve(pt, target)
-    steps: list[str | Text] = [
+    steps: list[Step] = [
         say(
             N_("scores per token and layer: 4 x n_heads x head_dim x S = {slope} x S"),
             slope=f"{pt.scores_slope:,}",
@@ -275,7 +275,7 @@ def _crossover(e: Exercise) -> Answer:
 def _gelu(e: Exercise) -> Answer:
     x = _need(e.x, "x")
     value = act.gelu(x)
-    steps: list[str | Text] = ["GELU(x) = x Phi(x), Phi(x) = (1 + erf(x / sqrt 2)) / 2",
+    steps: list[Step] = ["GELU(x) = x Phi(x), Phi(x) = (1 + erf(x / sqrt 2)) / 2",
              f"Phi({x:g}) = {act.cdf(x):.7f}", f"GELU({x:g}) = {x:g} x {act.cdf(x):.7f} = {value:.7f}"]  # fmt: skip
     return Answer(Fraction(value), "number", steps)
 
@@ -371,15 +371,16 @@ class ExerciseResult(Result):
     correct: bool | None = None
     reason: str | None = None
     # The same in the current language (not in JSON): steps and reason as messages.
-    _lines: tuple[str | Text, ...] = PrivateAttr(())  # not default_factory: see ParamsReport
+    _lines: tuple[Step, ...] = PrivateAttr(())  # not default_factory: see ParamsReport
     _why: Text | None = PrivateAttr(None)
 
     def shown_question(self) -> str:
         return _(self.question)
 
-    def shown_steps(self) -> list[str]:
-        """The worked solution in the current language (English for a result read from JSON)."""
-        return [shown(line) for line in self._lines] if self._lines else list(self.steps)
+    def solution(self) -> tuple[Step, ...]:
+        """The worked solution as values, for a view to word (a result read from JSON: its
+        English steps)."""
+        return self._lines or tuple(self.steps)
 
     def shown_reason(self) -> str | None:
         return self._why.shown() if self._why is not None else self.reason
@@ -394,7 +395,7 @@ def exercise_result(e: Exercise, given: str | None = None) -> ExerciseResult:
         correct, why = v.correct, v.why
     r = ExerciseResult(
         id=e.id, question=e.question, quantity=e.quantity, answer=a.plain(),
-        answer_text=a.text(), steps=[str(step) for step in a.steps], given=given,
+        answer_text=a.text(), steps=[english(step) for step in a.steps], given=given,
         correct=correct, reason=None if why is None else str(why),
     )  # fmt: skip
     r._lines, r._why = tuple(a.steps), why

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ffn_calc.i18n.translate import _
+from ffn_calc.counts.terms import Term
+from ffn_calc.i18n.translate import _, shown
+from ffn_calc.views.labels import explained
+from ffn_calc.views.table import Column, Spelled, Table
 
 if TYPE_CHECKING:  # the report types only annotate: importing them would load every command
     from ffn_calc.homework.exercises import ExerciseResult, ExercisesReport
-from ffn_calc.views.table import Column, Spelled, Table
 
 
 def exercise_tables(r: ExercisesReport) -> list[Table]:
@@ -27,13 +29,24 @@ def exercise_tables(r: ExercisesReport) -> list[Table]:
     return [t]
 
 
+def steps(r: ExerciseResult) -> list[str]:
+    """The worked solution in the reader's language; a formula's term worded as --explain
+    words it (views.labels.explained)."""
+    return [
+        explained(x.name, x.message or x.formula, x.numbers, x.value)
+        if isinstance(x, Term)
+        else shown(x)
+        for x in r.solution()
+    ]
+
+
 def exercise_result_tables(r: ExerciseResult) -> list[Table]:
     t = Table(
         _("Exercise {id}").format(id=r.id),
         [Column(_("field"), "text"), Column(_("value"), "text")],
     )
     t.add(_("question"), r.shown_question())
-    for i, step in enumerate(r.shown_steps(), start=1):
+    for i, step in enumerate(steps(r), start=1):
         t.add(_("step {number}").format(number=i), step)
     t.add(_("answer"), Spelled(r.answer, r.answer_text))
     if r.given is not None:
