@@ -144,8 +144,13 @@ def test_memory_context_and_gpu_memory() -> None:
         (["params", "-p", "gpt2-small", "--require", "total_params<=7GB"], ["--require", "total_params"]),
         (["params", "-p", "gpt2-small", "--require", "forward_flops<1T"],
          ["forward_flops takes a length: write forward_flops@2048"]),
+        # a decode step has no --seq-len to give: only forward_flops@N answers
         (["flops", "-p", "gpt2-small", "--decode", "-L", "9", "--require", "forward_flops<1T"],
-         ["or give --seq-len S"]),
+         ["write forward_flops@2048.\n"]),
+        (["flops", "-p", "gpt2-small", "--require", "kv_bytes<1T"], ["write kv_bytes@2048.\n"]),
+        # --training refuses --context: only kv_bytes@N answers there
+        (["memory", "-p", "gpt2-small", "--training", "--require", "kv_bytes<1T"],
+         ["write kv_bytes@2048.\n"]),
         (["kv", "-p", "gpt2-small", "-L", "100", "--require", "forward_flops<1T"], ["forward_flops@2048"]),
         (["flops", "-p", "gpt2-small", "-s", "100", "--causal", "--require", "forward_flops<1T"],
          ["--causal with --require forward_flops@100"]),

@@ -173,7 +173,8 @@ def flops_cmd(
         model,
         require,
         changed,
-        {"S": "--seq-len S", "L": "--decode --context L"},
+        # a length given where this mode takes one (another mode's option is no answer)
+        {"L": "--context L"} if decode else {"S": "--seq-len S"},
         seq_len=seq_len,
         context=context,
         batch=batch,
@@ -414,7 +415,7 @@ def memory_cmd(
         ctx,
         model,
         require,
-        lengths={"S": "--training --seq-len S", "L": "--gpu-memory SIZE --context L"},
+        lengths={"S": "--seq-len S"} if training else {"L": "--gpu-memory SIZE --context L"},
         seq_len=seq_len,
         context=context,
         batch=micro_batch if training else batch,
