@@ -382,7 +382,7 @@ def sweep(
 
 def _markdown(report: Result) -> str | None:
     """A report as the command's tables in Markdown (what a notebook shows)."""
-    from ffn_calc.output.formats import to_markdown
+    from ffn_calc.output.markdown import to_markdown
     from ffn_calc.views.registry import tables_for
 
     tables = tables_for(report)

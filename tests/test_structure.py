@@ -231,6 +231,21 @@ def test_every_module_is_in_a_layer() -> None:
         layer_of(module)
 
 
+def test_only_output_rich_imports_rich() -> None:
+    """Rich is imported in one module, the drawing (wrapping is output/wrap.py, measured by
+    the cells the writer passes): every other writer and the JSON path stay Rich-free."""
+    importers = sorted(
+        name
+        for name, path in package_modules().items()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if (isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "rich")
+        or (
+            isinstance(node, ast.Import) and any(a.name.split(".")[0] == "rich" for a in node.names)
+        )
+    )
+    assert set(importers) == {"ffn_calc.output.rich"}, importers
+
+
 def test_layer_packages_have_empty_init() -> None:
     """The layer packages' __init__.py stay empty: importing one module of a layer loads
     nothing else of it (start-up)."""
