@@ -56,9 +56,8 @@ def preset_names() -> list[str]:
 def load_preset_data(name: str) -> tuple[dict[str, Any], str]:
     """The raw fields of one preset (its file only) and its origin for messages."""
     fields = preset_entry(name).fields
-    return {k: list(v) if isinstance(v, list) else v for k, v in fields.items()}, preset_origin(
-        name
-    )
+    data = {k: list(v) if isinstance(v, list) else v for k, v in fields.items()}
+    return data, preset_origin(name)
 
 
 def preset_origin(name: str) -> str:
