@@ -8,6 +8,8 @@ import sys
 from collections.abc import Mapping
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).parent.parent
 
 
@@ -140,6 +142,8 @@ def imports_in(source: str, modules: Mapping[str, object], typing: bool = True) 
         if not typing and id(node) in type_only:
             continue
         targets: list[str] = []
+        if isinstance(node, ast.ImportFrom) and node.level:
+            raise AssertionError(f"line {node.lineno}: a relative import; write it absolute")
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("ffn_calc"):
             base = node.module or ""
             for alias in node.names:
@@ -210,6 +214,8 @@ def test_the_layer_check_sees_every_kind_of_import() -> None:
         "HOME = {'x': 'ffn_calc.cli.app'}\n"
     )
     edges = imports_in(code, package_modules())
+    with pytest.raises(AssertionError, match="relative import"):
+        imports_in("from .table import Table\n", package_modules())
     assert "ffn_calc.views.table" not in imports_in(code, package_modules(), typing=False)
     assert edges == {
         "ffn_calc.errors": 2,
