@@ -1,4 +1,5 @@
-"""Structure that keeps start-up small (timings live in benchmarks/startup.py, not here)."""
+"""The package's structure: imports go down the layers, no cycle, one Rich importer, and what
+keeps start-up small (timings live in benchmarks/startup.py, not here)."""
 
 from __future__ import annotations
 
