@@ -138,7 +138,7 @@ def load(
 
     Fields alone start from what the size flags start from: one layer, d_ff = 4 x d_model,
     biases on (`load(d_model=4096, n_heads=32)`)."""
-    from ffn_calc.model.sources import resolve_model
+    from ffn_calc.families.resolve import resolve_model
 
     preset = _optional_text("preset", preset)
     config_path = _optional_path("config", config)
@@ -382,7 +382,7 @@ def sweep(
 
 def _markdown(report: Result) -> str | None:
     """A report as the command's tables in Markdown (what a notebook shows)."""
-    from ffn_calc.output.formats import to_markdown
+    from ffn_calc.output.markdown import to_markdown
     from ffn_calc.views.registry import tables_for
 
     tables = tables_for(report)

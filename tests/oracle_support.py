@@ -37,8 +37,8 @@ from torch.utils.flop_counter import FlopCounterMode
 from ffn_calc.counts.flops import Workload, forward_flops
 from ffn_calc.counts.inference import decode_flops, generation_flops, kv_elements
 from ffn_calc.counts.params import total_params
+from ffn_calc.families.resolve import resolve_model
 from ffn_calc.model.config import ModelConfig
-from ffn_calc.model.sources import resolve_model
 from ffn_calc.reference.instantiate import instantiate
 
 

@@ -141,7 +141,7 @@ def test_a_repeated_load_makes_the_model_a_first_one_does(preset: str) -> None:
             return type(exc), str(exc)
 
     first = [outcome(c) for c in changes]
-    assert presets._preset(preset).model is not None  # the later loads use the validated one
+    assert presets.preset_entry(preset).model is not None  # the later loads use the validated one
     for c, want in zip(changes, first, strict=True):
         got = outcome(c)
         assert got == want, c

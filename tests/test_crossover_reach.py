@@ -20,7 +20,7 @@ from conftest import run
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ffn_calc.model.sources import resolve_model
+from ffn_calc.families.resolve import resolve_model
 from ffn_calc.reports.crossover import crossover_report
 from ffn_calc.reports.inference import decode_crossover_report, decode_report
 

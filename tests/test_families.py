@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from conftest import DATA, run
 
-from ffn_calc.families import REGISTRY
+from ffn_calc.model.families import REGISTRY
 
 COVERAGE: list[dict[str, Any]] = json.loads((DATA / "coverage.json").read_text())["cases"]
 BY_NAME = {c["name"]: c for c in COVERAGE}

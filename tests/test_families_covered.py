@@ -1,6 +1,6 @@
 """Every registered family is tested: differential cases and a golden figure (no torch needed).
 
-A family module plus its row in ffn_calc.families.REGISTRY would otherwise pass every test
+A family module plus its row in ffn_calc.model.families.REGISTRY would otherwise pass every test
 with no test data of its own. For each family that ffn-calc can name (REGISTRY and the
 families with tensor names, OTHER_FAMILIES), this asserts:
 
@@ -27,8 +27,9 @@ import pytest
 from conftest import CASES, DATA
 from oracle_cases import EXPLICIT, ORACLE, family_of
 
-from ffn_calc.families import OTHER_FAMILIES, REGISTRY
-from ffn_calc.model.sources import preset_names, resolve_model
+from ffn_calc.families.resolve import resolve_model
+from ffn_calc.model.families import OTHER_FAMILIES, REGISTRY
+from ffn_calc.model.sources import preset_names
 
 TESTS = Path(__file__).parent
 
@@ -120,10 +121,11 @@ def test_tests_readme_maps_every_oracle_module() -> None:
 def family_modules() -> set[str]:
     """The modules of ffn_calc/families that are one model_type each."""
     from ffn_calc import families
+    from ffn_calc.model.families import family_names
 
     return {
         m.__name__.rsplit(".", 1)[1]
-        for f in families.family_names()
+        for f in family_names()
         if (m := families.family_module(f)) is not None
     }
 

@@ -16,7 +16,7 @@ from ffn_calc.counts.flops import (
     forward_flops,
     layer_flops,
 )
-from ffn_calc.model.sources import resolve_model
+from ffn_calc.families.resolve import resolve_model
 from ffn_calc.reports.flops import flops_report
 
 FORWARD = [(c["name"], f) for c in CASES for f in c["forward"]]

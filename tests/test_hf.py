@@ -10,7 +10,7 @@ import pytest
 from conftest import CASES, DATA, run
 
 from ffn_calc.counts.params import layer_counts, total_params
-from ffn_calc.model.sources import resolve_model
+from ffn_calc.families.resolve import resolve_model
 
 HF_CASES = [c for c in CASES if "hf_config" in c]
 

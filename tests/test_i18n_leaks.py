@@ -334,7 +334,7 @@ def test_terms_built_with_words_are_in_the_language(
     import ffn_calc
     from ffn_calc.counts.flops import Workload
     from ffn_calc.i18n.translate import use
-    from ffn_calc.output.formats import to_markdown
+    from ffn_calc.output.markdown import to_markdown
     from ffn_calc.reports.flops import flops_report
     from ffn_calc.views.labels import term_label
     from ffn_calc.views.registry import tables_for

@@ -218,18 +218,20 @@ def test_human_in_english_is_unchanged() -> None:
 
 
 def test_cjk_text_wraps_between_characters_never_inside_a_number() -> None:
-    from ffn_calc.output.rich import wrap
+    from ffn_calc.output.wrap import wrap
 
     text = "合計 1.24億 パラメータ；FFN : アテンション = 1.999；埋め込み以外 85,056,000。"  # noqa: RUF001
     for width in range(12, 60):
-        lines = wrap(text, width)
+        lines = wrap(text, width, cell_len)
         assert all(cell_len(line) <= width for line in lines), (width, lines)
         joined = "".join(lines)
         assert "1.24億" in joined and "85,056,000" in joined and "アテンション" in joined
         closing = ("。", "；", "、", "）")  # noqa: RUF001
         assert not any(line.startswith(closing) for line in lines), lines
     # No spaces: the lines break between characters, never inside the identifier d_model.
-    lines = wrap("各値の最大は太字の緑、最小は青。d_model ごとの値は最初の層の種類である。", 20)
+    lines = wrap(
+        "各値の最大は太字の緑、最小は青。d_model ごとの値は最初の層の種類である。", 20, cell_len
+    )
     assert all(cell_len(line) <= 20 for line in lines)
     assert any("d_model" in line for line in lines)
 

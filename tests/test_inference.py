@@ -15,8 +15,8 @@ from conftest import run
 
 from ffn_calc.counts.flops import Workload, forward_flops
 from ffn_calc.counts.inference import decode_flops, kv_elements
+from ffn_calc.families.resolve import resolve_model
 from ffn_calc.model.config import ModelConfig
-from ffn_calc.model.sources import resolve_model
 
 
 def test_reference_figures() -> None:

@@ -18,7 +18,7 @@ from conftest import run
 
 import ffn_calc
 from ffn_calc.errors import UsageError
-from ffn_calc.model.sources import resolve_model
+from ffn_calc.families.resolve import resolve_model
 
 
 def refused(*args: str, words: tuple[str, ...]) -> None:

@@ -15,7 +15,8 @@ import pytest
 
 from ffn_calc.counts import flops as fl
 from ffn_calc.counts import inference as inf
-from ffn_calc.model.sources import preset_names, resolve_model
+from ffn_calc.families.resolve import resolve_model
+from ffn_calc.model.sources import preset_names
 
 LENGTHS = (1, 2, 7, 100, 4096)
 

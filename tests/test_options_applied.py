@@ -295,7 +295,7 @@ def _model_values(cfg: Any) -> dict[str, list[list[str]]]:
 
 @pytest.mark.parametrize("model", list(MODELS))
 def test_model_flags_applied(model: str) -> None:
-    from ffn_calc.model.sources import resolve_model
+    from ffn_calc.families.resolve import resolve_model
 
     args = MODELS[model]
     if args[0] == "-p":
@@ -531,8 +531,8 @@ def test_one_is_singular(argv: list[str]) -> None:
 
 
 def test_one_local_window_is_singular() -> None:
+    from ffn_calc.families.resolve import resolve_model
     from ffn_calc.model.layer_kinds import local_kind
-    from ffn_calc.model.sources import resolve_model
 
     cfg = resolve_model(preset="gemma-3-1b", fields={"attention_window": 1})
     assert str(local_kind(cfg)) == "sliding-window attention over 1 token"

@@ -47,8 +47,8 @@ from oracle_support import (  # noqa: E402
 
 from ffn_calc.counts.flops import Workload, forward_flops  # noqa: E402
 from ffn_calc.counts.params import total_params  # noqa: E402
+from ffn_calc.families.resolve import resolve_model  # noqa: E402
 from ffn_calc.model.config import ModelConfig  # noqa: E402
-from ffn_calc.model.sources import resolve_model  # noqa: E402
 
 transformers.logging.set_verbosity_error()
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")

@@ -25,9 +25,10 @@ from oracle_support import cache_numel, generated_flops  # noqa: E402
 from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
 
 from ffn_calc.counts.inference import decode_flops, generation_flops, kv_elements  # noqa: E402
-from ffn_calc.families import REGISTRY, family_module  # noqa: E402
+from ffn_calc.families import family_module  # noqa: E402
 from ffn_calc.families.hf import hf_fields  # noqa: E402
 from ffn_calc.model.config import ModelConfig  # noqa: E402
+from ffn_calc.model.families import REGISTRY  # noqa: E402
 
 transformers.logging.set_verbosity_error()
 warnings.filterwarnings("ignore")

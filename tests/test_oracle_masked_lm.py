@@ -36,7 +36,7 @@ from oracle_support import (  # noqa: E402
     token_ids,
 )
 
-from ffn_calc.model.sources import resolve_model  # noqa: E402
+from ffn_calc.families.resolve import resolve_model  # noqa: E402
 
 transformers.logging.set_verbosity_error()
 warnings.filterwarnings("ignore")

@@ -48,7 +48,7 @@ from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
 
 from ffn_calc.counts.flops import Workload, forward_flops  # noqa: E402
 from ffn_calc.counts.params import active_params, total_params  # noqa: E402
-from ffn_calc.model.sources import resolve_model  # noqa: E402
+from ffn_calc.families.resolve import resolve_model  # noqa: E402
 
 transformers.logging.set_verbosity_error()
 warnings.filterwarnings("ignore")

@@ -45,7 +45,7 @@ from oracle_support import (  # noqa: E402
 
 from ffn_calc.counts.flops import Workload, forward_flops  # noqa: E402
 from ffn_calc.counts.params import total_params  # noqa: E402
-from ffn_calc.model.sources import resolve_model  # noqa: E402
+from ffn_calc.families.resolve import resolve_model  # noqa: E402
 
 transformers.logging.set_verbosity_error()
 warnings.filterwarnings("ignore")

@@ -8,7 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ffn_calc.counts.params import active_params, components, layer_counts, total_params
-from ffn_calc.model.sources import preset_names, resolve_model
+from ffn_calc.families.resolve import resolve_model
+from ffn_calc.model.sources import preset_names
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c["name"])

@@ -142,16 +142,16 @@ def parses(cell: str) -> bool:
 
 @pytest.mark.parametrize("name", {**COMMANDS, **CSV_ONLY})
 def test_csv_cells_are_plain_numbers(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    import ffn_calc.output.formats
+    import ffn_calc.output.csv
 
     drawn: list[Table] = []
-    to_csv = ffn_calc.output.formats.to_csv
+    to_csv = ffn_calc.output.csv.to_csv
 
     def spy(tables: list[Table]) -> str:
         drawn.extend(tables)
         return to_csv(tables)
 
-    monkeypatch.setattr(ffn_calc.output.formats, "to_csv", spy)
+    monkeypatch.setattr(ffn_calc.output.csv, "to_csv", spy)
     r = at(80, *unexplained({**COMMANDS, **CSV_ONLY}[name]), "-f", "csv")
     assert r.exit_code == 0
     rows = list(csv.reader(io.StringIO(r.stdout)))
@@ -202,7 +202,8 @@ def test_csv_and_markdown_spell_numbers_apart() -> None:
     t = Table("t", [Column("answer", "num"), Column("heads", "num", only="people"),
                     Column("n_heads", only="csv")])  # fmt: skip
     t.add(Spelled(0.25, "25.00%"), "12 / 4", 12)
-    from ffn_calc.output.formats import to_csv, to_markdown
+    from ffn_calc.output.csv import to_csv
+    from ffn_calc.output.markdown import to_markdown
 
     assert to_csv([t]).splitlines() == ["t", "answer,n_heads", "0.25,12"]
     assert "| 25.00% | 12 / 4 |" in to_markdown([t])
@@ -227,18 +228,20 @@ def test_human_takes_any_int() -> None:
 
 
 def test_wrap_never_breaks_a_number() -> None:
-    from ffn_calc.output.rich import wrap
+    from rich.cells import cell_len
+
+    from ffn_calc.output.wrap import wrap
 
     text = "Total 124,439,808 parameters; non-embedding 85,056,000 (32768/3)."
     for width in range(4, 40):
-        lines = wrap(text, width)
+        lines = wrap(text, width, cell_len)
         assert "".join(lines).replace(" ", "") == text.replace(" ", "")  # nothing lost
         for n in ("124,439,808", "85,056,000", "32768/3"):
             assert any(n in line for line in lines), (width, lines)
         # Only a number wider than the line makes a line wider.
         assert all(len(x) <= max(width, 11) for x in lines), lines
     # A long name folds at its punctuation, never inside the number it holds.
-    assert wrap("transformer.h.{0..11}.attn.c_attn", 12) == [
+    assert wrap("transformer.h.{0..11}.attn.c_attn", 12, cell_len) == [
         "transformer.", "h.{0..11}.", "attn.c_attn"
     ]  # fmt: skip
 

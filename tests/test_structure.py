@@ -1,10 +1,15 @@
-"""Structure that keeps start-up small (timings live in benchmarks/startup.py, not here)."""
+"""The package's structure: imports go down the layers, no cycle, one Rich importer, and what
+keeps start-up small (timings live in benchmarks/startup.py, not here)."""
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).parent.parent
 
@@ -42,6 +47,7 @@ def test_loading_one_preset_reads_only_its_file(monkeypatch) -> None:
     from importlib.resources.abc import Traversable
 
     import ffn_calc.model.sources as presets
+    from ffn_calc.families.resolve import resolve_model
 
     real = presets.presets_dir()
     read: list[str] = []
@@ -64,7 +70,7 @@ def test_loading_one_preset_reads_only_its_file(monkeypatch) -> None:
             raise AssertionError("loading one preset listed the presets folder")
 
     monkeypatch.setattr(presets, "presets_dir", lambda: Spy(real))
-    cfg = presets.resolve_model(preset="llama-2-7b")
+    cfg = resolve_model(preset="llama-2-7b")
     assert cfg.d_ff == 11008
     assert read == ["llama-2-7b.toml"]
 
@@ -76,7 +82,8 @@ def test_a_command_imports_only_the_family_it_uses() -> None:
         "sys.argv = ['ffn-calc', {args}]\n"
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         "    try:\n        main()\n    except SystemExit:\n        pass\n"
-        "shared = ('ffn_calc.families.base', 'ffn_calc.families.hf', 'ffn_calc.families.tensor_names')\n"
+        "shared = ('ffn_calc.families.base', 'ffn_calc.families.hf', 'ffn_calc.families.resolve',\n"
+        "          'ffn_calc.families.tensor_names')\n"
         "print(sorted(m for m in sys.modules if m.startswith('ffn_calc.families.')\n"
         "             and m not in shared))\n"
     )
@@ -89,30 +96,182 @@ def test_a_command_imports_only_the_family_it_uses() -> None:
     assert out.strip() == "[]"
 
 
+PACKAGE = ROOT / "ffn_calc"
+
+# The layers, top to bottom: a module imports from its own layer and the layers below, never
+# from a layer above. Keys are the first name under ffn_calc ("" is ffn_calc/__init__.py).
+LAYERS: list[tuple[str, ...]] = [
+    ("console", "__main__"),
+    ("cli",),
+    ("api", ""),
+    ("output",),
+    ("views",),
+    ("sweeps", "homework"),
+    ("reports",),
+    ("reference",),
+    ("counts",),
+    ("families",),
+    ("model",),
+    ("files", "i18n", "errors", "limits", "quantities"),
+]
+
+
+def package_modules() -> dict[str, Path]:
+    """Every module of the package by dotted name (a package by its own name)."""
+    modules: dict[str, Path] = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+        modules[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return modules
+
+
+def imports_in(source: str, modules: Mapping[str, object], typing: bool = True) -> dict[str, int]:
+    """{module of the package that `source` imports: line}. Every import counts: at the top,
+    inside a function, under `if TYPE_CHECKING:` (unless `typing` is False), and a module named
+    by its full dotted name in a string (`importlib.import_module("ffn_calc.api")`, a table of
+    where names live)."""
+    tree = ast.parse(source)
+    type_only = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+        for statement in node.body
+        for inner in ast.walk(statement)
+    }
+    edges: dict[str, int] = {}
+    for node in ast.walk(tree):
+        if not typing and id(node) in type_only:
+            continue
+        targets: list[str] = []
+        if isinstance(node, ast.ImportFrom) and node.level:
+            raise AssertionError(f"line {node.lineno}: a relative import; write it absolute")
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("ffn_calc"):
+            base = node.module or ""
+            for alias in node.names:
+                full = f"{base}.{alias.name}"
+                targets.append(full if full in modules else base)
+        elif isinstance(node, ast.Import):
+            targets = [a.name for a in node.names if a.name.startswith("ffn_calc")]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and "." in node.value:
+            targets = [node.value]
+        for target in targets:
+            if target in modules:
+                edges.setdefault(target, node.lineno)
+    return edges
+
+
+def import_edges(typing: bool = True) -> dict[str, dict[str, int]]:
+    """module -> {module of the package it imports: line}, for every module of the package."""
+    modules = package_modules()
+    graph = {}
+    for name, path in modules.items():
+        edges = imports_in(path.read_text(encoding="utf-8"), modules, typing)
+        graph[name] = {m: line for m, line in edges.items() if m != name}
+    return graph
+
+
+def layer_of(module: str) -> int:
+    """The index in LAYERS (0 = top) of a module of the package."""
+    head = module.split(".")[1] if "." in module else ""
+    for index, names in enumerate(LAYERS):
+        if head in names:
+            return index
+    raise AssertionError(f"{module} is in no layer: add it to LAYERS")
+
+
+def layer_name(index: int) -> str:
+    return ", ".join(n or "__init__" for n in LAYERS[index])
+
+
+def upward_imports(graph: dict[str, dict[str, int]]) -> list[str]:
+    return [
+        f"{module} -> {imported} (layer {layer_name(layer_of(imported))} above layer "
+        f"{layer_name(layer_of(module))}; line {line})"
+        for module, edges in sorted(graph.items())
+        for imported, line in sorted(edges.items())
+        if layer_of(imported) < layer_of(module)
+    ]
+
+
+def test_imports_go_down_the_layers() -> None:
+    """Each module imports only from its own layer and the layers below (LAYERS, top to
+    bottom): the CLI over the API, the writers over the tables, the tables over the reports,
+    down to the model and the leaf modules. Every import counts, lazy ones inside functions
+    and those under `if TYPE_CHECKING:` too (a lazy upward import is still an upward
+    dependency; none is exempt)."""
+    violations = upward_imports(import_edges())
+    assert not violations, "imports from a layer above:\n" + "\n".join(violations)
+
+
+def test_the_layer_check_sees_every_kind_of_import() -> None:
+    """An upward import is found at the top, inside a function, under TYPE_CHECKING and as
+    a module named in a string, and reported as 'module -> imported (layer X above layer Y)'."""
+    code = (
+        "from typing import TYPE_CHECKING\n"
+        "from ffn_calc.errors import UsageError\n"
+        "if TYPE_CHECKING:\n    from ffn_calc.views.table import Table\n"
+        "def f():\n    import ffn_calc.output.rich\n"
+        "    from ffn_calc.families import family_module\n"
+        "HOME = {'x': 'ffn_calc.cli.app'}\n"
+    )
+    edges = imports_in(code, package_modules())
+    with pytest.raises(AssertionError, match="relative import"):
+        imports_in("from .table import Table\n", package_modules())
+    assert "ffn_calc.views.table" not in imports_in(code, package_modules(), typing=False)
+    assert edges == {
+        "ffn_calc.errors": 2,
+        "ffn_calc.views.table": 4,
+        "ffn_calc.output.rich": 6,
+        "ffn_calc.families": 7,
+        "ffn_calc.cli.app": 8,
+    }
+    assert upward_imports({"ffn_calc.model.config": edges}) == [
+        "ffn_calc.model.config -> ffn_calc.cli.app (layer cli above layer model; line 8)",
+        "ffn_calc.model.config -> ffn_calc.families (layer families above layer model; line 7)",
+        "ffn_calc.model.config -> ffn_calc.output.rich (layer output above layer model; line 6)",
+        "ffn_calc.model.config -> ffn_calc.views.table (layer views above layer model; line 4)",
+    ]
+
+
+def test_every_module_is_in_a_layer() -> None:
+    for module in package_modules():
+        layer_of(module)
+
+
+def test_only_output_rich_imports_rich() -> None:
+    """Rich is imported in one module, the drawing (wrapping is output/wrap.py, measured by
+    the cells the writer passes): every other writer and the JSON path stay Rich-free."""
+    importers = sorted(
+        name
+        for name, path in package_modules().items()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if (isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "rich")
+        or (
+            isinstance(node, ast.Import) and any(a.name.split(".")[0] == "rich" for a in node.names)
+        )
+    )
+    assert set(importers) == {"ffn_calc.output.rich"}, importers
+
+
+def test_layer_packages_have_empty_init() -> None:
+    """The layer packages' __init__.py stay empty: importing one module of a layer loads
+    nothing else of it (start-up)."""
+    nonempty = [
+        name
+        for name in ("i18n", "model", "counts", "reference", "reports", "sweeps", "homework",
+                     "views", "output")
+        if (PACKAGE / name / "__init__.py").read_text(encoding="utf-8").strip()
+    ]  # fmt: skip
+    assert not nonempty, nonempty
+
+
 def test_no_import_cycle() -> None:
     """No module of the package imports, directly or through others, a module that imports it
-    back: every import counts, at the top or inside a function (a lazy import is still an
-    edge a reader follows)."""
-    import ast
-    from pathlib import Path
-
-    package = Path(__file__).parent.parent / "ffn_calc"
-    modules: dict[str, Path] = {}
-    for path in package.rglob("*.py"):
-        parts = path.relative_to(package.parent).with_suffix("").parts
-        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-        modules[name] = path
-    graph: dict[str, set[str]] = {name: set() for name in modules}
-    for name, path in modules.items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("ffn_calc"):
-                base = node.module or ""
-                for alias in node.names:
-                    full = f"{base}.{alias.name}"
-                    graph[name].add(full if full in modules else base)
-            elif isinstance(node, ast.Import):
-                graph[name] |= {a.name for a in node.names if a.name.startswith("ffn_calc")}
-        graph[name] = {m for m in graph[name] if m in modules and m != name}
+    back: every import that runs counts, at the top or inside a function (a lazy import is
+    still an edge a reader follows). An import under `if TYPE_CHECKING:` never runs, so it is
+    left out here (model.rules names ModelConfig in its annotations, model.config calls the
+    rules); the layer test above still counts it."""
+    graph = {name: set(edges) for name, edges in import_edges(typing=False).items()}
 
     def reaches(start: str, goal: str) -> bool:
         seen, todo = set(), list(graph[start])

@@ -41,8 +41,9 @@ from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
 
 from ffn_calc.counts.flops import Workload, forward_flops  # noqa: E402
 from ffn_calc.counts.params import total_params  # noqa: E402
+from ffn_calc.families.resolve import resolve_model  # noqa: E402
 from ffn_calc.model.config import ModelConfig  # noqa: E402
-from ffn_calc.model.sources import dump_toml, preset_names, resolve_model  # noqa: E402
+from ffn_calc.model.sources import dump_toml, preset_names  # noqa: E402
 
 transformers.logging.set_verbosity_error()
 warnings.filterwarnings("ignore")

@@ -22,9 +22,10 @@ from ffn_calc.counts import flops as flop_counts
 from ffn_calc.counts import params as param_counts
 from ffn_calc.counts import totals
 from ffn_calc.counts.flops import Workload
-from ffn_calc.families import REGISTRY
+from ffn_calc.families.resolve import resolve_model
 from ffn_calc.model import sources as presets
 from ffn_calc.model.config import ModelConfig
+from ffn_calc.model.families import REGISTRY
 
 WORKLOADS = [
     Workload(batch=1, seq_len=1),
@@ -52,14 +53,14 @@ def assert_same(cfg: ModelConfig, workloads: list[Workload]) -> None:
 
 @pytest.mark.parametrize("name", presets.preset_names())
 def test_presets(name: str) -> None:
-    assert_same(presets.resolve_model(preset=name), WORKLOADS)
+    assert_same(resolve_model(preset=name), WORKLOADS)
 
 
 @pytest.mark.parametrize("case", COVERAGE, ids=[c["name"] for c in COVERAGE])
 def test_family_configs(case: dict[str, Any], tmp_path: Path) -> None:
     path = tmp_path / "config.json"
     path.write_text(json.dumps(case["hf_config"]))
-    assert_same(presets.resolve_model(hf_config=path), WORKLOADS)
+    assert_same(resolve_model(hf_config=path), WORKLOADS)
 
 
 def test_families_all_covered() -> None:
@@ -70,7 +71,7 @@ def test_families_all_covered() -> None:
 def test_gpt2_small_golden() -> None:
     # transformers GPT2LMHeadModel (gpt2, tied head): sum(p.numel() for p in parameters())
     # = 124,439,808.
-    cfg = presets.resolve_model(preset="gpt2-small")
+    cfg = resolve_model(preset="gpt2-small")
     assert sum(totals.param_components(cfg).values()) == 124_439_808
 
 

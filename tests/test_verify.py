@@ -16,8 +16,9 @@ from hypothesis import strategies as st
 from ffn_calc.counts import params as pm
 from ffn_calc.counts.flops import Workload, flop_components
 from ffn_calc.counts.params import components
+from ffn_calc.families.resolve import resolve_model
 from ffn_calc.model.config import ModelConfig
-from ffn_calc.model.sources import preset_names, resolve_model
+from ffn_calc.model.sources import preset_names
 from ffn_calc.reference import instantiate as inst
 from ffn_calc.reference.instantiate import instantiate
 from ffn_calc.reference.safetensors import Entry

@@ -386,12 +386,12 @@ def emit(
             write(report.model_dump_json(indent=2) + "\n", json=True)
         elif fmt is Format.csv:
             from ffn_calc.i18n.translate import use
-            from ffn_calc.output.formats import to_csv
+            from ffn_calc.output.csv import to_csv
 
             with use("en"):  # what programs read stays English
                 write(to_csv(tables()))
         elif fmt is Format.markdown:
-            from ffn_calc.output.formats import to_markdown
+            from ffn_calc.output.markdown import to_markdown
 
             write(in_a_fitting_language(lambda: to_markdown(tables())))
         else:

@@ -470,7 +470,8 @@ def verify_cmd(
 
     Exit 0 when everything matches, 1 on any mismatch.
     """
-    from ffn_calc.model.sources import preset_names, resolve_model
+    from ffn_calc.families.resolve import resolve_model
+    from ffn_calc.model.sources import preset_names
     from ffn_calc.reports.verify import verify
 
     if all_presets:
@@ -506,7 +507,7 @@ def compare_cmd(
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
     """Compare models side by side: shapes, parameters, FLOPs and crossovers, a column each."""
-    from ffn_calc.model.sources import resolve_model
+    from ffn_calc.families.resolve import resolve_model
     from ffn_calc.reports.compare import compare_report
 
     with user_errors():
@@ -588,7 +589,7 @@ def show_cmd(
     format: Annotated[Format, typer.Option("--format", "-f", help="table, json, csv or markdown (TOML: see import-hf).")] = Format.table,
 ) -> None:  # fmt: skip
     """Show a preset's config: every field, its value and what it means."""
-    from ffn_calc.model.sources import resolve_model
+    from ffn_calc.families.resolve import resolve_model
 
     with user_errors():
         emit(resolve_model(preset=name), format)
@@ -605,7 +606,8 @@ def import_hf_cmd(
     format: Annotated[ConfigFormat, typer.Option("--format", "-f", help="toml or json: either loads with --config.")] = ConfigFormat.toml,
 ) -> None:  # fmt: skip
     """Write the ffn-calc config equivalent to a Hugging Face config.json to stdout."""
-    from ffn_calc.model.sources import dump_toml, resolve_model
+    from ffn_calc.families.resolve import resolve_model
+    from ffn_calc.model.sources import dump_toml
 
     with user_errors():
         cfg = resolve_model(hf_config=path)

@@ -73,7 +73,7 @@ MODEL_OPTION_NAMES = [name for name, _, _ in MODEL_OPTIONS]
 
 
 def load_model(opts: dict[str, Any]) -> "ModelConfig":
-    from ffn_calc.model.sources import resolve_model
+    from ffn_calc.families.resolve import resolve_model
 
     flags = {k: (v.value if isinstance(v, Enum) else v) for k, v in opts.items()}
     model = resolve_model(

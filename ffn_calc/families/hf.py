@@ -27,8 +27,9 @@ def find_config_json(path: Path) -> Path:
 
 def hf_fields(data: dict[str, Any], origin: str, text: str = "", file: str = "") -> dict[str, Any]:
     """ModelConfig fields for a parsed config.json, by its family's module."""
-    from ffn_calc.families import REGISTRY, family_module
+    from ffn_calc.families import family_module
     from ffn_calc.families.base import Reader
+    from ffn_calc.model.families import REGISTRY
 
     model_type = data.get("model_type")
     if model_type is None:

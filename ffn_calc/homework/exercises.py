@@ -19,10 +19,10 @@ from ffn_calc.counts import flops as fl
 from ffn_calc.counts import params as pm
 from ffn_calc.counts import sizing
 from ffn_calc.errors import FfnCalcError
+from ffn_calc.families.resolve import resolve_model
 from ffn_calc.homework.answers import MIN_SIG_FIGS, Answer, Step, Text, check, english, say
 from ffn_calc.i18n.translate import N_, _
 from ffn_calc.model.config import ModelConfig
-from ffn_calc.model.sources import resolve_model
 from ffn_calc.reports.base import Number, Result
 
 Quantity = Literal[

@@ -25,6 +25,7 @@ from ffn_calc.errors import UsageError
 from ffn_calc.i18n.translate import N_, say
 from ffn_calc.limits import MAX_SIZE as MAX_SIZE  # re-exported: the one bound (limits.py)
 from ffn_calc.model.choices import Activation, Architecture, Norm, Positions
+from ffn_calc.model.families import family_names
 from ffn_calc.model.rules import InvariantError, check_invariants
 
 PositiveInt = Annotated[int, Field(gt=0, le=MAX_SIZE)]
@@ -262,8 +263,6 @@ class ModelConfig(BaseModel):
     @field_validator("family")
     @classmethod
     def _known_family(cls, value: str) -> str:
-        from ffn_calc.families import family_names
-
         if value not in family_names():
             raise InvariantError(
                 N_("unknown family; use one of {families}"), families=", ".join(family_names())

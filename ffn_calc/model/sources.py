@@ -1,4 +1,5 @@
-"""Find, list and load models: shipped presets, user config files, flags on top of either.
+"""Find, list and load models: shipped presets, user config files, flags on top of either
+(ffn_calc.families.resolve picks the one source given, a Hugging Face config.json too).
 
 Only the file asked for is read. Every problem becomes a ConfigError / FileError whose text
 names the file, the line, the field and the value where there is one.
@@ -20,7 +21,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ffn_calc.errors import ConfigError, UsageError
+from ffn_calc.errors import ConfigError
 from ffn_calc.files import line_of as line_of
 from ffn_calc.files import parse_json_object as parse_json_object  # re-exported
 from ffn_calc.files import parse_toml as parse_toml
@@ -54,15 +55,16 @@ def preset_names() -> list[str]:
 
 def load_preset_data(name: str) -> tuple[dict[str, Any], str]:
     """The raw fields of one preset (its file only) and its origin for messages."""
-    fields = _preset(name).fields
-    return {k: list(v) if isinstance(v, list) else v for k, v in fields.items()}, _origin(name)
+    fields = preset_entry(name).fields
+    data = {k: list(v) if isinstance(v, list) else v for k, v in fields.items()}
+    return data, preset_origin(name)
 
 
-def _origin(name: str) -> str:
+def preset_origin(name: str) -> str:
     return _("preset '{name}' ({file})").format(name=name, file=f"{name}.toml")
 
 
-class _Preset:
+class PresetEntry:
     """A preset file's fields, and its model once a second load in the process asks for it (a
     command loads once: it validates the fields with its changes in one go)."""
 
@@ -74,7 +76,7 @@ class _Preset:
         self.model: ModelConfig | None = None
 
 
-def _preset(name: str) -> _Preset:
+def preset_entry(name: str) -> PresetEntry:
     """A preset's fields: read once per process from the presets folder (package data; a
     folder that is not a plain path, such as a zip, is read each time)."""
     if not name.strip():
@@ -93,11 +95,11 @@ def _preset(name: str) -> _Preset:
 
 
 @lru_cache(maxsize=128)
-def _cached_preset(folder: Path, name: str) -> _Preset:
+def _cached_preset(folder: Path, name: str) -> PresetEntry:
     return _read_preset(folder, name)  # an unknown name raises: nothing is cached
 
 
-def _read_preset(folder: Traversable, name: str) -> _Preset:
+def _read_preset(folder: Traversable, name: str) -> PresetEntry:
     resource = folder / f"{name}.toml"
     if not _PRESET_NAME.fullmatch(name) or not resource.is_file():
         import difflib
@@ -116,7 +118,7 @@ def _read_preset(folder: Traversable, name: str) -> _Preset:
     text = resource.read_text(encoding="utf-8")
     data = parse_toml(text, _("preset {name}").format(name=name))
     data.setdefault("name", name)
-    return _Preset(data)
+    return PresetEntry(data)
 
 
 def load_config_file(path: Path) -> tuple[dict[str, Any], str, str]:
@@ -184,7 +186,7 @@ def field_message(err: Mapping[str, Any]) -> str:
     return _(template).format(**values)
 
 
-def _describe(err: Mapping[str, Any], origin: str, text: str | None) -> str:
+def describe_error(err: Mapping[str, Any], origin: str, text: str | None) -> str:
     loc = ".".join(str(p) for p in err["loc"])
     line = line_of(text, str(err["loc"][0])) if err["loc"] else None
     where = _("{origin}, line {line}").format(origin=origin, line=line) if line else origin
@@ -233,7 +235,7 @@ def build_config(data: Mapping[str, Any], origin: str, text: str | None = None) 
     try:
         return ModelConfig.model_validate(dict(data))
     except ValidationError as exc:
-        messages = [_describe(e, origin, text) for e in exc.errors()]
+        messages = [describe_error(e, origin, text) for e in exc.errors()]
         raise ConfigError("\n".join(messages)) from None
 
 
@@ -254,71 +256,3 @@ def flag_fields(flags: Mapping[str, Any]) -> dict[str, Any]:
     if flags.get("tie") is not None:
         out["tie_embeddings"] = bool(flags["tie"])
     return out
-
-
-def resolve_model(
-    *,
-    preset: str | None = None,
-    config: Path | None = None,
-    hf_config: Path | None = None,
-    flags: Mapping[str, Any] | None = None,
-    fields: Mapping[str, Any] | None = None,
-) -> ModelConfig:
-    """Pick the one model source given, apply flag overrides (CLI names) and then field
-    overrides (ModelConfig names), validate once."""
-    given = [
-        n
-        for n, v in (("--preset", preset), ("--config", config), ("--hf-config", hf_config))
-        if v is not None
-    ]
-    if len(given) > 1:
-        sources = given[0]
-        for option in given[1:]:
-            sources = _("{first} and {second}").format(first=sources, second=option)
-        raise UsageError(
-            _("choose one model source: {sources} were both given.").format(sources=sources)
-        )
-    overrides = {**flag_fields(flags or {}), **(fields or {})}
-    text: str | None = None
-    entry: _Preset | None = None
-    if preset is not None:
-        entry = _preset(preset)
-        data, origin = dict(entry.fields), _origin(preset)
-        if entry.loaded and entry.model is None:
-            entry.model = build_config(data, origin)
-        entry.loaded = True
-    elif config is not None:
-        data, origin, text = load_config_file(config)
-    elif hf_config is not None:
-        from ffn_calc.families.hf import load_hf_config  # only when asked for
-
-        data, origin = load_hf_config(hf_config)
-    else:
-        if "d_model" not in overrides or "n_heads" not in overrides:
-            raise UsageError(
-                _(
-                    "no model given: use --preset NAME, --config FILE, --hf-config PATH, "
-                    "or size flags with at least --d-model and --n-heads."
-                )
-            )
-        d = overrides["d_model"]
-        data = {"name": "custom", "n_layers": 1, "attention_bias": True, "ffn_bias": True}
-        if type(d) is int:  # a d_model that is not an integer is reported as such
-            data["d_ff"] = 4 * d
-        origin = _("the size flags") if not fields else _("the fields given")
-    if overrides and given:
-        changed = ", ".join(f"{k}={v}" for k, v in overrides.items() if k != "attention_out_bias")
-        data = {**data, "name": f"{data.get('name', 'custom')} ({changed})"}
-        with_changes = (
-            _("{origin} with fields {changed}") if fields else _("{origin} with flags {changed}")
-        )
-        origin = with_changes.format(origin=origin, changed=changed)
-    if entry is not None and entry.model is not None:  # validated once: check what changes
-        try:
-            return entry.model.varied({"name": data["name"], **overrides} if overrides else {})
-        except ValidationError as exc:
-            raise ConfigError("\n".join(_describe(e, origin, None) for e in exc.errors())) from None
-    cfg = build_config({**data, **overrides}, origin, text)
-    if entry is not None and not overrides:
-        entry.model = cfg
-    return cfg

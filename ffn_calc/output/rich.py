@@ -1,4 +1,5 @@
-"""Rich output: the only module that imports Rich (imported only when a table is drawn).
+"""Rich output: the only module that imports Rich (imported only when a table is drawn), and
+only drawing: the tables, the share bars and the charts.
 
 Layout: a number column is never wrapped and is as wide as its widest cell; a text column
 may wrap, down to TEXT_MIN cells (or its widest cell, if narrower) but not below its longest
@@ -6,11 +7,9 @@ number or its longest piece of a word (see _least). When the columns at those
 widths and the gaps between them fit in the console, the table is drawn, the spare width going
 first to the number columns' headers, then to the text columns that need it most. When they do
 not fit, the table is drawn as one block per row ("column: value" lines), so nothing is cut.
-Every line (cells, titles, notes) is wrapped at spaces, or inside a long word after its
-punctuation, never inside a number, and no line ends with a space. Widths are terminal cells
-(rich.cells.cell_len): a Chinese or Japanese character takes two. Such text has no spaces, so
-a line may also break between two of its characters (not before closing punctuation, not after
-opening punctuation, never inside a number such as 1.34億, nor inside an ASCII word).
+Every line (cells, titles, notes) is wrapped by output/wrap.py (at spaces, between CJK
+characters, never inside a number), in terminal cells as Rich measures them
+(rich.cells.cell_len): a Chinese or Japanese character takes two.
 """
 
 from __future__ import annotations
@@ -26,7 +25,8 @@ from rich.table import Table as RichTable
 from rich.text import Text
 
 from ffn_calc.i18n.translate import N_, _
-from ffn_calc.output.formats import cell_text, extremes, for_audience
+from ffn_calc.output import wrap as wrapping
+from ffn_calc.output.cells import cell_text, for_audience
 from ffn_calc.views.numbers import human
 from ffn_calc.views.table import Table
 
@@ -41,19 +41,7 @@ DOMINANT_STYLE = {
     "ffn": "green",
 }
 TEXT_MIN = 10  # a text column narrower than this wraps too much to read
-SEGMENT_MAX = 16  # a word's piece up to this wide is never cut (architecture, not architectu/re)
-# CJK text: a word up to this wide (4 characters) moves to the next line whole, not split, and
-# a column holding a longer run of CJK characters is at least this wide.
-CJK_RUN_MIN = 8
 GAP = 2  # cells between two columns
-# A number as the tables write one: 1,234,567 / -12.5% / 0.3457312 / 32768/3 / 124.4M / 28.44x,
-# and in Japanese and Chinese 1.34億 / 839万 / 1.00万亿 (5.28億B: bytes).
-NUMBER = re.compile(r"[-+]?\d(?:[\d,./]*\d)?(?:[%xkMGTP]|(?:万亿|亿亿|[万億兆京亿])B?)?")
-# A line does not start with closing punctuation, nor end with opening punctuation (kinsoku).
-NO_START = frozenset(
-    "、。，．,.:;!?)]}）」』】〕〉》％%・：；！？ー…‥ぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ々"  # noqa: RUF001
-)
-NO_END = frozenset("([{（「『【〔〈《")  # noqa: RUF001
 
 
 def _grid_style(value: object) -> str:
@@ -66,130 +54,31 @@ def _grid_style(value: object) -> str:
     return "yellow"
 
 
-# --- wrapping --------------------------------------------------------------------------------
-
-
-def _wide(ch: str) -> bool:
-    return cell_len(ch) > 1
-
-
-def _katakana(ch: str) -> bool:
-    return "\u30a1" <= ch <= "\u30fa" or ch == "\u30fc"  # ァ..ヺ and ー, not ・
-
-
-def _units(word: str) -> list[str]:
-    """A word (no spaces) in the pieces a line may break between without a space: before and
-    after each wide (CJK) character, but not inside a katakana word, before closing
-    punctuation, after opening punctuation or after a digit, and never inside a number or an
-    ASCII word."""
-    if word.isascii():
-        return [word]
-    spans = [m.span() for m in NUMBER.finditer(word)]
-    cuts = [
-        k for k in range(1, len(word))
-        if (_wide(word[k - 1]) or _wide(word[k]))
-        and not (_katakana(word[k - 1]) and _katakana(word[k]))
-        and word[k] not in NO_START and word[k - 1] not in NO_END and not word[k - 1].isdigit()
-        and not any(a < k < b for a, b in spans)
-    ]  # fmt: skip
-    return [word[a:b] for a, b in zip([0, *cuts], [*cuts, len(word)], strict=True)]
-
-
-def _segments(word: str) -> list[str]:
-    """A word in the pieces it may be cut into: after each punctuation mark outside a number
-    (not after an opening CJK bracket)."""
-    spans = [m.span() for m in NUMBER.finditer(word)]
-    cuts = [
-        k for k in range(1, len(word))
-        if not word[k - 1].isalnum() and not (_wide(word[k - 1]) and word[k - 1] in NO_END)
-        and not any(a < k < b for a, b in spans)
-    ]  # fmt: skip
-    return [word[a:b] for a, b in zip([0, *cuts], [*cuts, len(word)], strict=True)]
-
-
-def _fold(segment: str, width: int) -> list[str]:
-    """A segment wider than `width` cut anywhere but inside a number (which stays whole)."""
-    pieces: list[str] = []
-    while cell_len(segment) > width:
-        spans = [m.span() for m in NUMBER.finditer(segment)]
-        allowed = [k for k in range(1, len(segment)) if not any(a < k < b for a, b in spans)]
-        fitting = [k for k in allowed if cell_len(segment[:k]) <= width]
-        if not allowed:
-            break
-        k = max(fitting) if fitting else min(allowed)  # else: a number wider than the line
-        pieces.append(segment[:k])
-        segment = segment[k:]
-    return [*pieces, segment]
-
-
-def _cut(word: str, width: int) -> list[str]:
-    """A word wider than `width` in lines: cut after punctuation where it can, never inside
-    a number (a number wider than `width` stays whole)."""
-    lines: list[str] = []
-    line = ""
-    for segment in _segments(word):
-        if cell_len(line + segment) <= width:
-            line += segment
-            continue
-        if line:
-            lines.append(line)
-        *full, line = _fold(segment, width)
-        lines += full
-    return [*lines, line]
+# --- wrapping: output.wrap, measured in Rich's cells -------------------------------------------
 
 
 def wrap(text: str, width: int) -> list[str]:
-    """Lines of at most `width` cells, broken at spaces and inside runs of CJK text wider
-    than CJK_RUN_MIN (_units); see _cut for words wider than the line."""
-    lines: list[str] = []
-    for para in text.split("\n"):
-        if cell_len(para) <= width:
-            lines.append(para.rstrip())
-            continue
-        line = ""
-        for word in para.split():
-            # A short word goes to the next line whole (割合, not 割/合); a longer CJK run
-            # fills the line and breaks between its characters.
-            units = _units(word) if cell_len(word) > CJK_RUN_MIN else [word]
-            for i, unit in enumerate(units):
-                candidate = f"{line} {unit}" if line and i == 0 else line + unit
-                if cell_len(candidate) <= width:
-                    line = candidate
-                    continue
-                if line:
-                    lines.append(line)
-                *full, line = _cut(unit, width)
-                lines += full
-        lines.append(line)
-    return lines
-
-
-def _longest_number(text: str) -> int:
-    return max((cell_len(m.group()) for m in NUMBER.finditer(text)), default=0)
+    """Lines of at most `width` cells as Rich measures them (output.wrap)."""
+    return wrapping.wrap(text, width, cell_len)
 
 
 def _natural(text: str) -> int:
-    return max(cell_len(line) for line in text.split("\n"))
+    return wrapping.natural(text, cell_len)
+
+
+def _longest_number(text: str) -> int:
+    return wrapping.longest_number(text, cell_len)
+
+
+def _longest_segment(text: str) -> int:
+    return wrapping.longest_segment(text, cell_len)
 
 
 def _least(text: str) -> int:
     """The narrowest a text column holding `text` gets: TEXT_MIN (or less if the text is
     shorter), its longest number, and its longest piece between punctuation (up to
-    SEGMENT_MAX; longer ones may be cut anywhere)."""
+    wrap.SEGMENT_MAX; longer ones may be cut anywhere)."""
     return max(_longest_number(text), min(_natural(text), TEXT_MIN), _longest_segment(text))
-
-
-def _longest_segment(text: str) -> int:
-    """The widest piece of a word that is not cut (up to SEGMENT_MAX): a piece between
-    punctuation; in CJK text, a katakana word, or CJK_RUN_MIN cells of a longer run."""
-    return min(max((_piece(s) for w in text.split() for s in _segments(w)), default=0), SEGMENT_MAX)
-
-
-def _piece(segment: str) -> int:
-    if segment.isascii():
-        return cell_len(segment)
-    units = max(cell_len(u) for u in _units(segment))
-    return max(units if units <= SEGMENT_MAX else 0, min(cell_len(segment), CJK_RUN_MIN))
 
 
 # --- layout ----------------------------------------------------------------------------------
@@ -205,6 +94,24 @@ class _Grid:
     rows: list[list[str]]
     styles: list[list[str]]
     notes: list[str]
+
+
+def extremes(t: Table) -> dict[int, tuple[int, int]]:
+    """For each number column holding more than one value: (row of the largest, of the smallest)."""
+    out: dict[int, tuple[int, int]] = {}
+    for j, col in enumerate(t.columns):
+        if col.kind == "text":
+            continue
+        values = [
+            (v, i)
+            for i, row in enumerate(t.rows)
+            if isinstance(v := row[j], int | float) and not isinstance(v, bool)
+        ]
+        if len({v for v, _ in values}) > 1:
+            hi = max(values, key=lambda x: x[0])[1]  # the first of equals, as max() keeps
+            lo = min(values, key=lambda x: x[0])[1]
+            out[j] = (hi, lo)
+    return out
 
 
 def _grid(t: Table) -> _Grid:

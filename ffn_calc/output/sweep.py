@@ -202,7 +202,8 @@ def write_csv(s: Sweep, out: IO[str]) -> None:
 
 
 def write_markdown(s: Sweep, out: IO[str]) -> None:
-    from ffn_calc.output.formats import cell_text, md_escape
+    from ffn_calc.output.cells import cell_text
+    from ffn_calc.output.markdown import md_escape
 
     cols, names, none = _columns(s), s.columns, _("none")
     out.write(f"### {md_escape(title(s))}\n\n")

@@ -7,7 +7,8 @@ from typing import ClassVar
 
 from ffn_calc.counts import params as pm
 from ffn_calc.counts.totals import param_components
-from ffn_calc.model.sources import preset_names, resolve_model
+from ffn_calc.families.resolve import resolve_model
+from ffn_calc.model.sources import preset_names
 from ffn_calc.reports.base import Result
 
 

@@ -148,7 +148,7 @@ def _setting(b: dict[str, Any], line: Any) -> Setting:
 
 def _model(b: dict[str, Any], base: Path, line: Any) -> tuple[Any, str]:
     """The budget's model and its source as written (FileError at the source's line)."""
-    from ffn_calc.model.sources import resolve_model
+    from ffn_calc.families.resolve import resolve_model
 
     given = [k for k in SOURCES if k in b]
     if len(given) != 1:

@@ -1,0 +1,50 @@
+"""The model families ffn-calc knows, by name: data only, so that ModelConfig can check its
+`family` field without importing a family module (ffn_calc.families imports the module of
+the one asked for)."""
+
+from __future__ import annotations
+
+# model_type (and ModelConfig.family) -> its module in ffn_calc.families.
+REGISTRY: dict[str, str] = {
+    "gpt2": "gpt2",
+    "llama": "llama",
+    "mistral": "mistral",
+    "mixtral": "mixtral",
+    "qwen2": "qwen2",
+    "bert": "bert",
+    "gemma": "gemma",
+    "gemma2": "gemma2",
+    "gemma3_text": "gemma3_text",
+    "qwen3": "qwen3",
+    "olmo2": "olmo2",
+    "phi3": "phi3",
+    "starcoder2": "starcoder2",
+    "granite": "granite",
+    "cohere": "cohere",
+    "gpt_neox": "gpt_neox",
+    "falcon": "falcon",
+    "gpt_bigcode": "gpt_bigcode",
+    "gptj": "gptj",
+    "opt": "opt",
+    "roberta": "roberta",
+    "distilbert": "distilbert",
+    "albert": "albert",
+    "t5": "t5",
+    "bart": "bart",
+    "deepseek_v3": "deepseek_v3",
+    "deepseek_v2": "deepseek_v2",
+    "qwen2_moe": "qwen2_moe",
+    "qwen3_moe": "qwen3_moe",
+    "olmoe": "olmoe",
+    "gpt_oss": "gpt_oss",
+    "llama4_text": "llama4_text",
+    "glm4_moe": "glm4_moe",
+    "ernie4_5_moe": "ernie4_5_moe",
+}
+# Families with tensor names but no config.json: torch.nn.Transformer; "custom" has neither.
+OTHER_FAMILIES: dict[str, str | None] = {"transformer": "transformer", "custom": None}
+
+
+def family_names() -> list[str]:
+    """Every value ModelConfig.family may take."""
+    return sorted([*REGISTRY, *OTHER_FAMILIES])
