@@ -16,6 +16,7 @@ from strategies import model_configs
 
 from ffn_calc.counts import inference as inf
 from ffn_calc.counts import training as tr
+from ffn_calc.families.resolve import resolve_model
 from ffn_calc.i18n.translate import _, language, use
 from ffn_calc.model.config import ModelConfig
 from ffn_calc.model.layer_kinds import (
@@ -31,7 +32,7 @@ from ffn_calc.model.layer_kinds import (
     local_kind,
     with_stack,
 )
-from ffn_calc.model.sources import preset_names, resolve_model
+from ffn_calc.model.sources import preset_names
 
 PACKAGE = Path(__file__).parent.parent / "ffn_calc"
 
