@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from itertools import product
 from pathlib import Path
 from typing import Any
@@ -94,3 +95,15 @@ def expand(inv: Inventory, *, tied: bool = True) -> dict[str, tuple[int, ...]]:
         if tied or t.tied_to is None
         for index in product(*(values(span) for _, span in t.ranges))
     }
+
+
+@pytest.fixture(autouse=True)
+def _language_restored() -> Iterator[None]:
+    """A test that switches the process's language (an in-process `--lang ja`, set_language)
+    must not leave the next test reading Japanese: each test starts in the language the one
+    before it started in."""
+    from ffn_calc.i18n import translate
+
+    before = translate.language()
+    yield
+    translate.set_language(before)
