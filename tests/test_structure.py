@@ -286,3 +286,17 @@ def test_no_import_cycle() -> None:
 
     cycles = sorted((a, b) for a in graph for b in graph[a] if reaches(b, a))
     assert not cycles, f"import cycles (module, the module it imports that leads back): {cycles}"
+
+
+def test_the_tree_stays_easy_to_see() -> None:
+    """The top of the package holds at most 10 modules (the rest live in their layer's
+    folder), and no module grows past 600 lines: split it by question instead."""
+    package = Path(__file__).parent.parent / "ffn_calc"
+    top = sorted(p.name for p in package.glob("*.py"))
+    assert len(top) <= 10, top
+    long = {
+        p.relative_to(package).as_posix(): n
+        for p in package.rglob("*.py")
+        if (n := len(p.read_text(encoding="utf-8").splitlines())) > 600
+    }
+    assert long == {}, long

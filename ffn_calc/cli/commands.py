@@ -14,11 +14,11 @@ from ffn_calc.cli.app import (
     emit,
     output_errors,
     refuse,
-    say,
     user_errors,
     write,
 )
 from ffn_calc.cli.options import Unit, choice_enum, model_command
+from ffn_calc.cli.require import RequireOpt, emit_checked, required
 from ffn_calc.errors import UsageError
 from ffn_calc.i18n.translate import N_, _
 from ffn_calc.limits import MAX_SIZE
@@ -36,73 +36,6 @@ PlotOpt = Annotated[
 
 if TYPE_CHECKING:
     from ffn_calc.model.config import ModelConfig
-    from ffn_calc.sweeps.require import RequirementResult
-
-# `--require EXPR`: a budget on the model (ffn_calc.sweeps.require; imported only when given).
-RequireOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--require",
-        metavar="EXPR",
-        help="Exit 1 unless METRIC OP NUMBER holds, with the metrics and grammar of sweep --where: total_params<=7.2e9, kv_bytes<=4GiB, ffn_share>=60%; a metric without @N takes the command's length (--seq-len, --context); repeat: all must hold.",
-    ),
-]
-# A requirement counts FLOPs as `sweep` does; an option that changes how the command counts
-# them would make the two numbers differ.
-REQUIRE_FLOPS = N_(
-    "{option} with --require {metric}: a requirement counts FLOPs as sweep does (every "
-    "position's scores, the LM head, 2 FLOPs per multiply-add, the prefill at S); leave out "
-    "{option} or the requirement."
-)
-
-
-def _required(
-    ctx: typer.Context,
-    model: "ModelConfig",
-    texts: list[str] | None,
-    refused: tuple[str, ...] = (),
-    lengths: dict[str, str] | None = None,
-    **setting: Any,
-) -> "list[RequirementResult] | None":
-    """The requirements counted on the model (None: no --require): a bad expression or one
-    that does not apply (a length past the model's positions) exits 2 before any output."""
-    if not texts:
-        return None
-    from ffn_calc.sweeps.require import Setting, evaluate, parse_requirements
-
-    s = Setting(**setting)
-    filters = parse_requirements(texts, s, lengths=lengths)
-    flops = [f.metric.name for f in filters if f.metric.name.split("@")[0].endswith("_flops")]
-    if flops and refused:
-        refuse(ctx, refused, _(REQUIRE_FLOPS), metric=flops[0])
-    return evaluate(model, filters, s)
-
-
-def _emit_checked(
-    report: Any,
-    format: Format,
-    results: "list[RequirementResult] | None",
-    explain: bool = False,
-    extra: Any = None,
-) -> None:
-    """Emit the report (JSON with a `requirements` key when there are any); then each failed
-    requirement on stderr and exit 1."""
-    if results is None:
-        emit(report, format, explain, extra)
-        return
-    from ffn_calc.sweeps.require import failure, with_requirements
-
-    emit(with_requirements(report, results), format, explain, extra)
-    failed = [r for r in results if not r.holds]
-    for r in failed:
-        say(
-            _("Requirement failed: {failure} (--require {requirement}).").format(
-                failure=failure(r), requirement=r.requirement
-            )
-        )
-    if failed:
-        raise typer.Exit(1)
-
 
 # --explain writes the formulas as notes under the tables: JSON holds them already, CSV no notes.
 EXPLAIN_FORMATS = N_(
@@ -140,7 +73,7 @@ def params_cmd(
     _explain_format(ctx, format)
 
     report = params_report(model)
-    _emit_checked(report, format, _required(ctx, model, require), explain)
+    emit_checked(report, format, required(ctx, model, require), explain)
 
 
 @model_command("flops")
@@ -168,7 +101,7 @@ def flops_cmd(
 
     _explain_format(ctx, format)
     changed = ("causal", "lm_head", "target_len", "unit", "generate", "source_len")
-    results = _required(
+    results = required(
         ctx,
         model,
         require,
@@ -200,7 +133,7 @@ def flops_cmd(
 
         _generates(model, "--decode")
         dr = decode_report(model, batch, context, source_len, unit=unit.value, lm_head=lm_head)
-        _emit_checked(dr, format, results, explain)
+        emit_checked(dr, format, results, explain)
         return
     if context is not None or source_len is not None:
         raise UsageError(_("--context and --source-len go with --decode."))
@@ -225,14 +158,14 @@ def flops_cmd(
         gr = generation_report(
             model, batch, seq_len, generate, unit=unit.value, causal=causal, lm_head=lm_head
         )
-        _emit_checked(gr, format, results)
+        emit_checked(gr, format, results)
         return
 
     w = Workload(
         batch=batch, seq_len=seq_len, target_len=target_len, causal=causal, lm_head=lm_head
     )
     report = flops_report(model, w, unit.value)
-    _emit_checked(report, format, results, explain)
+    emit_checked(report, format, results, explain)
 
 
 @model_command("crossover")
@@ -331,8 +264,8 @@ def kv_cmd(
                 "{option} goes with the kv table, not --require: a requirement's cache holds a source of --context tokens."
             ),
         )
-    results = _required(ctx, model, require, context=context, batch=batch, dtype=dtype.value)
-    _emit_checked(report, format, results)
+    results = required(ctx, model, require, context=context, batch=batch, dtype=dtype.value)
+    emit_checked(report, format, results)
 
 
 @model_command("memory")
@@ -411,7 +344,7 @@ def memory_cmd(
     if gpu_memory is None and context is not None:
         raise UsageError(_("--context goes with --gpu-memory (the largest batch that fits)."))
     gpu = parse_bytes(gpu_memory) if gpu_memory is not None else None
-    results = _required(
+    results = required(
         ctx,
         model,
         require,
@@ -427,10 +360,10 @@ def memory_cmd(
 
         par = Parallel(dp=dp, tp=tp, sequence_parallel=sequence_parallel, recompute=recompute.value)
         tr_report = training_report(model, recipe.value, par, seq_len, micro_batch, gpu)
-        _emit_checked(tr_report, format, results, explain)
+        emit_checked(tr_report, format, results, explain)
         return
     report = memory_report(model, dtype.value, gpu, batch, context)
-    _emit_checked(report, format, results)
+    emit_checked(report, format, results)
 
 
 @model_command("tensors")
