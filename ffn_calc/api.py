@@ -134,7 +134,8 @@ def load(
     **fields: Any,
 ) -> ModelConfig:
     """A model: a preset, a config file (ffn-calc's TOML or JSON), a Hugging Face config.json
-    (or its directory), or ModelConfig fields alone; fields given with a source override it.
+    (or its directory, or "ORG/NAME[@REVISION]" found in the local Hugging Face cache, offline;
+    an existing path wins), or ModelConfig fields alone; fields given with a source override it.
 
     Fields alone start from what the size flags start from: one layer, d_ff = 4 x d_model,
     biases on (`load(d_model=4096, n_heads=32)`)."""

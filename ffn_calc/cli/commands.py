@@ -393,7 +393,7 @@ def verify_cmd(
     preset: Annotated[list[str] | None, typer.Option("--preset", "-p", help="A preset to verify; repeat for several.")] = None,
     all_presets: Annotated[bool, typer.Option("--all", help="Verify every shipped preset.")] = False,
     config: Annotated[Path | None, typer.Option("--config", "-c", help="A TOML or JSON file in ffn-calc's schema.")] = None,
-    hf_config: Annotated[Path | None, typer.Option("--hf-config", help="A Hugging Face config.json, or a directory holding one.")] = None,
+    hf_config: Annotated[Path | None, typer.Option("--hf-config", help="A Hugging Face config.json, a directory holding one, or ORG/NAME[@REVISION] in the local Hugging Face cache.")] = None,
     checkpoint: Annotated[Path | None, typer.Option("--checkpoint", help="A .safetensors file, or a directory with model.safetensors or a sharded index: compare its header with the model.")] = None,
     seq_len: Annotated[int, typer.Option("--seq-len", "-s", min=1, max=MAX_SIZE, help="Sequence length for the FLOP checks.")] = 128,
     batch: Annotated[int, typer.Option("--batch", "-b", min=1, max=MAX_SIZE, help="Batch size for the FLOP checks.")] = 1,
@@ -434,7 +434,7 @@ def verify_cmd(
 def compare_cmd(
     presets: Annotated[list[str] | None, typer.Argument(help="Preset names.", show_default=False)] = None,
     config: Annotated[list[Path] | None, typer.Option("--config", "-c", help="A TOML or JSON file in ffn-calc's schema; repeat for several.")] = None,
-    hf_config: Annotated[list[Path] | None, typer.Option("--hf-config", help="A Hugging Face config.json or its directory; repeat for several.")] = None,
+    hf_config: Annotated[list[Path] | None, typer.Option("--hf-config", help="A Hugging Face config.json, its directory, or ORG/NAME[@REVISION] in the local Hugging Face cache; repeat for several.")] = None,
     seq_len: Annotated[int | None, typer.Option("--seq-len", "-s", min=1, max=MAX_SIZE, help="Sequence length for the FLOP rows (default 1024, or the shortest learned position table among the models).", show_default=False)] = None,
     plot: PlotOpt = None,
     format: FormatOpt = Format.table,
@@ -535,7 +535,7 @@ class ConfigFormat(StrEnum):
 
 @command("import-hf")
 def import_hf_cmd(
-    path: Annotated[Path, typer.Argument(help="A Hugging Face config.json, or a directory holding one.")],
+    path: Annotated[Path, typer.Argument(help="A Hugging Face config.json, a directory holding one, or ORG/NAME[@REVISION] in the local Hugging Face cache.")],
     format: Annotated[ConfigFormat, typer.Option("--format", "-f", help="toml or json: either loads with --config.")] = ConfigFormat.toml,
 ) -> None:  # fmt: skip
     """Write the ffn-calc config equivalent to a Hugging Face config.json to stdout."""

@@ -50,7 +50,7 @@ def _opt(*names: str, help: str, panel: str = _S, **kw: Any) -> Any:
 MODEL_OPTIONS: list[tuple[str, Any, Any]] = [
     ("preset", str | None, _opt("--preset", "-p", help="A shipped preset (see `ffn-calc presets`).", panel=_M)),
     ("config", Path | None, _opt("--config", "-c", help="A TOML or JSON file in ffn-calc's schema.", panel=_M)),
-    ("hf_config", Path | None, _opt("--hf-config", help="A Hugging Face config.json, or a directory holding one.", panel=_M)),
+    ("hf_config", Path | None, _opt("--hf-config", help="A Hugging Face config.json, a directory holding one, or ORG/NAME[@REVISION] in the local Hugging Face cache.", panel=_M)),
     ("d_model", int | None, _opt("--d-model", help="Width of the residual stream.")),
     ("d_ff", int | None, _opt("--d-ff", help="FFN hidden width (alone: default 4 x d_model).")),
     ("n_heads", int | None, _opt("--n-heads", help="Query heads.")),

@@ -7,6 +7,7 @@ named rather than replaced by a library default.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -73,8 +74,21 @@ def _json(value: object) -> str:
     return json.dumps(value)
 
 
-def load_hf_config(path: Path) -> tuple[dict[str, Any], str]:
-    """Raw ModelConfig fields (with a name and source) from a config.json or its directory."""
+def load_hf_config(path: Path | str) -> tuple[dict[str, Any], str]:
+    """Raw ModelConfig fields (with a name and source) from a config.json or its directory,
+    or from the local Hugging Face cache: a Path that exists is read (a local path always
+    wins); one that does not, shaped like ORG/NAME[@REVISION], is looked up in the cache
+    (ffn_calc.families.hub); a str is a repo id only, never a path."""
+    cached = _in_cache(path)
+    if cached is not None:
+        file, label, repo = cached
+        text = read_text_file(file, "config.json")
+        origin = f"'{label}'"
+        data = parse_json_object(text, origin)
+        fields = hf_fields(data, origin, text, label)
+        fields["name"] = printable(repo)
+        return fields, origin
+    assert isinstance(path, Path)
     file = find_config_json(path)
     text = read_text_file(file, "config.json")
     origin = f"'{file}'"
@@ -88,3 +102,26 @@ def load_hf_config(path: Path) -> tuple[dict[str, Any], str]:
         name = file.parent.name if file.name == "config.json" else file.stem
     fields["name"] = printable(name or str(data["model_type"]))
     return fields, origin
+
+
+def _in_cache(path: Path | str) -> tuple[Path, str, str] | None:
+    """The cached config.json, its label and repo id when `path` names a repo in the cache."""
+    if isinstance(path, Path):
+        try:
+            if os.path.lexists(path):
+                return None
+        except (OSError, ValueError):  # a name the system refuses: reading it says why
+            return None
+    from ffn_calc.families.hub import cached_config, parse_repo_id  # only for a repo id
+
+    ref = parse_repo_id(str(path))
+    if ref is None:
+        if isinstance(path, str):
+            raise FileError(
+                _("'{value}' is not a Hugging Face repo id (ORG/NAME or ORG/NAME@REVISION).").format(
+                    value=printable(path)
+                )
+            )
+        return None
+    file, label = cached_config(ref)
+    return file, label, ref.repo

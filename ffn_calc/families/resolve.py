@@ -31,7 +31,7 @@ def resolve_model(
     *,
     preset: str | None = None,
     config: Path | None = None,
-    hf_config: Path | None = None,
+    hf_config: Path | str | None = None,  # a str is a Hugging Face repo id, never a path
     flags: Mapping[str, Any] | None = None,
     fields: Mapping[str, Any] | None = None,
 ) -> ModelConfig:

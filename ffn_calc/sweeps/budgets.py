@@ -173,13 +173,29 @@ def _model(b: dict[str, Any], base: Path, line: Any) -> tuple[Any, str]:
             model = resolve_model(preset=value)
         else:
             path = base / value  # relative to the budgets file (an absolute path stays)
-            as_config = key == "config"
-            model = resolve_model(
-                config=path if as_config else None, hf_config=None if as_config else path
-            )
+            if key == "config":
+                model = resolve_model(config=path)
+            else:
+                model = resolve_model(hf_config=_hf_source(path, value))
     except FfnCalcError as exc:
         raise line(key, str(exc)) from None
     return model, f"{key} {value}"
+
+
+def _hf_source(path: Path, value: str) -> Path | str:
+    """`hf_config`: the file or directory relative to the budgets file when one is there,
+    else a value shaped like ORG/NAME[@REVISION] as a repo id in the Hugging Face cache (a
+    str), never a path relative to the working directory."""
+    import os
+
+    try:
+        if os.path.lexists(path):
+            return path
+    except (OSError, ValueError):
+        return path
+    from ffn_calc.families.hub import parse_repo_id
+
+    return value if parse_repo_id(value) is not None else path
 
 
 def _budget(i: int, b: object, base: Path, where: _Where) -> BudgetResult:
