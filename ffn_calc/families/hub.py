@@ -115,7 +115,7 @@ def _refuse_without_main(ref: RepoRef, folder: Path) -> None:
             _(
                 "'{repo}' is in the Hugging Face cache ({folder}) but has no refs/main to say "
                 "which snapshot is current; snapshots holding a config.json: {snapshots}. "
-                "Name one: --hf-config {repo}@COMMIT."
+                "Name one as {repo}@COMMIT."
             ).format(repo=ref.repo, folder=folder, snapshots=", ".join(snapshots))
         )
 
