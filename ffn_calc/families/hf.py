@@ -118,9 +118,9 @@ def _in_cache(path: Path | str) -> tuple[Path, str, str] | None:
     if ref is None:
         if isinstance(path, str):
             raise FileError(
-                _("'{value}' is not a Hugging Face repo id (ORG/NAME or ORG/NAME@REVISION).").format(
-                    value=printable(path)
-                )
+                _(
+                    "'{value}' is not a Hugging Face repo id (ORG/NAME or ORG/NAME@REVISION)."
+                ).format(value=printable(path))
             )
         return None
     file, label = cached_config(ref)
