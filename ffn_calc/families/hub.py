@@ -78,13 +78,13 @@ def cached_config(ref: RepoRef, env: Mapping[str, str] | None = None) -> tuple[P
     saying how to fetch it when it is not cached."""
     cache, chosen_by = cache_folder(env)
     folder = cache / ("models--" + ref.repo.replace("/", "--"))
-    if not folder.is_dir():
+    if not os.path.isdir(folder):  # False too for a folder it may not read
         raise _not_cached(ref, folder, cache, chosen_by)
     if COMMIT.fullmatch(ref.revision):
         commit = ref.revision
     else:
         pointer = folder / "refs" / ref.revision
-        if not pointer.is_file():
+        if not os.path.isfile(pointer):
             if ref.revision == "main":
                 _refuse_without_main(ref, folder)
             raise _not_cached(ref, pointer, cache, chosen_by)
