@@ -263,3 +263,27 @@ def test_the_lookup_is_imported_only_when_asked_for() -> None:
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert r.stderr.strip().endswith("False")
+
+
+def test_a_snapshot_whose_blob_is_gone_names_the_link(
+    env: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    env.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    folder = cache(tmp_path / "hub")
+    (folder / "blobs" / "5f1d0e2a").unlink()  # the snapshot's link now points nowhere
+    r = run("params", "--hf-config", "acme/tiny")
+    assert r.exit_code == 2 and r.stdout == "" and "broken symbolic link" in r.stderr
+
+
+def test_a_repo_folder_without_snapshots_is_not_cached(
+    env: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # huggingface_hub leaves models--ORG--NAME with only refs/ or .no_exist/ after a failed fetch.
+    env.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    cache(tmp_path / "hub", refs={}, snapshots=())
+    r = run("params", "--hf-config", "acme/tiny")
+    assert r.exit_code == 2 and r.stdout == ""
+    assert "hf download acme/tiny config.json" in " ".join(r.stderr.split())
+    cache(tmp_path / "hub", repo="acme/other", snapshots=())  # refs/main, no snapshot
+    o = run("params", "--hf-config", "acme/other")
+    assert o.exit_code == 2 and f"snapshots/{COMMIT}/config.json" in "".join(o.stderr.split())
