@@ -148,4 +148,3 @@ def test_every_field_left_out(case: dict[str, Any], tmp_path: Path) -> None:
             assert reason is not None and reason in r.stderr, label
             refused.add(key)
     assert refused == {k for (name, k) in REFUSED if name == case["name"]}  # none stale
-
