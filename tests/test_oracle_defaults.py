@@ -94,7 +94,9 @@ def keys_read(data: dict[str, Any]) -> list[str]:
     module = family_module(data["model_type"])
     assert module is not None
     spy = Spy(data)
-    module.fields(Reader(spy, "config.json", "", getattr(module, "DEFAULTS", None)))
+    reader = Reader(spy, "config.json", "")
+    reader.class_defaults = getattr(module, "DEFAULTS", {})
+    module.fields(reader)
     return [k for k in spy.seen if k in data]
 
 
