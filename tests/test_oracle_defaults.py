@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import warnings
-from importlib import import_module
 from pathlib import Path
 from typing import Any
 
@@ -109,7 +108,7 @@ def instantiated(data: dict[str, Any]) -> int | str:
         conf = getattr(transformers, oracle.config).from_dict(dict(data))
         with torch.device("meta"):
             model = getattr(transformers, oracle.model)(conf)
-    except Exception as exc:  # noqa: BLE001 (any refusal of transformers)
+    except Exception as exc:  # any refusal of transformers
         return f"{type(exc).__name__}: {exc}"
     return sum(p.numel() for p in model.parameters())
 
