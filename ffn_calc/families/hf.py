@@ -1,8 +1,10 @@
 """Read a Hugging Face config.json into ModelConfig fields, as `transformers` builds the model.
 
 Offline and torch-free. The FFN kind, biases and norms follow from `model_type` (the
-architecture), never from a d_ff / d_model ratio. Size fields are required: a missing one is
-named rather than replaced by a library default.
+architecture), never from a d_ff / d_model ratio. A field left out takes the default of the
+family's transformers configuration class (sizes from the module's DEFAULTS), as
+`from_pretrained` does; the model's source names every default taken, and so do the errors
+of a model a default makes invalid. A size whose class has no default is required.
 """
 
 from __future__ import annotations

@@ -7,7 +7,10 @@ differ from d_model; no position table, but a relative position bias
 [relative_attention_num_buckets, num_heads] in the first block's self-attention of each
 stack; one `shared` token embedding, which `encoder.embed_tokens` and
 `decoder.embed_tokens` alias. The FFN follows `feed_forward_proj`: `relu` (or another plain
-activation) is DenseReluDense wi/wo, `gated-gelu` (v1.1) is wi_0 (gate), wi_1 (up) and wo.
+activation) is DenseReluDense wi/wo, `gated-gelu` (v1.1) is wi_0 (gate), wi_1 (up) and wo;
+`is_gated_act` and `dense_act_fn`, which T5Config derives from it, win when config.json holds
+them (T5Config sets them from config.json after deriving its own), so a config.json without
+feed_forward_proj but with is_gated_act true is gated.
 Decoder blocks hold cross-attention at layer.1 (EncDecAttention) and the FFN at layer.2.
 
 The head follows config.json: tied to `shared` unless `tie_word_embeddings` is false, or
