@@ -112,10 +112,9 @@ def test_hf_errors(tmp_path: Path) -> None:
     err = bad("params", "--hf-config", p)
     assert "'xlnet' is not supported" in err
     assert all(f in err for f in ("gpt2", "llama", "mistral", "mixtral", "qwen2", "bert"))
-    no_size = {k: v for k, v in LLAMA.items() if k != "hidden_size"}
-    assert "required field 'hidden_size' is missing" in bad(
-        "params", "--hf-config", str(write_config(tmp_path, no_size))
-    )
+    no_size = {k: v for k, v in LLAMA.items() if k != "hidden_size"}  # LlamaConfig's 4,096
+    no_size_cfg = resolve_model(hf_config=write_config(tmp_path, no_size))
+    assert no_size_cfg.d_model == 4096 and "hidden_size = 4096" in no_size_cfg.source
     err = bad("params", "--hf-config", str(write_config(tmp_path, {**LLAMA, "hidden_size": "64"})))
     assert "hidden_size = '64'" in err and "expected an integer" in err and "line 3" in err
     err = bad(
@@ -142,3 +141,72 @@ def test_hf_errors(tmp_path: Path) -> None:
         "params", "--hf-config", str(write_config(tmp_path, {**LLAMA, "num_key_value_heads": 3}))
     )
     assert "n_kv_heads (3) must divide n_heads (4)" in err
+
+
+COVERAGE = {c["name"]: c for c in json.loads((DATA / "coverage.json").read_text())["cases"]}
+
+# A field the configuration class gives a default for may be left out: the count is the
+# class's instantiated with that default. Each row: the coverage.json case, the field left out,
+# the transformers 5.24.0 class default (the configuration class's field), and the parameters
+# (and MoE active parameters) of the class instantiated on the meta device from the config.json
+# without the field (transformers 5.24.0 `from_dict`, the `architectures` class, meta device).
+LEFT_OUT = [
+    # OPTConfig.max_position_embeddings = 2048; OPTForCausalLM: 1,315,758,080.
+    ("facebook/opt-1.3b", "max_position_embeddings", 2048, 1_315_758_080, None),
+    # BartConfig.max_position_embeddings = 1024; BartForConditionalGeneration: 139,420,416.
+    ("facebook/bart-base", "max_position_embeddings", 1024, 139_420_416, None),
+    # DistilBertConfig.max_position_embeddings = 512; DistilBertForMaskedLM: 66,985,530.
+    ("distilbert/distilbert-base-uncased", "max_position_embeddings", 512, 66_985_530, None),
+    # AlbertConfig.max_position_embeddings = 512; AlbertForMaskedLM: 11,221,680.
+    ("albert/albert-base-v2", "max_position_embeddings", 512, 11_221_680, None),
+    # Ernie4_5_MoeConfig.moe_k = 6; Ernie4_5_MoeForCausalLM: 21,825,437,888 parameters, and
+    # coverage.json's active parameters (6 of 64 routed experts per token): 3,352,150,208.
+    ("baidu/ERNIE-4.5-21B-A3B-PT", "moe_k", 6, 21_825_437_888, 3_352_150_208),
+]
+
+
+@pytest.mark.parametrize(("name", "key", "default", "total", "active"), LEFT_OUT)
+def test_field_left_out_takes_class_default(
+    name: str, key: str, default: int, total: int, active: int | None, tmp_path: Path
+) -> None:
+    data = {k: v for k, v in COVERAGE[name]["hf_config"].items() if k != key}
+    counted = run("params", "--hf-config", str(write_config(tmp_path, data)), "-f", "json").json()
+    assert counted["total_params"] == total
+    assert counted["active_params"] == (active or total)
+    taken = counted["source"].split("absent, so transformers' defaults: ")[1]
+    assert f"{key} = {default}" in taken.split(", ")
+
+
+def test_left_out_size_is_the_default_not_the_neighbour(tmp_path: Path) -> None:
+    # OPT-1.3b (hidden_size 2,048) with 512 positions against none: OPTLearnedPositionalEmbedding
+    # holds max_position_embeddings + 2 rows, so the class default 2,048 adds
+    # (2,050 - 514) x 2,048 = 3,145,728 parameters.
+    data = dict(COVERAGE["facebook/opt-1.3b"]["hf_config"])
+    short = total_params(
+        resolve_model(hf_config=write_config(tmp_path, {**data, "max_position_embeddings": 512}))
+    )
+    del data["max_position_embeddings"]
+    absent = total_params(resolve_model(hf_config=write_config(tmp_path, data)))
+    assert absent - short == (2050 - 514) * 2048
+
+
+def test_left_out_without_class_default_is_required(tmp_path: Path) -> None:
+    # DeepseekV2Config.num_experts_per_tok defaults to None: no class default, still required.
+    data = {k: v for k, v in COVERAGE["deepseek-ai/DeepSeek-V2-Lite"]["hf_config"].items()
+            if k != "num_experts_per_tok"}  # fmt: skip
+    err = bad("params", "--hf-config", str(write_config(tmp_path, data)))
+    assert "required field 'num_experts_per_tok' is missing" in err
+
+
+def test_default_that_breaks_the_model_is_named(tmp_path: Path) -> None:
+    # gpt2-medium (n_embd 1,024) without n_head: GPT2Config's 12 heads do not divide 1,024
+    # (transformers refuses too); the message names the default taken.
+    data = {k: v for k, v in CASES[1]["hf_config"].items() if k != "n_head"}
+    err = bad("params", "--hf-config", str(write_config(tmp_path, data)))
+    assert "n_head = 12" in err and "must divide" in err
+    # OLMo-2's pad_token_id 100,277 past Olmo2Config's vocab_size 50,304: nn.Embedding refuses
+    # a padding index outside the table, and so does ffn-calc, naming both.
+    olmo = {k: v for k, v in COVERAGE["allenai/OLMo-2-1124-7B"]["hf_config"].items()
+            if k != "vocab_size"}  # fmt: skip
+    err = bad("params", "--hf-config", str(write_config(tmp_path, olmo)))
+    assert "pad_token_id = 100277" in err and "vocab_size = 50304" in err

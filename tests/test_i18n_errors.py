@@ -32,9 +32,10 @@ def _cases(tmp_path: Path) -> dict[str, tuple[list[str], str, list[str]]]:
     (tmp_path / "gqa.toml").write_text("d_model = 64\nn_layers = 2\nn_heads = 4\nn_kv_heads = 3\nd_ff = 256\n")  # fmt: skip
     hf = tmp_path / "hf"
     hf.mkdir()
+    # num_experts_per_tok left out: DeepseekV2Config has no default for it (required).
     (hf / "config.json").write_text(json.dumps({
-        "model_type": "llama", "num_hidden_layers": 2, "num_attention_heads": 4,
-        "intermediate_size": 256, "vocab_size": 1000,
+        "model_type": "deepseek_v2", "num_hidden_layers": 2, "num_attention_heads": 4,
+        "hidden_size": 64, "intermediate_size": 256, "vocab_size": 1000,
     }))  # fmt: skip
     missing = tmp_path / "missing.toml"
     return {
@@ -55,8 +56,8 @@ def _cases(tmp_path: Path) -> dict[str, tuple[list[str], str, list[str]]]:
         ),
         "missing config.json key": (
             ["--hf-config", str(hf)],
-            f"Error: '{hf / 'config.json'}': required field 'hidden_size' is missing.",
-            ["config.json", "'hidden_size'"],
+            f"Error: '{hf / 'config.json'}': required field 'num_experts_per_tok' is missing.",
+            ["config.json", "'num_experts_per_tok'"],
         ),
         "file that does not exist": (
             ["--config", str(missing)],
@@ -112,7 +113,7 @@ def test_messages_go_through_the_catalog(marked: None, tmp_path: Path) -> None:
     assert f"««config file» '{tmp_path / 'missing.toml'}' does not exist.»" in r.stderr
     r = run("params", *cases["missing config.json key"][0], "--lang", "ja")
     config = tmp_path / "hf" / "config.json"
-    assert f"«'{config}': required field 'hidden_size' is missing.»" in r.stderr
+    assert f"«'{config}': required field 'num_experts_per_tok' is missing.»" in r.stderr
     r = run("params", "--preset", "gpt2-small", "--config", str(gqa), "--lang", "ja")
     assert "«choose one model source: «--preset and --config» were both given.»" in r.stderr
 

@@ -78,8 +78,8 @@ def test_bad_configs_exit_2(tmp_path: Path) -> None:
         ),
         (
             {"model_type": "distilbert", "n_layers": 1, "dim": 8, "n_heads": 2,
-             "max_position_embeddings": 8, "vocab_size": 10},
-            "'hidden_dim' is missing",
+             "hidden_dim": 8.5, "max_position_embeddings": 8, "vocab_size": 10},
+            "hidden_dim = 8.5",
         ),
     ]  # fmt: skip
     for data, message in cases:

@@ -199,12 +199,17 @@ def test_bad_fields_exit_2_naming_them(tmp_path: Path) -> None:
     for bad, field in (
         ({**llama4, "moe_layers": [0, "2"]}, "moe_layers"),
         ({**llama4, "moe_layers": 2}, "moe_layers"),
-        ({k: v for k, v in llama4.items() if k != "intermediate_size_mlp"}, "intermediate_size_mlp"),
-        ({k: v for k, v in llama4.items() if k != "num_local_experts"}, "num_local_experts"),
     ):  # fmt: skip
         path.write_text(json.dumps(bad, indent=2))
         r = run("params", "--hf-config", str(path))
         assert r.exit_code == 2 and field in r.stderr, r.stderr
+    # Left out, a size takes Llama4TextConfig's default (intermediate_size_mlp 16,384,
+    # num_local_experts 16), as the class instantiated without it does.
+    for key in ("intermediate_size_mlp", "num_local_experts"):
+        without = {k: v for k, v in llama4.items() if k != key}
+        path.write_text(json.dumps(without, indent=2))
+        model = build(without, "meta")
+        assert total_params(read(without, tmp_path)) == sum(p.numel() for p in model.parameters())
 
 
 # --- checkpoints as the Hub stores them ----------------------------------------------------

@@ -1,12 +1,14 @@
 """Model families: one module per Hugging Face `model_type`, registered in one table.
 
 A family module holds what is specific to that family and nothing else; the code reads
-three names from it:
+these names from it:
 
 - `ARCHITECTURE`: the transformers class whose instance the counts equal (ffn_calc.families.hf names
   it in the model's source and warns when config.json names another);
 - `fields(r)`: how its config.json maps to ModelConfig fields (`r` is a `base.Reader`;
   ffn_calc.families.hf); a family without a config.json (`OTHER_FAMILIES`) has none;
+- `DEFAULTS` (with `fields`): the configuration class's defaults for the sizes `r.req` reads,
+  and `PAD_DEFAULT` where the token embedding takes pad_token_id as its padding index;
 - `naming(cfg)`: a `Naming`, how the reference implementation names and lays out each tensor
   of that model (ffn_calc.reference.instantiate, `tensors`, `verify`).
 

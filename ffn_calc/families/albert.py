@@ -31,6 +31,19 @@ from ffn_calc.model.config import ModelConfig
 
 ARCHITECTURE = "AlbertForMaskedLM"
 
+# transformers 5.24.0 AlbertConfig's defaults for the sizes config.json may leave out.
+DEFAULTS: dict[str, int | None] = {
+    "num_hidden_layers": 12,
+    "hidden_size": 4096,
+    "num_attention_heads": 64,
+    "intermediate_size": 16384,
+    "embedding_size": 128,
+    "max_position_embeddings": 512,
+    "vocab_size": 30000,
+}
+# Its token embedding takes pad_token_id (class default 0) as padding_idx.
+PAD_DEFAULT: int | None = 0
+
 NOTE = (
     "Counts AlbertForMaskedLM: no pooler, and the masked-LM head (dense hidden_size -> "
     "embedding_size with bias, LayerNorm(embedding_size), a [vocab_size] bias; the decoder "

@@ -28,6 +28,21 @@ from ffn_calc.model.config import ModelConfig
 
 ARCHITECTURE = "BartForConditionalGeneration"
 
+# transformers 5.24.0 BartConfig's defaults for the sizes config.json may leave out.
+DEFAULTS: dict[str, int | None] = {
+    "d_model": 1024,
+    "encoder_layers": 12,
+    "decoder_layers": 12,
+    "encoder_attention_heads": 16,
+    "decoder_attention_heads": 16,
+    "encoder_ffn_dim": 4096,
+    "decoder_ffn_dim": 4096,
+    "max_position_embeddings": 1024,
+    "vocab_size": 50265,
+}
+# Its token embedding takes pad_token_id (class default 1) as padding_idx.
+PAD_DEFAULT: int | None = 1
+
 
 def fields(r: Reader) -> dict[str, Any]:
     d, ffn = r.req("d_model"), r.req("encoder_ffn_dim")

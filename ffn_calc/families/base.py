@@ -16,8 +16,17 @@ from ffn_calc.model.rules import MAX_LISTED_LAYERS
 class Reader:
     """Typed access to the fields of one config.json, with messages naming file and line."""
 
-    def __init__(self, data: dict[str, Any], origin: str, text: str) -> None:
+    def __init__(
+        self,
+        data: dict[str, Any],
+        origin: str,
+        text: str,
+        class_defaults: dict[str, int | None] | None = None,
+    ) -> None:
         self.data, self.origin, self.text = data, origin, text
+        # The family's configuration class defaults for the sizes `req` reads (its module's
+        # DEFAULTS): a size absent from config.json takes it; a size without one is required.
+        self.class_defaults = class_defaults or {}
         # Absent fields that took the transformers default, for the model's source line.
         self.defaults: dict[str, object] = {}
 
@@ -95,8 +104,9 @@ class Reader:
         return value
 
     def req(self, key: str) -> int:
-        """A required positive integer."""
-        value = self.integer(key)
+        """A size: a positive integer, the configuration class's default when absent (the
+        family's DEFAULTS), required when the class has none."""
+        value = self.integer(key, self.class_defaults.get(key))
         assert value is not None
         return value
 
@@ -160,6 +170,22 @@ class Reader:
                 )
             )
         return table[name]
+
+
+def check_padding(r: Reader, vocab: int, default: int | None) -> None:
+    """pad_token_id (absent: the class's `default`) is the token embedding's padding_idx,
+    which torch's nn.Embedding refuses outside [-vocab_size, vocab_size)."""
+    given = "pad_token_id" in r.data
+    pad = r.data["pad_token_id"] if given else default
+    if isinstance(pad, bool) or not isinstance(pad, int) or -vocab <= pad < vocab:
+        return
+    shown_pad = str(pad) if given else _("{value} (the class default)").format(value=pad)
+    raise ConfigError(
+        _(
+            "{where}: pad_token_id = {pad} must be below vocab_size = {vocab}: the token "
+            "embedding takes it as its padding index."
+        ).format(where=r.where("pad_token_id") if given else r.origin, pad=shown_pad, vocab=vocab)
+    )
 
 
 def check_listed(r: Reader, key: str, count: int) -> int:
@@ -270,6 +296,17 @@ GATED_ACT = {
 }
 
 
+def kv_heads(r: Reader, heads: int) -> int:
+    """num_key_value_heads: absent, the class default (DEFAULTS; none: the heads); null, the
+    heads (the classes' __post_init__)."""
+    default = heads if "num_key_value_heads" in r.data else None
+    value = r.integer(
+        "num_key_value_heads", default or r.class_defaults.get("num_key_value_heads") or heads
+    )
+    assert value is not None
+    return value
+
+
 def decoder(r: Reader, family: str, **fixed: Any) -> dict[str, Any]:
     """The fields every Llama-style decoder shares (RMSNorm, rotary, gated FFN, GQA).
 
@@ -280,7 +317,7 @@ def decoder(r: Reader, family: str, **fixed: Any) -> dict[str, Any]:
         "n_layers": lambda: r.req("num_hidden_layers"),
         "d_model": lambda: r.req("hidden_size"),
         "n_heads": lambda: r.req("num_attention_heads"),
-        "n_kv_heads": lambda: r.integer("num_key_value_heads", out["n_heads"]),
+        "n_kv_heads": lambda: kv_heads(r, out["n_heads"]),
         "head_dim": lambda: r.opt("head_dim"),
         "d_ff": lambda: r.req("intermediate_size"),
         "activation": lambda: r.choice("hidden_act", GATED_ACT, "silu"),

@@ -10,6 +10,18 @@ from ffn_calc.model.config import ModelConfig
 
 ARCHITECTURE = "BertModel"
 
+# transformers 5.24.0 BertConfig's defaults for the sizes config.json may leave out.
+DEFAULTS: dict[str, int | None] = {
+    "num_hidden_layers": 12,
+    "hidden_size": 768,
+    "num_attention_heads": 12,
+    "intermediate_size": 3072,
+    "max_position_embeddings": 512,
+    "vocab_size": 30522,
+}
+# Its token embedding takes pad_token_id (class default 0) as padding_idx.
+PAD_DEFAULT: int | None = 0
+
 
 def fields(r: Reader) -> dict[str, Any]:
     return {

@@ -20,6 +20,17 @@ from ffn_calc.model.config import ModelConfig
 
 ARCHITECTURE = "CohereForCausalLM"
 
+# transformers 5.24.0 CohereConfig's defaults for the sizes config.json may leave out.
+DEFAULTS: dict[str, int | None] = {
+    "num_hidden_layers": 40,
+    "hidden_size": 8192,
+    "num_attention_heads": 64,
+    "intermediate_size": 22528,
+    "vocab_size": 256000,
+}
+# Its token embedding takes pad_token_id (class default 0) as padding_idx.
+PAD_DEFAULT: int | None = 0
+
 
 def fields(r: Reader) -> dict[str, Any]:
     return decoder(

@@ -37,6 +37,24 @@ from ffn_calc.model.config import ModelConfig
 
 ARCHITECTURE = "DeepseekV2ForCausalLM"
 
+# transformers 5.24.0 DeepseekV2Config's defaults for the sizes config.json may leave out.
+# num_experts_per_tok has no class default (None): it stays required.
+DEFAULTS: dict[str, int | None] = {
+    "num_hidden_layers": 32,
+    "hidden_size": 4096,
+    "num_attention_heads": 32,
+    "intermediate_size": 11008,
+    "vocab_size": 102400,
+    "moe_intermediate_size": 1407,
+    "qk_nope_head_dim": 128,
+    "qk_rope_head_dim": 64,
+    "kv_lora_rank": 512,
+    "v_head_dim": 128,
+    "n_routed_experts": 64,
+}
+# Its token embedding takes pad_token_id (class default None) as padding_idx.
+PAD_DEFAULT: int | None = None
+
 
 def fields(r: Reader) -> dict[str, Any]:
     bias = r.boolean("mlp_bias", False)  # dense and shared MLPs only

@@ -56,6 +56,24 @@ from ffn_calc.model.config import ModelConfig
 
 ARCHITECTURE = "DeepseekV3ForCausalLM"
 
+# transformers 5.24.0 DeepseekV3Config's defaults for the sizes config.json may leave out.
+DEFAULTS: dict[str, int | None] = {
+    "num_hidden_layers": 61,
+    "hidden_size": 7168,
+    "num_attention_heads": 128,
+    "intermediate_size": 18432,
+    "vocab_size": 129280,
+    "moe_intermediate_size": 2048,
+    "qk_nope_head_dim": 128,
+    "qk_rope_head_dim": 64,
+    "kv_lora_rank": 512,
+    "v_head_dim": 128,
+    "n_routed_experts": 256,
+    "num_experts_per_tok": 8,
+}
+# Its token embedding takes pad_token_id (class default None) as padding_idx.
+PAD_DEFAULT: int | None = None
+
 
 def q_lora_rank(r: Reader, default: int) -> int | None:
     """The query rank: null in config.json means a plain q_proj, absent the class default."""

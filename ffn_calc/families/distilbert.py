@@ -23,6 +23,18 @@ from ffn_calc.model.config import ModelConfig
 
 ARCHITECTURE = "DistilBertForMaskedLM"
 
+# transformers 5.24.0 DistilBertConfig's defaults for the sizes config.json may leave out.
+DEFAULTS: dict[str, int | None] = {
+    "n_layers": 6,
+    "dim": 768,
+    "n_heads": 12,
+    "hidden_dim": 3072,
+    "max_position_embeddings": 512,
+    "vocab_size": 30522,
+}
+# Its token embedding takes pad_token_id (class default 0) as padding_idx.
+PAD_DEFAULT: int | None = 0
+
 
 def fields(r: Reader) -> dict[str, Any]:
     return {

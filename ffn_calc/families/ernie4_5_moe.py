@@ -40,6 +40,21 @@ from ffn_calc.model.config import ModelConfig
 
 ARCHITECTURE = "Ernie4_5_MoeForCausalLM"
 
+# transformers 5.24.0 Ernie4_5_MoeConfig's defaults for the sizes config.json may leave out.
+DEFAULTS: dict[str, int | None] = {
+    "num_hidden_layers": 28,
+    "hidden_size": 2560,
+    "num_attention_heads": 20,
+    "num_key_value_heads": 4,
+    "intermediate_size": 12288,
+    "moe_intermediate_size": 1536,
+    "moe_num_experts": 64,
+    "moe_k": 6,
+    "vocab_size": 103424,
+}
+# Its token embedding takes pad_token_id (class default 0) as padding_idx.
+PAD_DEFAULT: int | None = 0
+
 NOTE = (
     "moe_statics.e_score_correction_bias [1, n_experts] is a parameter in "
     "Ernie4_5_MoeForCausalLM (not trained): counted once per MoE layer, and active."

@@ -29,6 +29,14 @@ from ffn_calc.model.config import ModelConfig
 
 ARCHITECTURE = "FalconForCausalLM"
 
+# transformers 5.24.0 FalconConfig's defaults for the sizes config.json may leave out.
+DEFAULTS: dict[str, int | None] = {
+    "num_hidden_layers": 32,
+    "hidden_size": 4544,
+    "num_attention_heads": 71,
+    "vocab_size": 65024,
+}
+
 
 def fields(r: Reader) -> dict[str, Any]:
     d = r.req("n_embed") if r.data.get("n_embed") is not None else r.req("hidden_size")

@@ -21,6 +21,17 @@ from ffn_calc.model.config import ModelConfig
 
 ARCHITECTURE = "GemmaForCausalLM"
 
+# transformers 5.24.0 GemmaConfig's defaults for the sizes config.json may leave out.
+DEFAULTS: dict[str, int | None] = {
+    "num_hidden_layers": 28,
+    "hidden_size": 3072,
+    "num_attention_heads": 16,
+    "intermediate_size": 24576,
+    "vocab_size": 256000,
+}
+# Its token embedding takes pad_token_id (class default 0) as padding_idx.
+PAD_DEFAULT: int | None = 0
+
 
 def fields(r: Reader) -> dict[str, Any]:
     return decoder(

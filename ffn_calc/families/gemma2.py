@@ -31,6 +31,17 @@ from ffn_calc.model.config import ModelConfig
 
 ARCHITECTURE = "Gemma2ForCausalLM"
 
+# transformers 5.24.0 Gemma2Config's defaults for the sizes config.json may leave out.
+DEFAULTS: dict[str, int | None] = {
+    "num_hidden_layers": 26,
+    "hidden_size": 2304,
+    "num_attention_heads": 8,
+    "intermediate_size": 9216,
+    "vocab_size": 256000,
+}
+# Its token embedding takes pad_token_id (class default 0) as padding_idx.
+PAD_DEFAULT: int | None = 0
+
 NAMING = replace(
     LLAMA_NAMING,
     norms={

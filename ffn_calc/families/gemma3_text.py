@@ -22,6 +22,17 @@ from ffn_calc.model.config import ModelConfig
 
 ARCHITECTURE = "Gemma3ForCausalLM"
 
+# transformers 5.24.0 Gemma3TextConfig's defaults for the sizes config.json may leave out.
+DEFAULTS: dict[str, int | None] = {
+    "num_hidden_layers": 26,
+    "hidden_size": 2304,
+    "num_attention_heads": 8,
+    "intermediate_size": 9216,
+    "vocab_size": 262208,
+}
+# Its token embedding takes pad_token_id (class default 0) as padding_idx.
+PAD_DEFAULT: int | None = 0
+
 
 def fields(r: Reader) -> dict[str, Any]:
     """Gemma 2's fields (the same class defaults), plus q/k norms over head_dim."""

@@ -44,6 +44,21 @@ from ffn_calc.model.config import ModelConfig
 
 ARCHITECTURE = "Glm4MoeForCausalLM"
 
+# transformers 5.24.0 Glm4MoeConfig's defaults for the sizes config.json may leave out.
+DEFAULTS: dict[str, int | None] = {
+    "num_hidden_layers": 46,
+    "hidden_size": 4096,
+    "num_attention_heads": 96,
+    "num_key_value_heads": 8,
+    "intermediate_size": 10944,
+    "moe_intermediate_size": 1408,
+    "n_routed_experts": 128,
+    "num_experts_per_tok": 8,
+    "vocab_size": 151552,
+}
+# Its token embedding takes pad_token_id (class default None) as padding_idx.
+PAD_DEFAULT: int | None = None
+
 
 def _note(mtp: int, first: int) -> str | None:
     """The multi-token-prediction layers a released checkpoint holds beyond the model."""

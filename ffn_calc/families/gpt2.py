@@ -10,6 +10,15 @@ from ffn_calc.model.config import ModelConfig
 
 ARCHITECTURE = "GPT2LMHeadModel"
 
+# transformers 5.24.0 GPT2Config's defaults for the sizes config.json may leave out.
+DEFAULTS: dict[str, int | None] = {
+    "n_embd": 768,
+    "n_layer": 12,
+    "n_head": 12,
+    "n_positions": 1024,
+    "vocab_size": 50257,
+}
+
 
 def fields(r: Reader) -> dict[str, Any]:
     d = r.req("n_embd")

@@ -21,6 +21,15 @@ from ffn_calc.model.config import ModelConfig
 
 ARCHITECTURE = "GPTBigCodeForCausalLM"
 
+# transformers 5.24.0 GPTBigCodeConfig's defaults for the sizes config.json may leave out.
+DEFAULTS: dict[str, int | None] = {
+    "n_embd": 768,
+    "n_head": 12,
+    "n_layer": 12,
+    "n_positions": 1024,
+    "vocab_size": 50257,
+}
+
 
 def fields(r: Reader) -> dict[str, Any]:
     if r.boolean("add_cross_attention", False):

@@ -21,6 +21,15 @@ from ffn_calc.model.config import ModelConfig
 
 ARCHITECTURE = "GPTNeoXForCausalLM"
 
+# transformers 5.24.0 GPTNeoXConfig's defaults for the sizes config.json may leave out.
+DEFAULTS: dict[str, int | None] = {
+    "num_hidden_layers": 44,
+    "hidden_size": 6144,
+    "num_attention_heads": 64,
+    "intermediate_size": 24576,
+    "vocab_size": 50432,
+}
+
 
 def fields(r: Reader) -> dict[str, Any]:
     bias = r.boolean("attention_bias", True)

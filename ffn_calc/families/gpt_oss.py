@@ -49,6 +49,19 @@ from ffn_calc.model.config import ModelConfig
 
 ARCHITECTURE = "GptOssForCausalLM"
 
+# transformers 5.24.0 GptOssConfig's defaults for the sizes config.json may leave out.
+DEFAULTS: dict[str, int | None] = {
+    "num_hidden_layers": 36,
+    "hidden_size": 2880,
+    "num_attention_heads": 64,
+    "intermediate_size": 2880,
+    "num_local_experts": 128,
+    "num_experts_per_tok": 4,
+    "vocab_size": 201088,
+}
+# Its token embedding takes pad_token_id (class default None) as padding_idx.
+PAD_DEFAULT: int | None = None
+
 NOTE = (
     "GptOssForCausalLM: biased Q, K, V, O; an [n_heads] attention sink per layer; a biased "
     "router and biased experts (gate and up interleaved in gate_up_proj). Active parameters "

@@ -20,6 +20,14 @@ from ffn_calc.model.config import ModelConfig
 
 ARCHITECTURE = "GPTJForCausalLM"
 
+# transformers 5.24.0 GPTJConfig's defaults for the sizes config.json may leave out.
+DEFAULTS: dict[str, int | None] = {
+    "n_embd": 4096,
+    "n_layer": 28,
+    "n_head": 16,
+    "vocab_size": 50400,
+}
+
 
 def fields(r: Reader) -> dict[str, Any]:
     d = r.req("n_embd")

@@ -1,8 +1,10 @@
 """Read a Hugging Face config.json into ModelConfig fields, as `transformers` builds the model.
 
 Offline and torch-free. The FFN kind, biases and norms follow from `model_type` (the
-architecture), never from a d_ff / d_model ratio. Size fields are required: a missing one is
-named rather than replaced by a library default.
+architecture), never from a d_ff / d_model ratio. A field left out takes the default of the
+family's transformers configuration class (sizes from the module's DEFAULTS), as
+`from_pretrained` does; the model's source names every default taken, and so do the errors
+of a model a default makes invalid. A size whose class has no default is required.
 """
 
 from __future__ import annotations
@@ -26,10 +28,17 @@ def find_config_json(path: Path) -> Path:
     return path
 
 
-def hf_fields(data: dict[str, Any], origin: str, text: str = "", file: str = "") -> dict[str, Any]:
-    """ModelConfig fields for a parsed config.json, by its family's module."""
+def hf_fields(
+    data: dict[str, Any],
+    origin: str,
+    text: str = "",
+    file: str = "",
+    taken: dict[str, object] | None = None,
+) -> dict[str, Any]:
+    """ModelConfig fields for a parsed config.json, by its family's module; `taken` receives
+    the absent fields that took the class's defaults."""
     from ffn_calc.families import family_module
-    from ffn_calc.families.base import Reader
+    from ffn_calc.families.base import Reader, check_padding
     from ffn_calc.model.families import REGISTRY
 
     model_type = data.get("model_type")
@@ -53,8 +62,17 @@ def hf_fields(data: dict[str, Any], origin: str, text: str = "", file: str = "")
         )
     module = family_module(model_type)
     assert module is not None
-    reader = Reader(data, origin, text)
-    fields = module.fields(reader)
+    reader = Reader(data, origin, text, getattr(module, "DEFAULTS", None))
+    try:
+        fields = module.fields(reader)
+        if hasattr(module, "PAD_DEFAULT"):
+            check_padding(reader, fields["vocab_size"], module.PAD_DEFAULT)
+    except ConfigError as exc:  # a default taken may be why: say which
+        if not reader.defaults:
+            raise
+        raise ConfigError(f"{exc} {defaults_taken(reader.defaults)}") from None
+    if taken is not None:
+        taken.update(reader.defaults)
     fields["source"] = f"Hugging Face config.json ({model_type}, {module.ARCHITECTURE})" + (
         f": {file}" if file else ""
     )
@@ -63,9 +81,19 @@ def hf_fields(data: dict[str, Any], origin: str, text: str = "", file: str = "")
         said = f"config.json names {shown(named[0])} in architectures; ffn-calc counts {module.ARCHITECTURE}, the class it models for {model_type}."
         fields["note"] = f"{said} {fields['note']}" if fields.get("note") else said
     if reader.defaults:
-        absent = ", ".join(f"{k} = {_json(v)}" for k, v in sorted(reader.defaults.items()))
-        fields["source"] += f"; absent, so transformers' defaults: {absent}"
+        fields["source"] += f"; absent, so transformers' defaults: {_listed(reader.defaults)}"
     return {k: v for k, v in fields.items() if v is not None}
+
+
+def defaults_taken(defaults: dict[str, object]) -> str:
+    """The sentence naming the absent fields that took the class's defaults."""
+    return _("(Absent from config.json, so the class defaults were taken: {fields}.)").format(
+        fields=_listed(defaults)
+    )
+
+
+def _listed(defaults: dict[str, object]) -> str:
+    return ", ".join(f"{k} = {_json(v)}" for k, v in sorted(defaults.items()))
 
 
 def _json(value: object) -> str:
@@ -93,7 +121,12 @@ def load_hf_config(path: Path | str) -> tuple[dict[str, Any], str]:
     text = read_text_file(file, "config.json")
     origin = f"'{file}'"
     data = parse_json_object(text, origin)
-    fields = hf_fields(data, origin, text, str(file))
+    taken: dict[str, object] = {}
+    fields = hf_fields(data, origin, text, str(file), taken)
+    if taken:  # a model the defaults make invalid: its errors name them
+        origin = _("{origin} (absent, so the class defaults: {fields})").format(
+            origin=origin, fields=_listed(taken)
+        )
     if is_dir(path):
         name = path.name
     elif not file.is_file():  # a pipe (`--hf-config <(...)`): its "name" is a descriptor number

@@ -53,6 +53,20 @@ from ffn_calc.model.config import ModelConfig
 
 ARCHITECTURE = "Llama4ForCausalLM"
 
+# transformers 5.24.0 Llama4TextConfig's defaults for the sizes config.json may leave out.
+DEFAULTS: dict[str, int | None] = {
+    "num_hidden_layers": 48,
+    "hidden_size": 5120,
+    "num_attention_heads": 40,
+    "intermediate_size": 8192,
+    "intermediate_size_mlp": 16384,
+    "num_local_experts": 16,
+    "num_experts_per_tok": 1,
+    "vocab_size": 202048,
+}
+# Its token embedding takes pad_token_id (class default None) as padding_idx.
+PAD_DEFAULT: int | None = None
+
 NOTE = (
     "Llama4ForCausalLM (the text model of Llama 4; the vision tower is not counted). FLOPs "
     "count experts_per_token routed experts per token; transformers' eager Llama 4 experts "

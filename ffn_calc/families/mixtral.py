@@ -11,6 +11,20 @@ from ffn_calc.model.config import ModelConfig
 
 ARCHITECTURE = "MixtralForCausalLM"
 
+# transformers 5.24.0 MixtralConfig's defaults for the sizes config.json may leave out.
+DEFAULTS: dict[str, int | None] = {
+    "num_hidden_layers": 32,
+    "hidden_size": 4096,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "intermediate_size": 14336,
+    "vocab_size": 32000,
+    "num_local_experts": 8,
+    "num_experts_per_tok": 2,
+}
+# Its token embedding takes pad_token_id (class default None) as padding_idx.
+PAD_DEFAULT: int | None = None
+
 
 def fields(r: Reader) -> dict[str, Any]:
     return decoder(

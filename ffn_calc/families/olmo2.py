@@ -20,6 +20,17 @@ from ffn_calc.model.config import ModelConfig
 
 ARCHITECTURE = "Olmo2ForCausalLM"
 
+# transformers 5.24.0 Olmo2Config's defaults for the sizes config.json may leave out.
+DEFAULTS: dict[str, int | None] = {
+    "num_hidden_layers": 32,
+    "hidden_size": 4096,
+    "num_attention_heads": 32,
+    "intermediate_size": 11008,
+    "vocab_size": 50304,
+}
+# Its token embedding takes pad_token_id (class default 1) as padding_idx.
+PAD_DEFAULT: int | None = 1
+
 NAMING = replace(
     LLAMA_NAMING, norm_attn="post_attention_layernorm", norm_ffn="post_feedforward_layernorm"
 )

@@ -33,6 +33,20 @@ from ffn_calc.model.config import ModelConfig
 
 ARCHITECTURE = "OlmoeForCausalLM"
 
+# transformers 5.24.0 OlmoeConfig's defaults for the sizes config.json may leave out.
+DEFAULTS: dict[str, int | None] = {
+    "num_hidden_layers": 16,
+    "hidden_size": 2048,
+    "num_attention_heads": 16,
+    "intermediate_size": 2048,
+    "num_experts": 64,
+    "num_local_experts": 64,
+    "num_experts_per_tok": 8,
+    "vocab_size": 50304,
+}
+# Its token embedding takes pad_token_id (class default 1) as padding_idx.
+PAD_DEFAULT: int | None = 1
+
 
 def fields(r: Reader) -> dict[str, Any]:
     key = "num_local_experts" if r.data.get("num_local_experts") is not None else "num_experts"

@@ -24,6 +24,18 @@ from ffn_calc.model.config import ModelConfig
 
 ARCHITECTURE = "OPTForCausalLM"
 
+# transformers 5.24.0 OPTConfig's defaults for the sizes config.json may leave out.
+DEFAULTS: dict[str, int | None] = {
+    "num_hidden_layers": 12,
+    "hidden_size": 768,
+    "num_attention_heads": 12,
+    "ffn_dim": 3072,
+    "max_position_embeddings": 2048,
+    "vocab_size": 50272,
+}
+# Its token embedding takes pad_token_id (class default 1) as padding_idx.
+PAD_DEFAULT: int | None = 1
+
 NO_AFFINE = (
     "layer_norm_elementwise_affine is false: the LayerNorms hold no parameters and are not "
     "listed (norms are not counted in FLOPs)."

@@ -19,6 +19,17 @@ from ffn_calc.model.config import ModelConfig
 
 ARCHITECTURE = "Phi3ForCausalLM"
 
+# transformers 5.24.0 Phi3Config's defaults for the sizes config.json may leave out.
+DEFAULTS: dict[str, int | None] = {
+    "num_hidden_layers": 32,
+    "hidden_size": 3072,
+    "num_attention_heads": 32,
+    "intermediate_size": 8192,
+    "vocab_size": 32064,
+}
+# Its token embedding takes pad_token_id (class default 32000) as padding_idx.
+PAD_DEFAULT: int | None = 32000
+
 
 def fields(r: Reader) -> dict[str, Any]:
     return decoder(r, "phi3", **every_layer_window(r))

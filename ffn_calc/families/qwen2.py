@@ -10,6 +10,18 @@ from ffn_calc.model.config import ModelConfig
 
 ARCHITECTURE = "Qwen2ForCausalLM"
 
+# transformers 5.24.0 Qwen2Config's defaults for the sizes config.json may leave out.
+DEFAULTS: dict[str, int | None] = {
+    "num_hidden_layers": 32,
+    "hidden_size": 4096,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 32,
+    "intermediate_size": 22016,
+    "vocab_size": 151936,
+}
+# Its token embedding takes pad_token_id (class default None) as padding_idx.
+PAD_DEFAULT: int | None = None
+
 
 def fields(r: Reader) -> dict[str, Any]:
     return decoder(r, "qwen2", **qwen_windows(r), attention_bias=True, attention_out_bias=False)

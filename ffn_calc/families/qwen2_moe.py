@@ -38,6 +38,21 @@ from ffn_calc.model.config import ModelConfig
 
 ARCHITECTURE = "Qwen2MoeForCausalLM"
 
+# transformers 5.24.0 Qwen2MoeConfig's defaults for the sizes config.json may leave out.
+DEFAULTS: dict[str, int | None] = {
+    "num_hidden_layers": 24,
+    "hidden_size": 2048,
+    "num_attention_heads": 16,
+    "intermediate_size": 5632,
+    "moe_intermediate_size": 1408,
+    "shared_expert_intermediate_size": 5632,
+    "num_experts": 60,
+    "num_experts_per_tok": 4,
+    "vocab_size": 151936,
+}
+# Its token embedding takes pad_token_id (class default None) as padding_idx.
+PAD_DEFAULT: int | None = None
+
 NOTE = (
     "{arch} keeps each MoE layer's experts fused in memory (mlp.experts.gate_up_proj, "
     "mlp.experts.down_proj); checkpoints, as save_pretrained writes them and the Hub holds "

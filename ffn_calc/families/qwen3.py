@@ -19,6 +19,17 @@ from ffn_calc.model.config import ModelConfig
 
 ARCHITECTURE = "Qwen3ForCausalLM"
 
+# transformers 5.24.0 Qwen3Config's defaults for the sizes config.json may leave out.
+DEFAULTS: dict[str, int | None] = {
+    "num_hidden_layers": 32,
+    "hidden_size": 4096,
+    "num_attention_heads": 32,
+    "intermediate_size": 22016,
+    "vocab_size": 151936,
+}
+# Its token embedding takes pad_token_id (class default None) as padding_idx.
+PAD_DEFAULT: int | None = None
+
 
 def fields(r: Reader) -> dict[str, Any]:
     # num_key_value_heads absent: the class default 32; null: __post_init__ sets the heads.

@@ -31,6 +31,21 @@ from ffn_calc.model.config import ModelConfig
 
 ARCHITECTURE = "Qwen3MoeForCausalLM"
 
+# transformers 5.24.0 Qwen3MoeConfig's defaults for the sizes config.json may leave out.
+DEFAULTS: dict[str, int | None] = {
+    "num_hidden_layers": 24,
+    "hidden_size": 2048,
+    "num_attention_heads": 32,
+    "intermediate_size": 6144,
+    "moe_intermediate_size": 768,
+    "num_experts": 128,
+    "num_local_experts": 128,
+    "num_experts_per_tok": 8,
+    "vocab_size": 151936,
+}
+# Its token embedding takes pad_token_id (class default None) as padding_idx.
+PAD_DEFAULT: int | None = None
+
 
 def fields(r: Reader) -> dict[str, Any]:
     key = "num_local_experts" if r.data.get("num_local_experts") is not None else "num_experts"

@@ -19,6 +19,17 @@ from ffn_calc.model.config import ModelConfig
 
 ARCHITECTURE = "Starcoder2ForCausalLM"
 
+# transformers 5.24.0 Starcoder2Config's defaults for the sizes config.json may leave out.
+DEFAULTS: dict[str, int | None] = {
+    "num_hidden_layers": 30,
+    "hidden_size": 3072,
+    "num_attention_heads": 24,
+    "intermediate_size": 12288,
+    "vocab_size": 49152,
+}
+# Its token embedding takes pad_token_id (class default None) as padding_idx.
+PAD_DEFAULT: int | None = None
+
 
 def fields(r: Reader) -> dict[str, Any]:
     bias = r.boolean("use_bias", True)

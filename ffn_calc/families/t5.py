@@ -7,7 +7,10 @@ differ from d_model; no position table, but a relative position bias
 [relative_attention_num_buckets, num_heads] in the first block's self-attention of each
 stack; one `shared` token embedding, which `encoder.embed_tokens` and
 `decoder.embed_tokens` alias. The FFN follows `feed_forward_proj`: `relu` (or another plain
-activation) is DenseReluDense wi/wo, `gated-gelu` (v1.1) is wi_0 (gate), wi_1 (up) and wo.
+activation) is DenseReluDense wi/wo, `gated-gelu` (v1.1) is wi_0 (gate), wi_1 (up) and wo;
+`is_gated_act` and `dense_act_fn`, which T5Config derives from it, win when config.json holds
+them (T5Config sets them from config.json after deriving its own), so a config.json without
+feed_forward_proj but with is_gated_act true is gated.
 Decoder blocks hold cross-attention at layer.1 (EncDecAttention) and the FFN at layer.2.
 
 The head follows config.json: tied to `shared` unless `tie_word_embeddings` is false, or
@@ -32,19 +35,41 @@ from ffn_calc.model.config import ModelConfig
 
 ARCHITECTURE = "T5ForConditionalGeneration"
 
+# transformers 5.24.0 T5Config's defaults for the sizes config.json may leave out.
+DEFAULTS: dict[str, int | None] = {
+    "d_model": 512,
+    "num_layers": 6,
+    "num_heads": 8,
+    "d_kv": 64,
+    "d_ff": 2048,
+    "vocab_size": 32128,
+}
+
 
 def _activation(r: Reader) -> str:
-    """`feed_forward_proj`: `ACT` (plain) or `gated-ACT` (gated), as T5Config splits it."""
+    """`feed_forward_proj`: `ACT` (plain) or `gated-ACT` (gated), as T5Config splits it;
+    `is_gated_act` and `dense_act_fn`, which T5Config derives from it, win when config.json
+    holds them (T5Config sets the fields it does not declare after deriving its own)."""
     proj = r.string("feed_forward_proj", "relu")
     kind, _sep, act = proj.rpartition("-")
+    field, value = "feed_forward_proj", proj
+    if r.data.get("is_gated_act") is not None:
+        kind = "gated" if r.boolean("is_gated_act", False) else ""
+    if r.data.get("dense_act_fn") is not None:
+        act = r.string("dense_act_fn", act)
+        field, value = "dense_act_fn", act
     table = GATED_ACT if kind == "gated" else PLAIN_ACT if not kind else {}
     if act not in table:
-        supported = [*sorted(PLAIN_ACT), *(f"gated-{a}" for a in sorted(GATED_ACT))]
+        supported = (
+            sorted(table)
+            if field == "dense_act_fn"
+            else [*sorted(PLAIN_ACT), *(f"gated-{a}" for a in sorted(GATED_ACT))]
+        )
         raise ConfigError(
             _("{where}: {field} = {value} is not supported; use one of {choices}.").format(
-                where=r.where("feed_forward_proj"),
-                field="feed_forward_proj",
-                value=shown(proj),
+                where=r.where(field),
+                field=field,
+                value=shown(value),
                 choices=", ".join(supported),
             )
         )
