@@ -93,7 +93,7 @@ def _group(key: str) -> str | Text:
     return say(_GROUPS[key]) if key in _GROUPS else key
 
 
-def _explained(layer: pm.LayerCount, group: str) -> list[Step]:
+def _explained(layer: pm.LayerCount | fl.LayerFlops, group: str) -> list[Step]:
     return [t for t in layer.terms if t.group == group]  # worded by the view, as --explain
 
 
@@ -234,7 +234,7 @@ def _layer_macs(e: Exercise) -> Answer:
     w = fl.Workload(batch=e.batch, seq_len=_need(e.seq_len, "seq_len"))
     layer = fl.layer_flops(cfg, w)[0]
     group = "attention_projections" if part in ("attention", "attention_projections") else part
-    steps: list[Step] = [t for t in layer.terms if t.group == group]
+    steps = _explained(layer, group)
     value = layer.group(group) // 2
     steps.append(
         say(N_("FLOPs {flops} / 2 = {macs} multiply-adds"), flops=f"{layer.group(group):,}",
