@@ -36,6 +36,7 @@ TESTS = Path(__file__).parent
 # Every family with a module: the families a config can name ("custom" has no reference model).
 FAMILIES = sorted([*REGISTRY, *(f for f, module in OTHER_FAMILIES.items() if module)])
 COVERAGE: list[dict[str, Any]] = json.loads((DATA / "coverage.json").read_text())["cases"]
+FRONTIER: list[dict[str, Any]] = json.loads((DATA / "frontier.json").read_text())["cases"]
 
 
 def golden_families() -> dict[str, list[str]]:
@@ -43,7 +44,7 @@ def golden_families() -> dict[str, list[str]]:
     parameter count."""
     out: dict[str, list[str]] = {}
     presets = set(preset_names())
-    for c in COVERAGE:
+    for c in [*COVERAGE, *FRONTIER]:
         if isinstance(c.get("total_params"), int) and c.get("params_method"):
             out.setdefault(c["model_type"], []).append(c["name"])
     for c in CASES:
