@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ffn_calc.counts.terms import Term, term, total
 from ffn_calc.i18n.translate import N_, Text, say
 from ffn_calc.model.config import ModelConfig, ffn_biases
-from ffn_calc.model.layer_kinds import LayerKind, layer_kinds
+from ffn_calc.model.layer_kinds import CSA, HCA, LayerKind, layer_kinds
 
 
 @dataclass(frozen=True)
@@ -101,10 +101,86 @@ def mla_terms(cfg: ModelConfig) -> list[Term]:
     return out  # fmt: skip
 
 
+def compressed_attention_terms(cfg: ModelConfig) -> list[Term]:
+    """Compressed attention's own block (DeepSeek-V4), in every layer: low-rank Q with a
+    weighted norm between (q_a_proj, q_a_norm, q_b_proj; the norm after q_b_proj has no
+    weight), one key head that is also the value (kv_proj, kv_norm), and the grouped output
+    projection: o_a_proj maps each of o_groups groups of n_heads x head_dim / o_groups
+    outputs to o_lora_rank (one [o_groups x o_lora_rank, n_heads x head_dim / o_groups]
+    weight), o_b_proj the o_groups x o_lora_rank of them to d_model."""
+    d, h, hd, g = cfg.d_model, cfg.n_heads, cfg.head_size, "attention"
+    qr, og, orank = cfg.q_lora_rank, cfg.o_groups, cfg.o_lora_rank
+    assert qr is not None and og is not None and orank is not None
+    return [
+        term(g, "q_a_proj", "d_model x q_lora_rank", d, qr),
+        *_norm_terms(cfg, "norm", "q_a_norm", qr, "q_lora_rank"),
+        term(g, "q_b_proj", "q_lora_rank x n_heads x head_dim", qr, h, hd),
+        term(g, "kv_proj", "d_model x head_dim", d, hd),
+        *_norm_terms(cfg, "norm", "kv_norm", hd, "head_dim"),
+        term(g, "o_a_proj", "n_heads x head_dim x o_lora_rank", h, hd, orank),
+        term(g, "o_b_proj", "o_groups x o_lora_rank x d_model", og, orank, d),
+    ]
+
+
+def compressor_terms(cfg: ModelConfig, kind: LayerKind) -> list[Term]:
+    """A layer's compressor (DeepSeek-V4), by its kind. Heavily compressed attention: kv_proj
+    and gate_proj [head_dim, d_model], position_bias [hca_rate, head_dim], kv_norm. Compressed
+    sparse attention: the same at 2 x head_dim (two overlapping series of windows) with
+    position_bias [csa_rate, 2 x head_dim], and the lightning indexer: its own compressor at
+    2 x index_head_dim, q_b_proj [index_heads x index_head_dim, q_lora_rank] and the scorer's
+    weights_proj [index_heads, d_model]."""
+    d, hd, g = cfg.d_model, cfg.head_size, "attention"
+    if kind.mixer is HCA and cfg.hca_rate is not None:
+        r = cfg.hca_rate
+        return [
+            term(g, "compressor kv_proj", "d_model x head_dim", d, hd),
+            term(g, "compressor gate_proj", "d_model x head_dim", d, hd),
+            term(g, "compressor position_bias", "hca_rate x head_dim", r, hd),
+            *_norm_terms(cfg, "norm", "compressor kv_norm", hd, "head_dim"),
+        ]
+    if kind.mixer is not CSA or cfg.csa_rate is None:
+        return []
+    r, ih, ihd, qr = cfg.csa_rate, cfg.index_heads, cfg.index_head_dim, cfg.q_lora_rank
+    assert ih is not None and ihd is not None and qr is not None
+    return [
+        term(g, "compressor kv_proj", "d_model x 2 x head_dim", d, 2, hd),
+        term(g, "compressor gate_proj", "d_model x 2 x head_dim", d, 2, hd),
+        term(g, "compressor position_bias", "csa_rate x 2 x head_dim", r, 2, hd),
+        *_norm_terms(cfg, "norm", "compressor kv_norm", hd, "head_dim"),
+        term(g, "indexer kv_proj", "d_model x 2 x index_head_dim", d, 2, ihd),
+        term(g, "indexer gate_proj", "d_model x 2 x index_head_dim", d, 2, ihd),
+        term(g, "indexer position_bias", "csa_rate x 2 x index_head_dim", r, 2, ihd),
+        *_norm_terms(cfg, "norm", "indexer kv_norm", ihd, "index_head_dim"),
+        term(g, "indexer q_b_proj", "q_lora_rank x index_heads x index_head_dim", qr, ih, ihd),
+        term(g, "indexer weights_proj", "d_model x index_heads", d, ih),
+    ]
+
+
+def hyper_connection_terms(cfg: ModelConfig) -> list[Term]:
+    """Hyper-connections (DeepSeek-V4's mHC) of one layer, n streams: around attention
+    (attn_hc) and around the FFN (ffn_hc), each fn [(2 + n) n, n x d_model], base
+    [(2 + n) n] and scale [3]."""
+    n, d = cfg.hc_streams, cfg.d_model
+    if n is None:
+        return []
+    out = []
+    for g, name in (("attention", "attn_hc"), ("ffn", "ffn_hc")):
+        out += [
+            term(g, f"{name} fn", "(2 + n_streams) x n_streams x n_streams x d_model",
+                 2 + n, n, n, d),
+            term(g, f"{name} base", "(2 + n_streams) x n_streams", 2 + n, n),
+            term(g, f"{name} scale", "3", 3),
+        ]  # fmt: skip
+    return out
+
+
 def attention_terms(cfg: ModelConfig, prefix: str = "") -> list[Term]:
-    """Q, K, V, O weights and biases of one attention block (MLA: see mla_terms), sinks."""
+    """Q, K, V, O weights and biases of one attention block (MLA: see mla_terms; compressed
+    attention: compressed_attention_terms), sinks."""
     if cfg.attention == "mla" and not prefix:
         return mla_terms(cfg) + _sink_terms(cfg)
+    if cfg.compressed and not prefix:
+        return compressed_attention_terms(cfg) + _sink_terms(cfg)
     d, q, kv = cfg.d_model, cfg.q_dim, cfg.kv_dim
     g = "attention"
     out = [
@@ -214,7 +290,8 @@ def layer_counts(cfg: ModelConfig) -> list[LayerCount]:
             cross_attn = attention_terms(cfg, prefix="cross ")
             cross = _norm_terms(cfg, "norm", "norm_cross")
         for kind, count, ffn in ffn_kinds(cfg, cfg.decoder_layers):
-            terms = own + cross_attn + ffn + _layer_norm_terms(cfg) + cross
+            terms = own + compressor_terms(cfg, kind) + cross_attn + ffn
+            terms += _layer_norm_terms(cfg) + cross + hyper_connection_terms(cfg)
             layers.append(LayerCount("decoder", cfg.param_layers(count), terms, kind))
     return layers
 
@@ -305,6 +382,13 @@ def model_terms(cfg: ModelConfig) -> list[Term]:
         for stack in _stacks(cfg):  # T5: in the first layer's self-attention of each stack
             out.append(term("attention", f"{stack} relative attention bias",
                             "buckets x n_heads", cfg.relative_attention_buckets, cfg.n_heads))  # fmt: skip
+    if cfg.hc_streams is not None:  # collapses the streams before the final norm
+        n = cfg.hc_streams
+        out += [
+            term("norm", "hc_head fn", "n_streams x n_streams x d_model", n, n, d),
+            term("norm", "hc_head base", "n_streams", n),
+            term("norm", "hc_head scale", "1", 1),
+        ]
     if cfg.final_norm:
         for stack in _stacks(cfg):
             out += _norm_terms(cfg, "norm", f"final {stack} norm")
@@ -347,10 +431,14 @@ def idle_params(cfg: ModelConfig) -> int:
 
 def stored_buffers(cfg: ModelConfig) -> int:
     """Elements a released checkpoint stores beyond the parameters: a routing-score bias kept
-    as a buffer (DeepSeek-V3, GLM-4.5: [n_experts] per MoE layer)."""
+    as a buffer (DeepSeek-V3, GLM-4.5: [n_experts] per MoE layer); a hash-routed layer
+    (DeepSeek-V4) stores its token-id table [vocab_size, experts_per_token] instead."""
     if cfg.router_score_bias != "buffer" or cfg.n_experts is None:
         return 0
-    return (cfg.moe_layers(cfg.encoder_layers) + cfg.moe_layers(cfg.decoder_layers)) * cfg.n_experts
+    moe = cfg.moe_layers(cfg.encoder_layers) + cfg.moe_layers(cfg.decoder_layers)
+    hashed = len(cfg.hash_layers)
+    table = (cfg.vocab_size or 0) * (cfg.experts_per_token or 0)
+    return (moe - hashed) * cfg.n_experts + hashed * table
 
 
 def active_lines(cfg: ModelConfig) -> list[Text]:

@@ -16,7 +16,8 @@ written without the division), the LM head at every output position.
 Layer kinds follow `model.layer_kinds.layer_kinds` without walking the layers: a MoE stack has
 len(dense_ffn_layers) dense-FFN layers and the rest routed, and local-attention layers change
 no count. Shared layers (unique_layers) come with one layer kind (a validated invariant), so
-unique_layers layers hold parameters.
+unique_layers layers hold parameters. Compressed attention and hyper-connections (DeepSeek-V4),
+whose layers differ one by one in their compressors, take the term path itself.
 """
 
 from __future__ import annotations
@@ -32,6 +33,10 @@ if TYPE_CHECKING:
 def param_components(cfg: ModelConfig) -> dict[str, int]:
     """== counts.params.components(cfg): same keys in the same order (pooler only where the
     model has one)."""
+    if cfg.compressed or cfg.hc_streams is not None:  # per-layer compressors: the term path
+        from ffn_calc.counts.params import components
+
+        return components(cfg)
     d, h, f, v = cfg.d_model, cfg.n_heads, cfg.d_ff, cfg.vocab_size
     head_dim, n_kv = cfg.head_dim, cfg.n_kv_heads
     hd = d // h if head_dim is None else head_dim
@@ -187,6 +192,10 @@ def param_components(cfg: ModelConfig) -> dict[str, int]:
 def flop_components(cfg: ModelConfig, w: Workload) -> dict[str, int]:
     """== counts.flops.flop_components(cfg, w): same keys, same order, same deletions (pooler,
     embedding)."""
+    if cfg.compressed or cfg.hc_streams is not None:  # per-layer compressors: the term path
+        from ffn_calc.counts import flops
+
+        return flops.flop_components(cfg, w)
     b, s = w.batch, w.seq_len
     d, h, f, v = cfg.d_model, cfg.n_heads, cfg.d_ff, cfg.vocab_size
     head_dim, n_kv = cfg.head_dim, cfg.n_kv_heads

@@ -31,7 +31,7 @@ from ffn_calc.model.rules import InvariantError, check_invariants
 PositiveInt = Annotated[int, Field(gt=0, le=MAX_SIZE)]
 
 QkNorm = Literal["none", "head", "per_head", "full"]
-AttentionKind = Literal["standard", "mla"]
+AttentionKind = Literal["standard", "mla", "compressed"]
 ScoreBias = Literal["none", "parameter", "buffer"]
 WindowKind = Literal["sliding", "chunked"]
 EmbeddingProjection = Literal["tokens", "all"]
@@ -175,11 +175,15 @@ class ModelConfig(BaseModel):
     )
     attention: AttentionKind = Field(
         "standard",
-        description="standard (Q, K, V, O) or mla (multi-head latent attention, "
-        "DeepSeek-V2/V3: low-rank Q and a compressed KV latent).",
+        description="standard (Q, K, V, O), mla (multi-head latent attention, "
+        "DeepSeek-V2/V3: low-rank Q and a compressed KV latent) or compressed (DeepSeek-V4: "
+        "low-rank Q, one key head that is also the value, per-head sinks, a grouped low-rank "
+        "output projection, compressors in csa_layers and hca_layers).",
     )
     q_lora_rank: PositiveInt | None = Field(
-        None, description="MLA: rank of the query compression (none: a plain q_proj)."
+        None,
+        description="MLA and compressed attention: rank of the query compression (none: a "
+        "plain q_proj).",
     )
     kv_lora_rank: PositiveInt | None = Field(None, description="MLA: width of the KV latent.")
     qk_nope_head_dim: PositiveInt | None = Field(
@@ -189,6 +193,49 @@ class ModelConfig(BaseModel):
         None, description="MLA: per-head query/key width with rotary (the key's is shared)."
     )
     v_head_dim: PositiveInt | None = Field(None, description="MLA: per-head value width.")
+    o_groups: PositiveInt | None = Field(
+        None,
+        description="Compressed attention: head groups of the grouped output projection "
+        "(each group's n_heads x head_dim / o_groups outputs map to o_lora_rank).",
+    )
+    o_lora_rank: PositiveInt | None = Field(
+        None, description="Compressed attention: width of each group's output projection."
+    )
+    csa_layers: list[int] = Field(
+        [],
+        description="Compressed attention: layers (0-based) that add compressed sparse "
+        "attention: a compressor of 2 x head_dim over windows of csa_rate tokens and a "
+        "lightning indexer of index_heads x index_head_dim (DeepSeek-V4).",
+    )
+    hca_layers: list[int] = Field(
+        [],
+        description="Compressed attention: layers (0-based) that add heavily compressed "
+        "attention: a compressor of head_dim over windows of hca_rate tokens (DeepSeek-V4).",
+    )
+    csa_rate: PositiveInt | None = Field(
+        None, description="Compressed sparse attention: tokens per compressed entry."
+    )
+    hca_rate: PositiveInt | None = Field(
+        None, description="Heavily compressed attention: tokens per compressed entry."
+    )
+    index_heads: PositiveInt | None = Field(
+        None, description="Compressed sparse attention: query heads of the lightning indexer."
+    )
+    index_head_dim: PositiveInt | None = Field(
+        None, description="Compressed sparse attention: head width of the lightning indexer."
+    )
+    hc_streams: PositiveInt | None = Field(
+        None,
+        description="Hyper-connections (DeepSeek-V4's mHC): residual streams per token. Each "
+        "layer mixes them around attention and around the FFN with a learned [(2 + n) n, "
+        "n d_model] projection each; a final [n, n d_model] one collapses them.",
+    )
+    hash_layers: list[int] = Field(
+        [],
+        description="MoE layers (0-based) that route by a fixed token-id table (DeepSeek-V4's "
+        "hash routing): a [vocab_size, experts_per_token] buffer in place of the score-bias "
+        "buffer; no parameter or FLOP count changes, checkpoint elements do.",
+    )
     # Structure beyond the plain pre-norm layer (defaults: none of it).
     layer_norms: int | None = Field(
         None,
@@ -461,6 +508,19 @@ class ModelConfig(BaseModel):
             assert self.v_head_dim is not None
             return self.v_head_dim
         return self.head_size
+
+    @property
+    def compressed(self) -> bool:
+        """Compressed attention (DeepSeek-V4): attention = 'compressed'."""
+        return self.attention == "compressed"
+
+    def compress_rate(self, layer: int) -> int | None:
+        """Tokens per compressed entry of a layer's compressor (None: no compressor)."""
+        if layer in self.csa_layers:
+            return self.csa_rate
+        if layer in self.hca_layers:
+            return self.hca_rate
+        return None
 
     def param_layers(self, layers: int) -> int:
         """How many of `layers` applied layers hold parameters of their own."""

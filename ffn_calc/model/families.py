@@ -33,6 +33,7 @@ REGISTRY: dict[str, str] = {
     "bart": "bart",
     "deepseek_v3": "deepseek_v3",
     "deepseek_v2": "deepseek_v2",
+    "deepseek_v4": "deepseek_v4",
     "qwen2_moe": "qwen2_moe",
     "qwen3_moe": "qwen3_moe",
     "olmoe": "olmoe",

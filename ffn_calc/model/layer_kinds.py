@@ -79,10 +79,23 @@ CHUNKED = Mixer(
     windowed=True,
 )
 CROSS = Mixer("cross", N_("cross-attention"))  # a decoder's attention over the encoder's output
+# Compressed attention (DeepSeek-V4): a sliding window plus compressed entries of the context.
+CSA = Mixer(
+    "csa",
+    N_("compressed sparse attention and a sliding window of {tokens} tokens"),
+    N_("compressed sparse attention and a sliding window of {tokens} token"),
+    windowed=True,
+)
+HCA = Mixer(
+    "hca",
+    N_("heavily compressed attention and a sliding window of {tokens} tokens"),
+    N_("heavily compressed attention and a sliding window of {tokens} token"),
+    windowed=True,
+)
 
 # Every row by name; a local layer's mixer is MIXERS[ModelConfig.window_kind].
 FFNS = {f.name: f for f in (DENSE, MOE)}
-MIXERS = {m.name: m for m in (FULL, SLIDING, CHUNKED, CROSS)}
+MIXERS = {m.name: m for m in (FULL, SLIDING, CHUNKED, CROSS, CSA, HCA)}
 
 
 def _ffn(name: str) -> Ffn:
@@ -185,6 +198,17 @@ def layer_kinds(cfg: ModelConfig, layers: int) -> list[tuple[LayerKind, int]]:
     routed = MOE if cfg.is_moe else DENSE  # the FFN of a layer not listed dense
     dense = set(cfg.dense_ffn_layers) if cfg.is_moe and layers else set()
     names_ffn = bool(dense)
+    if (cfg.csa_layers or cfg.hca_layers) and layers:  # compressors in some layers
+        csa, hca, window = set(cfg.csa_layers), set(cfg.hca_layers), cfg.attention_window
+        plain = MIXERS[cfg.window_kind] if window is not None else FULL
+        found: dict[tuple[bool, Mixer], int] = {}
+        for i in range(layers):  # at most MAX_LISTED_LAYERS (a validated invariant)
+            key = (i in dense, CSA if i in csa else HCA if i in hca else plain)
+            found[key] = found.get(key, 0) + 1
+        return [
+            (layer_kind(DENSE if is_dense else routed, m, window, names_ffn, True), n)
+            for (is_dense, m), n in found.items()
+        ]
     if cfg.window_layers and layers:  # some layers local, the others full attention
         local = set(cfg.window_layers)
         counts: dict[tuple[bool, bool], int] = {}

@@ -117,7 +117,7 @@ def check_invariants(cfg: ModelConfig) -> None:
         )
     mla = (cfg.kv_lora_rank, cfg.qk_nope_head_dim, cfg.qk_rope_head_dim, cfg.v_head_dim)
     if (cfg.attention == "mla") != all(x is not None for x in mla) or (
-        cfg.q_lora_rank is not None and cfg.attention != "mla"
+        cfg.q_lora_rank is not None and cfg.attention not in ("mla", "compressed")
     ):
         raise InvariantError(
             N_(
@@ -138,6 +138,7 @@ def check_invariants(cfg: ModelConfig) -> None:
                 "as DeepSeek's has)"
             )
         )
+    _check_compressed(cfg)
     if cfg.positions == "learned" and cfg.max_positions is None:
         raise InvariantError(N_("positions = 'learned' needs max_positions (the table's rows)"))
     if cfg.position_offset and (
@@ -223,3 +224,73 @@ def check_invariants(cfg: ModelConfig) -> None:
                 "lm_head_transform to map back to embedding_dim"
             )
         )
+
+
+def _distinct_layers(indices: list[int], layers: int) -> bool:
+    return len(set(indices)) == len(indices) and all(0 <= i < layers for i in indices)
+
+
+def _check_compressed(cfg: ModelConfig) -> None:
+    """Compressed attention (DeepSeek-V4), its compressors, hyper-connections, hash routing."""
+    compressed = cfg.attention == "compressed"
+    own = (cfg.o_groups, cfg.o_lora_rank, cfg.csa_rate, cfg.hca_rate, cfg.index_heads,
+           cfg.index_head_dim)  # fmt: skip
+    if not compressed and (any(x is not None for x in own) or cfg.csa_layers or cfg.hca_layers):
+        raise InvariantError(
+            N_(
+                "o_groups, o_lora_rank, csa_layers, hca_layers, csa_rate, hca_rate, "
+                "index_heads and index_head_dim apply to attention = 'compressed'"
+            )
+        )
+    if compressed and (
+        cfg.q_lora_rank is None
+        or cfg.o_groups is None
+        or cfg.o_lora_rank is None
+        or cfg.kv_heads != 1
+        or cfg.architecture != "decoder-only"
+        or cfg.qk_norm != "none"
+        or cfg.attention_bias
+        or cfg.attention_out_bias
+        or cfg.q_dim % cfg.o_groups
+        or cfg.attention_window is None
+        or cfg.window_layers
+    ):
+        raise InvariantError(
+            N_(
+                "attention = 'compressed' goes with a decoder-only model, q_lora_rank, "
+                "o_groups dividing n_heads x head_dim, o_lora_rank, n_kv_heads = 1, an "
+                "attention_window over every layer, no attention biases and no qk_norm"
+            )
+        )
+    csa, hca = cfg.csa_layers, cfg.hca_layers
+    if (csa or hca) and (
+        not _distinct_layers(csa + hca, cfg.n_layers)
+        or cfg.n_layers > MAX_LISTED_LAYERS
+        or (csa and (cfg.csa_rate is None or cfg.index_heads is None
+                     or cfg.index_head_dim is None))
+        or (hca and cfg.hca_rate is None)
+    ):  # fmt: skip
+        raise InvariantError(
+            N_(
+                "csa_layers and hca_layers need distinct indices in 0 .. n_layers - 1 (at "
+                "most {limit} layers, no layer in both); csa_layers needs csa_rate, "
+                "index_heads and index_head_dim, hca_layers needs hca_rate"
+            ),
+            limit=f"{MAX_LISTED_LAYERS:,}",
+        )
+    if cfg.hash_layers and (
+        not cfg.is_moe
+        or cfg.vocab_size is None
+        or not _distinct_layers(cfg.hash_layers, cfg.n_layers)
+        or set(cfg.hash_layers) & set(cfg.dense_ffn_layers)
+        or cfg.n_layers > MAX_LISTED_LAYERS
+    ):
+        raise InvariantError(
+            N_(
+                "hash_layers needs n_experts, a vocab_size and distinct MoE layer indices in "
+                "0 .. n_layers - 1 (at most {limit} layers)"
+            ),
+            limit=f"{MAX_LISTED_LAYERS:,}",
+        )
+    if cfg.hc_streams is not None and cfg.architecture != "decoder-only":
+        raise InvariantError(N_("hc_streams (hyper-connections) applies to a decoder-only model"))
