@@ -38,6 +38,7 @@ moe_intermediate_size:
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ffn_calc.errors import ConfigError
@@ -201,16 +202,44 @@ def fields(r: Reader) -> dict[str, Any]:
     return out
 
 
-NAMING = Naming(
-    **{
-        **LLAMA_NAMING.__dict__,
-        "router": "mlp.gate",
-        "fused_experts": "mlp.experts.",
-        "shared_expert": "mlp.shared_experts.",
-        "mla_q_a": "self_attn.q_a_proj",
-        "mla_q_a_norm": "self_attn.q_a_norm",
-        "mla_q_b": "self_attn.q_b_proj",
-    }
+# The names save_pretrained writes (transformers' deepseek_v4 conversion renames them back
+# on load: `attn.wq_a` -> `self_attn.q_a_proj`, `ffn.experts.{e}.w1` / `w3` -> one fused
+# `mlp.experts.gate_up_proj`, `hc_attn_fn` -> `attn_hc.fn`, ...); the Hub files hold the same
+# names without `model.` (and `embed.weight`, `hc_head_fn`).
+NAMING = replace(
+    LLAMA_NAMING,
+    norm_attn="attn_norm",
+    norm_ffn="ffn_norm",
+    lm_head="head",
+    sinks="attn.attn_sink",
+    mla_q_a="attn.wq_a",
+    mla_q_a_norm="attn.q_norm",
+    mla_q_b="attn.wq_b",
+    kv_proj="attn.wkv",
+    kv_norm="attn.norm",
+    o_a="attn.wo_a",
+    o_b="attn.wo_b",
+    compressor="attn.compressor.",
+    indexer="attn.indexer.",
+    indexer_compressor="attn.indexer.compressor.",
+    comp_kv="wkv",
+    comp_gate="wgate",
+    comp_bias="ape",
+    comp_norm="norm",
+    index_q_b="wq_b",
+    index_weights="weights_proj",
+    attn_hc="hc_attn_",
+    ffn_hc="hc_ffn_",
+    router="ffn.gate",
+    expert="ffn.experts.{e}.",
+    expert_gate="w1",
+    expert_up="w3",
+    expert_down="w2",
+    shared_expert="ffn.shared_experts.",
+    shared_gate="w1",
+    shared_up="w3",
+    shared_down="w2",
+    renames={"embed.": "model.embed_tokens.", "hc_head_": "model.hc_head.hc_"},
 )
 
 

@@ -81,6 +81,23 @@ class Naming:
     mla_kv_a_norm: str = "self_attn.kv_a_layernorm"
     mla_kv_b: str = "self_attn.kv_b_proj"
     sinks: str = "self_attn.sinks"
+    # Compressed attention (DeepSeek-V4): its own modules, its compressors, hyper-connections.
+    kv_proj: str = "self_attn.kv_proj"
+    kv_norm: str = "self_attn.kv_norm"
+    o_a: str = "self_attn.o_a_proj"
+    o_b: str = "self_attn.o_b_proj"
+    compressor: str = "self_attn.compressor."
+    indexer: str = "self_attn.compressor.indexer."  # the indexer's q_b and weights_proj
+    indexer_compressor: str = "self_attn.compressor.indexer."  # the indexer's own compressor
+    comp_kv: str = "kv_proj"  # a compressor's modules (under compressor / indexer_compressor)
+    comp_gate: str = "gate_proj"
+    comp_bias: str = "position_bias"
+    comp_norm: str = "kv_norm"
+    index_q_b: str = "q_b_proj"  # under indexer
+    index_weights: str = "scorer.weights_proj"
+    attn_hc: str = "attn_hc."  # + fn, base, scale
+    ffn_hc: str = "ffn_hc."
+    hc_head: str = "model.hc_head."  # whole name; + hc_fn, hc_base, hc_scale
     stack_tok: str = "{stack}.embed_tokens"  # a stack's own token table (stack_embeddings)
     # Names that share storage with another tensor and appear in state_dicts (tied copies):
     # whole name -> the whole name of the tensor it shares.

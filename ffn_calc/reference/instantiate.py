@@ -221,6 +221,78 @@ class _Walker:
         self.linear(p + nm.mla_kv_b, kvr, h * (nope + v), g, rows, proj, False)
         self.linear(p + nm.o, h * v, d, g, rows, proj, b)
 
+    def compressed(self, p: str, rows: int) -> None:
+        """Compressed attention's own modules (DeepseekV4Attention): low-rank Q, the one
+        key-value head, the grouped output projection (o_a_proj: one batched matmul over the
+        o_groups groups)."""
+        cfg, nm = self.cfg, self.nm
+        d, h, hd = cfg.d_model, cfg.n_heads, cfg.head_size
+        qr, og, orank = cfg.q_lora_rank, cfg.o_groups, cfg.o_lora_rank
+        assert qr is not None and og is not None and orank is not None
+        g, proj = "attention", "attention_projections"
+        self.linear(p + nm.mla_q_a, d, qr, g, rows, proj, False)
+        self.norm(p + nm.mla_q_a_norm, (qr,))
+        self.linear(p + nm.mla_q_b, qr, h * hd, g, rows, proj, False)
+        self.linear(p + nm.kv_proj, d, hd, g, rows, proj, False)
+        self.norm(p + nm.kv_norm, (hd,))
+        self.tensor(p + nm.o_a + ".weight", (og * orank, h * hd // og), g)
+        if rows:
+            self.matmul(p + nm.o_a, proj, rows, h * hd // og, orank, og)
+        self.linear(p + nm.o_b, og * orank, d, g, rows, proj, False)
+
+    def compressors(self, p: str, length: int) -> None:
+        """Each layer's compressor (DeepseekV4HCACompressor, DeepseekV4CSACompressor with its
+        DeepseekV4Indexer), walked over the layers that have it, and the scores of the
+        queries against the compressed entries (S // rate of them)."""
+        cfg, nm = self.cfg, self.nm
+        if not (cfg.csa_layers or cfg.hca_layers) or "{i}" not in p:
+            return
+        d, h, hd, b = cfg.d_model, cfg.n_heads, cfg.head_size, self.batch
+        rows, g, proj = b * length, "attention", "attention_projections"
+        ranges, runs = self.ranges, self.runs
+        for layers, rate, width in (
+            (cfg.hca_layers, cfg.hca_rate, hd),
+            (cfg.csa_layers, cfg.csa_rate, 2 * hd),
+        ):
+            if not layers or rate is None:
+                continue
+            self.ranges = self.runs = (("i", index_set(layers)),)
+            c = p + nm.compressor
+            self.linear(c + nm.comp_kv, d, width, g, rows, proj, False)
+            self.linear(c + nm.comp_gate, d, width, g, rows, proj, False)
+            self.tensor(c + nm.comp_bias, (rate, width), g)
+            self.norm(c + nm.comp_norm, (hd,))
+            t = length // rate
+            if width != hd:  # compressed sparse attention: the lightning indexer
+                ih, ihd, qr = cfg.index_heads, cfg.index_head_dim, cfg.q_lora_rank
+                assert ih is not None and ihd is not None and qr is not None
+                x, xc = p + nm.indexer, p + nm.indexer_compressor
+                self.linear(xc + nm.comp_kv, d, 2 * ihd, g, rows, proj, False)
+                self.linear(xc + nm.comp_gate, d, 2 * ihd, g, rows, proj, False)
+                self.tensor(xc + nm.comp_bias, (rate, 2 * ihd), g)
+                self.norm(xc + nm.comp_norm, (ihd,))
+                self.linear(x + nm.index_q_b, qr, ih * ihd, g, rows, proj, False)
+                self.linear(x + nm.index_weights, d, ih, g, rows, proj, False)
+                if t and length:
+                    self.matmul(x + "scores", "attention_scores", length, ihd, t, b * ih)
+            if t and length:
+                self.matmul(c + "scores QK^T", "attention_scores", length, hd, t, b * h)
+                self.matmul(c + "scores AV", "attention_scores", length, t, hd, b * h)
+        self.ranges, self.runs = ranges, runs
+
+    def hyper(self, p: str, rows: int, component: str, flops: str) -> None:
+        """One hyper-connection (DeepseekV4HyperConnection, n streams): fn, base, scale; its
+        projection of the n x d_model streams and the [n, n] mix of the streams."""
+        n, d = self.cfg.hc_streams, self.cfg.d_model
+        if n is None:
+            return
+        self.tensor(p + "fn", ((2 + n) * n, n * d), component)
+        self.tensor(p + "base", ((2 + n) * n,), component)
+        self.tensor(p + "scale", (3,), component)
+        if rows:
+            self.matmul(p + "fn", flops, rows, n * d, (2 + n) * n)
+            self.matmul(p + "mix", flops, n, n, d, rows)
+
     def attention(
         self, p: str, q_rows: int, kv_rows: int, q_len: int, kv_len: int, cross: bool
     ) -> None:
@@ -229,6 +301,10 @@ class _Walker:
             self.tensor(p + nm.sinks, (cfg.n_heads,), "attention")
         if cfg.attention == "mla" and not cross:
             self.mla(p, q_rows)
+            self.scores(p, q_len, kv_len, "")
+            return
+        if cfg.compressed and not cross:
+            self.compressed(p, q_rows)
             self.scores(p, q_len, kv_len, "")
             return
         d, q, kv = cfg.d_model, cfg.q_dim, cfg.kv_dim
@@ -394,7 +470,10 @@ class _Walker:
             self.attention(p, rows, self.batch * source_len, length, source_len, cross=True)
         for name in rest:
             self.norm(p + name)
+        self.compressors(p, length)
+        self.hyper(p + nm.attn_hc, rows, "attention", "attention_projections")
         self.ffn_kinds(p, rows)
+        self.hyper(p + nm.ffn_hc, rows, "ffn", "ffn")
 
     def ffn_kinds(self, p: str, rows: int) -> None:
         """The FFN of every layer; a MoE stack with dense layers walks each kind over its own
@@ -492,6 +571,13 @@ class _Walker:
             out_rows = self.batch * self.s
         if cfg.pooler:  # BertPooler: dense over the first token of each sequence
             self.linear(self.nm.pooler, cfg.d_model, cfg.d_model, "pooler", self.batch, "pooler", True)  # fmt: skip
+        n = cfg.hc_streams
+        if n is not None:  # DeepseekV4HyperHead: the streams' weights before the final norm
+            h = self.nm.hc_head
+            self.tensor(h + "hc_fn", (n, n * cfg.d_model), "norm")
+            self.tensor(h + "hc_base", (n,), "norm")
+            self.tensor(h + "hc_scale", (1,), "norm")
+            self.matmul(h + "hc_fn", "ffn", out_rows, n * cfg.d_model, n)
         self.head(out_rows)
         self.aliases()
         return self.inv

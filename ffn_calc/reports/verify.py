@@ -34,6 +34,8 @@ BUFFER_SUFFIXES = (
     ".token_type_ids",
     ".final_logits_bias",  # BART's zero logits bias, a buffer that checkpoints keep
     ".e_score_correction_bias",  # DeepSeek-V3 / GLM-4.5's routing-score bias, a buffer
+    ".ffn.gate.bias",  # DeepSeek-V4's routing-score bias as its checkpoints name it
+    ".ffn.gate.tid2eid",  # DeepSeek-V4's hash-routing table (token id -> experts)
 )
 
 
@@ -225,7 +227,8 @@ def compare_checkpoint(path: str, inv: Inventory, entries: list[Entry]) -> Check
     expected: dict[str, list[Tensor]] = {}
     for t in inv.tensors:
         expected.setdefault(_pattern(t)[0], []).append(t)
-    found: dict[str, set[tuple[int, ...]]] = {t.name: set() for t in inv.tensors}
+    # By tensor: one template may name tensors of two layer sets (DeepSeek-V4's compressors).
+    found: dict[Tensor, set[tuple[int, ...]]] = {t: set() for t in inv.tensors}
     unexpected, buffers, tied, mismatches = [], [], [], []
     params = 0
     by_dtype: dict[str, int] = {}
@@ -245,7 +248,7 @@ def compare_checkpoint(path: str, inv: Inventory, entries: list[Entry]) -> Check
                 params += prod(e.shape)
             continue
         t, index = hits[0]
-        found[t.name].add(index)
+        found[t].add(index)
         if t.tied_to is not None:
             tied.append(e.name)
         else:
@@ -255,8 +258,8 @@ def compare_checkpoint(path: str, inv: Inventory, entries: list[Entry]) -> Check
     missing, missing_count = [], 0
     for t in inv.tensors:
         if t.tied_to is None:
-            missing += _missing(t, found[t.name])
-            missing_count += t.count - len(found[t.name])
+            missing += _missing(t, found[t])
+            missing_count += t.count - len(found[t])
     total = inv.params()
     ok = not (missing or unexpected or mismatches) and params == total
     return CheckpointReport(
