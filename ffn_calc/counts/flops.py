@@ -149,10 +149,17 @@ def _hyper_terms(cfg: ModelConfig, b: int, s: int, group: str, name: str) -> lis
     ]  # fmt: skip
 
 
+def compressed_rate(cfg: ModelConfig, kind: LayerKind) -> int | None:
+    """Tokens per compressed entry of a layer kind's compressor (None: no compressor)."""
+    if kind.mixer is CSA:
+        return cfg.csa_rate
+    return cfg.hca_rate if kind.mixer is HCA else None
+
+
 def compressed_entries(cfg: ModelConfig, kind: LayerKind, s: int) -> int:
     """The compressed entries a layer's compressor makes of S tokens: one per whole window of
     csa_rate or hca_rate tokens (the rest waits in the cache's buffer); 0 without one."""
-    rate = {CSA: cfg.csa_rate, HCA: cfg.hca_rate}.get(kind.mixer) if kind.mixer else None
+    rate = compressed_rate(cfg, kind)
     return s // rate if rate else 0
 
 

@@ -40,6 +40,7 @@ from ffn_calc.model.choices import DTYPE_BITS
 from ffn_calc.model.config import ModelConfig
 from ffn_calc.model.layer_kinds import (
     CROSS_ATTENTION,
+    CSA,
     FULL,
     LayerKind,
     layer_kind,
@@ -180,6 +181,29 @@ def _attended(cfg: ModelConfig, context: int, local: bool) -> int:
     return (kept_tokens(cfg, context) if local else context) + 1
 
 
+def compressed_decode_terms(
+    cfg: ModelConfig, kind: LayerKind, batch: int, entries: int
+) -> list[Term]:
+    """A decode step's work on a layer's compressed entries (DeepSeek-V4): the new token's
+    scores against each of them, and under compressed sparse attention the indexer's."""
+    out = fl.compressed_score_terms(cfg, kind, batch, 1, entries, rows=None)
+    if kind.mixer is CSA and entries:
+        ih, ihd = cfg.index_heads, cfg.index_head_dim
+        assert ih is not None and ihd is not None
+        out.append(
+            term("attention_scores", "indexer scores",
+                 "2 x B x index_heads x index_head_dim x compressed entries",
+                 2, batch, ih, ihd, entries)
+        )  # fmt: skip
+    return out
+
+
+def decode_entries(cfg: ModelConfig, kind: LayerKind, context: int) -> int:
+    """The compressed entries a layer attends to at a decode step after `context` tokens: one
+    per whole window of the context and the new token."""
+    return fl.compressed_entries(cfg, kind, context + 1)
+
+
 def decode_layer_terms(
     cfg: ModelConfig,
     batch: int,
@@ -187,13 +211,17 @@ def decode_layer_terms(
     source_len: int | None,
     local: bool,
     base: fl.LayerFlops,
+    compressed: bool = True,
 ) -> list[Term]:
     """One decode step of one layer: `base` (its FLOPs over one token) with the scores over the
-    attended tokens, MLA's re-expansion of the cache, and no cross-attention K/V."""
+    attended tokens, MLA's re-expansion of the cache, no cross-attention K/V, and (unless
+    `compressed` is false) the work on the compressed entries of compressed attention."""
     b, h, g = batch, cfg.n_heads, "attention_scores"
     a = _attended(cfg, context, local)
     out = [t for t in base.terms if t.group != g and t.name not in ("cross K", "cross V")]
     out += fl.score_terms(cfg, b, 1, a, rows=None, cols="attended")  # the prefill's terms
+    if compressed:
+        out += compressed_decode_terms(cfg, base.kind, b, decode_entries(cfg, base.kind, context))
     if cfg.attention == "mla":  # kv_b_proj re-expands the cached latents too (not the new one)
         assert cfg.kv_lora_rank and cfg.qk_nope_head_dim and cfg.v_head_dim
         out.append(
@@ -224,17 +252,23 @@ class DecodeLayer:
 
 
 def decode_layers(
-    cfg: ModelConfig, batch: int, context: int, source_len: int | None = None
+    cfg: ModelConfig,
+    batch: int,
+    context: int,
+    source_len: int | None = None,
+    compressed: bool = True,
 ) -> list[DecodeLayer]:
-    """One decode step per layer kind (the decoder's; an encoder is not run again)."""
+    """One decode step per layer kind (the decoder's; an encoder is not run again);
+    `compressed` false: without the work on compressed entries (decode_layer_terms)."""
     kv_kinds(cfg, batch, context, source_len)  # the same checks of the model and options
     w = fl.Workload(batch=batch, seq_len=1, target_len=1)
     by_kind = {(x.stack, x.kind): x for x in fl.layer_flops(cfg, w) if x.stack == "decoder"}
     out = []
     for kind, count in layer_kinds(cfg, cfg.decoder_layers):
         terms = decode_layer_terms(
-            cfg, batch, context, source_len, kind.is_local, by_kind[("decoder", kind)]
-        )
+            cfg, batch, context, source_len, kind.is_local, by_kind[("decoder", kind)],
+            compressed,
+        )  # fmt: skip
         out.append(DecodeLayer("decoder", kind, count, terms))
     return out
 
@@ -246,11 +280,12 @@ def decode_components(
     source_len: int | None = None,
     *,
     lm_head: bool = True,
+    compressed: bool = True,
 ) -> dict[str, int]:
     """One decode step's FLOPs per contract component (the LM head over B new tokens; none
-    with lm_head=False)."""
+    with lm_head=False; compressed false: without the work on compressed entries)."""
     out = dict.fromkeys(fl.FLOP_COMPONENTS, 0)
-    for layer in decode_layers(cfg, batch, context, source_len):
+    for layer in decode_layers(cfg, batch, context, source_len, compressed):
         for t in layer.terms:
             out[t.group] += layer.count * t.value
     w = fl.Workload(batch=batch, seq_len=1, target_len=1, lm_head=lm_head)
@@ -270,8 +305,36 @@ def decode_flops(
     source_len: int | None = None,
     *,
     lm_head: bool = True,
+    compressed: bool = True,
 ) -> int:
-    return sum(decode_components(cfg, batch, context, source_len, lm_head=lm_head).values())
+    return sum(
+        decode_components(
+            cfg, batch, context, source_len, lm_head=lm_head, compressed=compressed
+        ).values()
+    )
+
+
+def _floor_sum(n: int, r: int) -> int:
+    """sum of x // r for x = 0 .. n - 1 (0 for n <= 0)."""
+    if n <= 0:
+        return 0
+    q = n // r  # whole blocks of r values: block j adds r x j; then q for each of the rest
+    return r * q * (q - 1) // 2 + q * (n - q * r)
+
+
+def _entries_flops(cfg: ModelConfig, batch: int, first: int, last: int) -> int:
+    """The work on compressed entries over the decode steps with `first` .. `last` tokens
+    cached: per layer kind, the FLOPs of one entry times the entries of every step, summed in
+    closed form (a step after L tokens attends to (L + 1) // rate of them)."""
+    total = 0
+    for kind, count in layer_kinds(cfg, cfg.decoder_layers):
+        rate = fl.compressed_rate(cfg, kind)
+        if rate is None:
+            continue
+        one = sum(t.value for t in compressed_decode_terms(cfg, kind, batch, 1))
+        entries = _floor_sum(last + 2, rate) - _floor_sum(first + 1, rate)
+        total += count * one * entries
+    return total
 
 
 # --- a whole generation, and where attention overtakes the FFN at decode time -------------------
@@ -339,12 +402,14 @@ def generation_flops(
         return total
     source = prompt if encdec else None
     bends = sorted({first, last + 1} | {b for b in _bends(cfg) if first < b <= last})
+    # Compressed entries grow in steps of a compressor's rate: summed on their own.
+    flat = {"lm_head": lm_head, "compressed": False}
     for a, b in itertools.pairwise(bends):  # [a, b): one linear piece
-        fa = decode_flops(cfg, batch, a, source, lm_head=lm_head)
-        slope = decode_flops(cfg, batch, a + 1, source, lm_head=lm_head) - fa if b - a > 1 else 0
+        fa = decode_flops(cfg, batch, a, source, **flat)
+        slope = decode_flops(cfg, batch, a + 1, source, **flat) - fa if b - a > 1 else 0
         n = b - a
         total += n * fa + slope * n * (n - 1) // 2
-    return total
+    return total + _entries_flops(cfg, batch, first, last)
 
 
 def _bends(cfg: ModelConfig) -> set[int]:
