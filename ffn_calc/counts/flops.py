@@ -473,8 +473,26 @@ def score_line(cfg: ModelConfig, causal: bool = False) -> Line:
     return a0, a1
 
 
+def check_linear_scores(cfg: ModelConfig) -> None:
+    """The crossovers solve lines: refused (UsageError) where the score FLOPs per token are
+    no line in the length, as compressed attention's, whose entries come in steps of
+    csa_rate or hca_rate tokens."""
+    if cfg.csa_layers or cfg.hca_layers:
+        from ffn_calc.errors import UsageError
+        from ffn_calc.i18n.translate import _
+
+        raise UsageError(
+            _(
+                "{model}: compressed attention adds a compressed entry every csa_rate or "
+                "hca_rate tokens, so its score FLOPs per token are no line in the length; "
+                "crossovers are not computed for it (the forward and decode FLOPs are)."
+            ).format(model=cfg.name)
+        )
+
+
 def per_token(cfg: ModelConfig) -> PerToken:
     """Per-token FLOPs of one layer of the kind the crossover describes (crossover_layer)."""
+    check_linear_scores(cfg)
     layer = crossover_layer(cfg)
     return PerToken(
         projections=layer.group("attention_projections"),
@@ -504,6 +522,7 @@ def reached_crossovers(
 ) -> tuple[dict[str, Fraction | None], dict[str, Fraction]]:
     """The crossovers a sequence the model can run reaches (None: past its learned position
     table, S <= cfg.position_limit), and those past it, where the formula puts them."""
+    check_linear_scores(cfg)
     points, limit = crossovers(cfg, causal), cfg.position_limit
     past = {k: v for k, v in points.items() if limit is not None and v > limit}
     return {k: None if k in past else v for k, v in points.items()}, past

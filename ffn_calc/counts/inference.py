@@ -482,6 +482,7 @@ class DecodeSteps:
 
 
 def decode_steps(cfg: ModelConfig, batch: int) -> DecodeSteps:
+    fl.check_linear_scores(cfg)
     pick, local = crossover_kind(cfg)
     bends = sorted(b for b in _bends(cfg) if b >= 1) if local else []
     edges: list[int | None] = [None, *bends, None]

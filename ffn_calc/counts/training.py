@@ -57,6 +57,14 @@ def check(cfg: ModelConfig, par: Parallel) -> None:
     from ffn_calc.i18n.translate import _
 
     t = par.tp
+    if cfg.compressed or cfg.hc_streams is not None:
+        raise UsageError(
+            _(
+                "--training: the stored activations of compressed attention and "
+                "hyper-connections (DeepSeek-V4) are not modelled; its parameters and FLOPs "
+                "are counted."
+            )
+        )
     if par.recompute not in RECOMPUTE:
         raise UsageError(
             _("--recompute {value}: use one of {choices}.").format(
