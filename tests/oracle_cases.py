@@ -59,6 +59,7 @@ _DEEPSEEK = "test_oracle_moe_deepseek"
 _GLM = "test_oracle_moe_glm_ernie"
 _OSS = "test_oracle_moe_gptoss_llama4"
 _QMOE = "test_oracle_moe_qwen_olmoe"
+_V4 = "test_oracle_deepseek_v4"
 
 ORACLE: dict[str, Oracle] = {
     # Built from ffn-calc's ModelConfig (tests/test_torch_oracle.py hf_config).
@@ -91,6 +92,7 @@ ORACLE: dict[str, Oracle] = {
     "bart": Oracle("BartConfig", "BartForConditionalGeneration", _ENCDEC),
     "deepseek_v3": Oracle("DeepseekV3Config", "DeepseekV3ForCausalLM", _DEEPSEEK),
     "deepseek_v2": Oracle("DeepseekV2Config", "DeepseekV2ForCausalLM", _DEEPSEEK),
+    "deepseek_v4": Oracle("DeepseekV4Config", "DeepseekV4ForCausalLM", _V4, examples=6),
     "glm4_moe": Oracle("Glm4MoeConfig", "Glm4MoeForCausalLM", _GLM, CAUSAL),
     "ernie4_5_moe": Oracle("Ernie4_5_MoeConfig", "Ernie4_5_MoeForCausalLM", _GLM, CAUSAL),
     "gpt_oss": Oracle("GptOssConfig", "GptOssForCausalLM", _OSS, CAUSAL),
@@ -317,6 +319,39 @@ _DEEPSEEK: Cases = {
     },
 }  # fmt: skip
 
+# DeepSeek-V4: every size small; compress rates 2 and 4 so a prompt of a few tokens closes
+# windows of both compressors; a sliding window of 4 so a prompt outgrows it.
+_V4_BASE = {
+    "model_type": "deepseek_v4", "architectures": ["DeepseekV4ForCausalLM"],
+    "vocab_size": 50, "hidden_size": 16, "moe_intermediate_size": 8, "num_hidden_layers": 4,
+    "num_attention_heads": 4, "head_dim": 8, "q_lora_rank": 12, "num_experts_per_tok": 2,
+    "n_routed_experts": 4, "compress_rates": {"compressed_sparse_attention": 2,
+                                              "heavily_compressed_attention": 4},
+    "hc_mult": 3, "sliding_window": 4, "o_groups": 2, "o_lora_rank": 6, "index_n_heads": 2,
+    "index_head_dim": 4, "index_topk": 3, "qk_rope_head_dim": 4, "max_position_embeddings": 64,
+    "bos_token_id": 0, "eos_token_id": 0, "pad_token_id": None,
+}  # fmt: skip
+_DEEPSEEK_V4: Cases = {
+    "deepseek_v4 every attention type, 1 hash layer": {
+        **_V4_BASE, "layer_types": ["sliding_attention", "heavily_compressed_attention",
+                                    "compressed_sparse_attention", "compressed_sparse_attention"],
+        "mlp_layer_types": ["hash_moe", "moe", "moe", "moe"],
+    },
+    "deepseek_v4 default layer pattern, 3 hash layers, mlp_bias, tied, 2 streams": {
+        **_V4_BASE, "num_hidden_layers": 5, "mlp_bias": True, "tie_word_embeddings": True,
+        "hc_mult": 2, "o_groups": 4, "o_lora_rank": 3,
+    },
+    "deepseek_v4 legacy keys: compress_ratios, compress_rate_csa, num_hash_layers": {
+        **{k: v for k, v in _V4_BASE.items() if k != "compress_rates"},
+        "num_hidden_layers": 3, "compress_ratios": [0, 4, 128], "compress_rate_csa": 3,
+        "compress_rate_hca": 2, "num_hash_layers": 1, "num_experts_per_tok": 4,
+    },
+    "deepseek_v4 sliding only, one stream, gelu": {
+        **_V4_BASE, "num_hidden_layers": 2, "layer_types": ["sliding_attention"] * 2,
+        "hc_mult": 1, "hidden_act": "gelu", "mlp_layer_types": ["moe", "moe"],
+    },
+}  # fmt: skip
+
 _GLM = {"model_type": "glm4_moe", "architectures": ["Glm4MoeForCausalLM"], "hidden_size": 16,
        "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 4,
        "intermediate_size": 24, "moe_intermediate_size": 6, "num_hidden_layers": 3,
@@ -420,6 +455,7 @@ EXPLICIT: Cases = {
     **_NEOX_FALCON_BIGCODE_GPTJ_OPT,
     **_MASKED_LM,
     **_DEEPSEEK,
+    **_DEEPSEEK_V4,
     **_GLM_ERNIE,
     **_GPT_OSS_LLAMA4,
     **_QWEN_MOE_OLMOE,
