@@ -181,7 +181,9 @@ def config_jsons(draw: Any, family: str) -> dict[str, Any]:
         "bos_token_id": 0, "eos_token_id": 0, "pad_token_id": None,
     }  # fmt: skip
     if draw(st.booleans()):
-        out["layer_types"] = draw(st.lists(st.sampled_from(TYPES), min_size=layers, max_size=layers))
+        out["layer_types"] = draw(
+            st.lists(st.sampled_from(TYPES), min_size=layers, max_size=layers)
+        )
     if draw(st.booleans()):
         out["mlp_layer_types"] = draw(
             st.lists(st.sampled_from(["hash_moe", "moe"]), min_size=layers, max_size=layers)
@@ -280,7 +282,10 @@ def test_defaults_and_legacy_keys(tmp_path: Path) -> None:
     legacy = read(EXPLICIT["deepseek_v4 legacy keys: compress_ratios, compress_rate_csa, "
                            "num_hash_layers"], tmp_path)  # fmt: skip
     assert (legacy.csa_layers, legacy.hca_layers, legacy.csa_rate, legacy.hca_rate) == (
-        [1], [2], 3, 2
+        [1],
+        [2],
+        3,
+        2,
     )
     assert legacy.hash_layers == [0]
     longer = read({**BASE, "layer_types": [*BASE["layer_types"], "sliding_attention"]}, tmp_path)

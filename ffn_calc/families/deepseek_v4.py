@@ -105,7 +105,9 @@ def _bad(r: Reader, key: str, value: Any, expected: str) -> ConfigError:
     )
 
 
-def _types(r: Reader, key: str, layers: int, allowed: tuple[str, ...], default: list[str]) -> list[str]:
+def _types(
+    r: Reader, key: str, layers: int, allowed: tuple[str, ...], default: list[str]
+) -> list[str]:
     """A per-layer list of type names (at least one per layer; the class keeps the first
     num_hidden_layers), or `default` when absent."""
     value = r.data.get(key)
@@ -126,8 +128,10 @@ def layer_types(r: Reader, layers: int) -> list[str]:
     compressed layers and then heavily compressed / compressed sparse alternating."""
     ratios = r.data.get("compress_ratios")
     if r.data.get("layer_types") is None and ratios is not None:
-        if not isinstance(ratios, list) or len(ratios) < layers or not all(
-            type(x) is int and x in RATIO_TYPES for x in ratios
+        if (
+            not isinstance(ratios, list)
+            or len(ratios) < layers
+            or not all(type(x) is int and x in RATIO_TYPES for x in ratios)
         ):
             raise _bad(r, "compress_ratios", ratios, _("0, 4 or 128 per layer ({layers})").format(
                 layers=layers))  # fmt: skip

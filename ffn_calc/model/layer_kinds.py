@@ -203,8 +203,8 @@ def layer_kinds(cfg: ModelConfig, layers: int) -> list[tuple[LayerKind, int]]:
         plain = MIXERS[cfg.window_kind] if window is not None else FULL
         found: dict[tuple[bool, Mixer], int] = {}
         for i in range(layers):  # at most MAX_LISTED_LAYERS (a validated invariant)
-            key = (i in dense, CSA if i in csa else HCA if i in hca else plain)
-            found[key] = found.get(key, 0) + 1
+            kind = (i in dense, CSA if i in csa else HCA if i in hca else plain)
+            found[kind] = found.get(kind, 0) + 1
         return [
             (layer_kind(DENSE if is_dense else routed, m, window, names_ffn, True), n)
             for (is_dense, m), n in found.items()
