@@ -79,7 +79,7 @@ def build(data: dict[str, Any], device: str = "cpu", experts: str = "eager") -> 
         return getattr(transformers, model_name)(conf)
 
 
-# transformers 5.24.0 conversion_mapping.py, "deepseek_v4": the renames on load, in order
+# transformers 5.24.0 conversion mapping of "deepseek_v4": the renames on load, in order
 # (the checkpoint's names -> the module's), written out here as an independent reading.
 LOAD_RENAMES = [
     (r"\.attn\.", ".self_attn."),

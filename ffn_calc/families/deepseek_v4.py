@@ -1,6 +1,6 @@
 """DeepSeek-V4 (`DeepseekV4ForCausalLM`): compressed attention, hyper-connections, hash-routed experts.
 
-Fixed by the architecture (transformers 5.24.0 modeling_deepseek_v4.py), d = hidden_size,
+Fixed by the architecture (transformers 5.24.0, its deepseek_v4 modeling code), d = hidden_size,
 h = num_attention_heads, hd = head_dim, n = hc_mult, E = n_routed_experts, f =
 moe_intermediate_size:
 - `model.embed_tokens` [vocab, d]; `lm_head` [vocab, d] (tied only with tie_word_embeddings);
