@@ -344,3 +344,27 @@ def test_real_size_params_and_names(tmp_path: Path) -> None:
     assert {n: tuple(p.shape) for n, p in model.named_parameters()} == in_memory(cfg)
     # frontier.json buffers_not_counted: tid2eid 2,327,040 + e_score_correction_bias 10,240.
     assert stored_buffers(cfg) == sum(FRONTIER["buffers_not_counted"].values()) == 2_337_280
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"attention": "standard"},  # compressors without compressed attention
+        {"o_groups": None},
+        {"n_kv_heads": 2},
+        {"o_groups": 3},  # does not divide n_heads x head_dim = 32
+        {"csa_layers": [2, 3], "hca_layers": [1, 2]},  # a layer in both
+        {"csa_layers": [2, 4]},  # past the 4 layers
+        {"csa_rate": None},
+        {"hash_layers": [0, 0]},
+        {"attention_window": None},
+    ],
+)
+def test_model_config_keeps_the_structure_consistent(
+    change: dict[str, Any], tmp_path: Path
+) -> None:
+    """The invariants of compressed attention, its compressors and hash routing, as
+    ModelConfig checks them (a config file or a sweep gives the fields directly)."""
+    fields = read(BASE, tmp_path).model_dump()
+    with pytest.raises(ValueError):
+        ModelConfig(**{**fields, **change})
