@@ -33,6 +33,8 @@ REGISTRY: dict[str, str] = {
     "bart": "bart",
     "deepseek_v3": "deepseek_v3",
     "deepseek_v2": "deepseek_v2",
+    "deepseek_v32": "deepseek_v32",
+    "glm_moe_dsa": "glm_moe_dsa",
     "qwen2_moe": "qwen2_moe",
     "qwen3_moe": "qwen3_moe",
     "olmoe": "olmoe",
