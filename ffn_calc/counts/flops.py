@@ -31,6 +31,20 @@ CONVENTION = N_(
     "adds not counted (= torch FlopCounterMode, eager attention). Training = 3 x forward."
 )
 
+INDEXER_CONVENTION = N_(
+    "Sparse attention: the indexer's projections (wq_b, wk, weights_proj) count with the "
+    "attention projections and its scores (indexer scores: indexer_heads x (indexer_head_dim + "
+    "1) multiply-adds per query and key) with the attention scores; its top-k selection runs "
+    "no matmul, and eager attention applies it as a mask over the full square, so QK^T and AV "
+    "still count every pair."
+)
+
+
+def indexer_conventions(cfg: ModelConfig) -> tuple[str, ...]:
+    """The sentence a model with sparse attention's indexer adds to a FLOP convention."""
+    return (INDEXER_CONVENTION,) if cfg.has_indexer else ()
+
+
 FLOP_COMPONENTS = (
     "embedding",
     "attention_projections",
