@@ -145,7 +145,9 @@ def config_jsons(draw: Any, family: str) -> dict[str, Any]:
     maybe(draw, out, "hidden_act", draw(st.sampled_from(["silu", "gelu"])))
     # sigmoid scores, top-2 sums per group: at least 2 experts in each of n_group
     group = draw(
-        st.sampled_from([g for g in range(1, experts + 1) if experts % g == 0 and experts // g >= 2])
+        st.sampled_from(
+            [g for g in range(1, experts + 1) if experts % g == 0 and experts // g >= 2]
+        )
     )
     topk_group = draw(st.integers(1, group))
     out |= {"n_group": group, "topk_group": topk_group,
@@ -361,3 +363,28 @@ def test_presets_are_the_instantiated_models(preset: str) -> None:
     model = build(FRONTIER[PRESETS[preset]]["hf_config"], "meta")
     assert sum(p.numel() for p in model.parameters()) == total_params(cfg)
     assert {n: tuple(p.shape) for n, p in model.named_parameters()} == in_memory(cfg)
+
+
+def _fields_read() -> list[tuple[str, str]]:
+    from test_oracle_defaults import keys_read
+
+    return [(f, k) for f in FAMILIES for k in keys_read(FRONTIER[f]["hf_config"])]
+
+
+@pytest.mark.parametrize(("family", "field"), _fields_read())
+def test_every_field_left_out(family: str, field: str, tmp_path: Path) -> None:
+    """As tests/test_oracle_defaults.py over the frontier cases: each field the family reads,
+    left out of the real config.json, takes the class default as transformers does (or both
+    refuse)."""
+    from test_oracle_defaults import instantiated
+
+    data = {k: v for k, v in FRONTIER[family]["hf_config"].items() if k != field}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(data))
+    want = instantiated(data)
+    r = run("params", "--hf-config", str(path), "-f", "json")
+    if isinstance(want, str):
+        assert r.exit_code == 2 and r.stdout == "" and field in r.stderr, (want, r.stderr)
+        return
+    assert r.exit_code == 0, r.stderr
+    assert r.json()["total_params"] == want

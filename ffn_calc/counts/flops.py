@@ -138,7 +138,13 @@ def _indexer_terms(cfg: ModelConfig, b: int, s: int) -> list[Term]:
     queries from the query latent, its one key and each head's weight from the layer input)."""
     if cfg.indexer_heads is None:
         return []
-    d, h, hd, qr, g = cfg.d_model, cfg.indexer_heads, cfg.indexer_head_dim, cfg.q_lora_rank, "attention_projections"
+    d, h, hd, qr, g = (
+        cfg.d_model,
+        cfg.indexer_heads,
+        cfg.indexer_head_dim,
+        cfg.q_lora_rank,
+        "attention_projections",
+    )
     assert hd is not None and qr is not None
     return [
         term(g, "indexer.wq_b", "2 x B x S x q_lora_rank x indexer_heads x indexer_head_dim", 2, b, s, qr, h, hd),

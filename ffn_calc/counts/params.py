@@ -109,7 +109,13 @@ def indexer_terms(cfg: ModelConfig) -> list[Term]:
     norm, `indexer.weights_proj` [indexer_heads, d_model] (each head's weight per token)."""
     if cfg.indexer_heads is None:
         return []
-    d, h, hd, qr, g = cfg.d_model, cfg.indexer_heads, cfg.indexer_head_dim, cfg.q_lora_rank, "attention"
+    d, h, hd, qr, g = (
+        cfg.d_model,
+        cfg.indexer_heads,
+        cfg.indexer_head_dim,
+        cfg.q_lora_rank,
+        "attention",
+    )
     assert hd is not None and qr is not None
     return [
         term(g, "indexer.wq_b", "q_lora_rank x indexer_heads x indexer_head_dim", qr, h, hd),
