@@ -360,9 +360,19 @@ def test_real_size_dense_layers_flops_and_cache(family: str, tmp_path: Path) -> 
 @pytest.mark.parametrize("preset", PRESETS)
 def test_presets_are_the_instantiated_models(preset: str) -> None:
     cfg = resolve_model(preset=preset)
-    model = build(FRONTIER[PRESETS[preset]]["hf_config"], "meta")
+    case = FRONTIER[PRESETS[preset]]
+    model = build(case["hf_config"], "meta")
     assert sum(p.numel() for p in model.parameters()) == total_params(cfg)
     assert {n: tuple(p.shape) for n, p in model.named_parameters()} == in_memory(cfg)
+    # Golden: frontier.json buffers_not_counted (e_score_correction_bias in each MoE layer),
+    # which the preset's note adds to the parameters as checkpoint elements.
+    buffers = sum(case["buffers_not_counted"].values())
+    assert (
+        stored_buffers(cfg)
+        == buffers
+        == sum(b.numel() for b in model.buffers() if b.ndim == 1 and b.shape[0] == cfg.n_experts)
+    )
+    assert f"{total_params(cfg) + buffers:,}" in (cfg.note or "")
 
 
 def _fields_read() -> list[tuple[str, str]]:
