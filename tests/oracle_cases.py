@@ -60,6 +60,7 @@ _GLM = "test_oracle_moe_glm_ernie"
 _OSS = "test_oracle_moe_gptoss_llama4"
 _QMOE = "test_oracle_moe_qwen_olmoe"
 _V4 = "test_oracle_deepseek_v4"
+_SPARSE = "test_oracle_sparse_attention"
 
 ORACLE: dict[str, Oracle] = {
     # Built from ffn-calc's ModelConfig (tests/test_torch_oracle.py hf_config).
@@ -100,6 +101,8 @@ ORACLE: dict[str, Oracle] = {
     "qwen2_moe": Oracle("Qwen2MoeConfig", "Qwen2MoeForCausalLM", _QMOE, CAUSAL),
     "qwen3_moe": Oracle("Qwen3MoeConfig", "Qwen3MoeForCausalLM", _QMOE, CAUSAL),
     "olmoe": Oracle("OlmoeConfig", "OlmoeForCausalLM", _QMOE, CAUSAL),
+    "deepseek_v32": Oracle("DeepseekV32Config", "DeepseekV32ForCausalLM", _SPARSE),
+    "glm_moe_dsa": Oracle("GlmMoeDsaConfig", "GlmMoeDsaForCausalLM", _SPARSE),
 }
 
 
@@ -447,6 +450,35 @@ _QWEN_MOE_OLMOE: Cases = {
     },
 }  # fmt: skip
 
+_SPARSE_BASE = {
+    "num_hidden_layers": 2, "hidden_size": 32, "num_attention_heads": 4,
+    "num_key_value_heads": 4, "intermediate_size": 40, "moe_intermediate_size": 12,
+    "n_routed_experts": 4, "num_experts_per_tok": 2, "kv_lora_rank": 16, "q_lora_rank": 24,
+    "qk_nope_head_dim": 8, "qk_rope_head_dim": 4, "v_head_dim": 6, "vocab_size": 50,
+    "index_n_heads": 3, "index_head_dim": 8, "index_topk": 3, "n_group": 1, "topk_group": 1,
+    "bos_token_id": 0, "eos_token_id": 0, "pad_token_id": None, "max_position_embeddings": 64,
+}  # fmt: skip
+_SPARSE_ATTENTION: Cases = {
+    "deepseek_v32 indexer of 3 heads, layer 0 dense, biased attention": {
+        "model_type": "deepseek_v32", "architectures": ["DeepseekV32ForCausalLM"],
+        **_SPARSE_BASE, "first_k_dense_replace": 1, "attention_bias": True,
+    },
+    "deepseek_v32 every layer MoE, 2 shared experts, grouped routing, top-k past S, no pass part": {
+        "model_type": "deepseek_v32", "architectures": ["DeepseekV32ForCausalLM"],
+        **_SPARSE_BASE, "num_hidden_layers": 3, "first_k_dense_replace": 0, "n_shared_experts": 2,
+        "n_group": 2, "topk_group": 1, "index_topk": 2048, "index_head_dim": 4,
+    },
+    "glm_moe_dsa mlp_layer_types, tied, every indexer full": {
+        "model_type": "glm_moe_dsa", "architectures": ["GlmMoeDsaForCausalLM"], **_SPARSE_BASE,
+        "mlp_layer_types": ["dense", "sparse"], "tie_word_embeddings": True,
+        "indexer_types": ["full", "full"],
+    },
+    "glm_moe_dsa class defaults for the layer pattern, one indexer head, gelu": {
+        "model_type": "glm_moe_dsa", "architectures": ["GlmMoeDsaForCausalLM"], **_SPARSE_BASE,
+        "num_hidden_layers": 3, "index_n_heads": 1, "hidden_act": "gelu", "index_topk_freq": 1,
+    },
+}  # fmt: skip
+
 EXPLICIT: Cases = {
     **_MODEL_CONFIGS,
     **_ENCODER_DECODER,
@@ -459,6 +491,7 @@ EXPLICIT: Cases = {
     **_GLM_ERNIE,
     **_GPT_OSS_LLAMA4,
     **_QWEN_MOE_OLMOE,
+    **_SPARSE_ATTENTION,
 }
 
 

@@ -106,13 +106,15 @@ def check_counts(model: Any, cfg: ModelConfig, ids: Any | None, **inputs: Any) -
 
 def cache_numel(cache: Any) -> int:
     """Elements of every cached key and value tensor (transformers' Cache layers; an
-    encoder-decoder cache: its self-attention and cross-attention caches)."""
+    encoder-decoder cache: its self-attention and cross-attention caches), and of a sparse
+    attention layer's cached indexer keys (DynamicIndexedLayer.indexer_keys)."""
     if hasattr(cache, "cross_attention_cache"):
         return cache_numel(cache.self_attention_cache) + cache_numel(cache.cross_attention_cache)
+    names = ("keys", "values", "indexer_keys")
     return sum(
         t.numel()
         for layer in cache.layers
-        for t in (getattr(layer, "keys", None), getattr(layer, "values", None))
+        for t in (getattr(layer, name, None) for name in names)
         if t is not None and hasattr(t, "numel")
     )
 

@@ -117,6 +117,13 @@ def model_configs(draw: Any) -> ModelConfig:
             "qk_rope_head_dim": draw(st.integers(1, 8)),
             "v_head_dim": draw(st.integers(1, 8)),
         }
+        # Sparse attention's indexer: needs the query latent and a head at least rope wide.
+        if f["q_lora_rank"] is not None and draw(st.booleans()):
+            f |= {
+                "indexer_heads": draw(st.integers(1, 4)),
+                "indexer_head_dim": f["qk_rope_head_dim"] + draw(st.integers(0, 4)),
+                "indexer_topk": draw(st.integers(1, 64)),
+            }
 
     # MoE.
     if draw(st.booleans()):

@@ -1,6 +1,7 @@
 """Every supported family's real-size config.json, exact: parameters, FLOPs, import-hf, presets.
 
-Golden figures: tests/data/coverage.json (copied from the project's reference set), where each
+Golden figures: tests/data/coverage.json (copied from the project's reference set) and, for
+the presets of 2025-26 model types, tests/data/frontier.json, where each
 case says how it was obtained: the transformers 5.24.0 class named in `architectures`,
 instantiated on the meta device (parameters), and FlopCounterMode with eager attention (FLOPs).
 """
@@ -17,7 +18,8 @@ from conftest import DATA, run
 from ffn_calc.model.families import REGISTRY
 
 COVERAGE: list[dict[str, Any]] = json.loads((DATA / "coverage.json").read_text())["cases"]
-BY_NAME = {c["name"]: c for c in COVERAGE}
+FRONTIER: list[dict[str, Any]] = json.loads((DATA / "frontier.json").read_text())["cases"]
+BY_NAME = {c["name"]: c for c in [*COVERAGE, *FRONTIER]}
 # The families supported so far (MoE families arrive with their own modules).
 SUPPORTED = [c for c in COVERAGE if c["model_type"] in REGISTRY]
 
@@ -51,6 +53,9 @@ PRESETS: dict[str, tuple[str, int | None]] = {
     "llama-4-scout": ("meta-llama/Llama-4-Scout-17B-16E (text_config)", None),
     "olmoe-1b-7b": ("allenai/OLMoE-1B-7B-0924", None),
     "glm-4.5-air": ("zai-org/GLM-4.5-Air", None),
+    # Sparse attention (tests/data/frontier.json).
+    "deepseek-v3.2": ("deepseek-ai/DeepSeek-V3.2-Exp", None),
+    "glm-5": ("zai-org/GLM-5", None),
 }
 
 

@@ -260,7 +260,7 @@ def test_json_stays_english_for_the_messages_built_with_fields() -> None:
 # ("共有（tied）重み", "rotary の inv_freq", "注意力 sink").  # noqa: RUF003
 SYMBOLS = frozenset(
     ("MoE", "LayerNorm", "RMSNorm", "FLOPs", "weight", "bias", "dense", "nope", "rope",
-     "transformers", "tied", "rotary", "sink")
+     "transformers", "tied", "rotary", "sink", "wk")  # wk: the indexer's tensor
 )  # fmt: skip
 
 

@@ -105,6 +105,12 @@ CORNERS: dict[str, dict[str, Any]] = {
         **LLAMA, "n_layers": 2, "attention": "mla", "q_lora_rank": 64, "kv_lora_rank": 32,
         "qk_nope_head_dim": 16, "qk_rope_head_dim": 8, "v_head_dim": 24, "attention_bias": True,
     },
+    # Sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5) with MoE and dense layers.
+    "mla-indexer-moe": {
+        **LLAMA, "n_layers": 3, "attention": "mla", "q_lora_rank": 64, "kv_lora_rank": 32,
+        "qk_nope_head_dim": 16, "qk_rope_head_dim": 8, "v_head_dim": 24, "indexer_heads": 4,
+        "indexer_head_dim": 8, "indexer_topk": 16, **MOE, "dense_ffn_layers": [0],
+    },
 }
 # Combinations no count is defined for: refused by the config's invariants.
 REFUSED: dict[str, tuple[dict[str, Any], str]] = {
@@ -122,6 +128,21 @@ REFUSED: dict[str, tuple[dict[str, Any], str]] = {
     "mla-qk-norm": ({**LLAMA, "attention": "mla", "kv_lora_rank": 32, "qk_nope_head_dim": 16,
                      "qk_rope_head_dim": 8, "v_head_dim": 24, "qk_norm": "head"},
                     "no qk_norm"),
+    "indexer-without-q-lora": ({**LLAMA, "attention": "mla", "kv_lora_rank": 32,
+                                "qk_nope_head_dim": 16, "qk_rope_head_dim": 8, "v_head_dim": 24,
+                                "indexer_heads": 4, "indexer_head_dim": 8, "indexer_topk": 16},
+                               "a q_lora_rank (the indexer's queries read the query latent)"),
+    "indexer-without-mla": ({**LLAMA, "indexer_heads": 4, "indexer_head_dim": 8,
+                             "indexer_topk": 16}, "indexer_topk go together, with attention"),
+    "indexer-narrower-than-rope": ({**LLAMA, "attention": "mla", "q_lora_rank": 64,
+                                    "kv_lora_rank": 32, "qk_nope_head_dim": 16,
+                                    "qk_rope_head_dim": 8, "v_head_dim": 24, "indexer_heads": 4,
+                                    "indexer_head_dim": 4, "indexer_topk": 16},
+                                   "indexer_head_dim at least qk_rope_head_dim"),
+    "indexer-without-topk": ({**LLAMA, "attention": "mla", "q_lora_rank": 64, "kv_lora_rank": 32,
+                              "qk_nope_head_dim": 16, "qk_rope_head_dim": 8, "v_head_dim": 24,
+                              "indexer_heads": 4, "indexer_head_dim": 8},
+                             "indexer_heads, indexer_head_dim and indexer_topk go together"),
     "mla-out-bias": ({**LLAMA, "attention": "mla", "kv_lora_rank": 32, "qk_nope_head_dim": 16,
                       "qk_rope_head_dim": 8, "v_head_dim": 24, "attention_out_bias": True},
                      "no attention_out_bias"),

@@ -31,6 +31,20 @@ CONVENTION = N_(
     "adds not counted (= torch FlopCounterMode, eager attention). Training = 3 x forward."
 )
 
+INDEXER_CONVENTION = N_(
+    "Sparse attention: the indexer's projections (wq_b, wk, weights_proj) count with the "
+    "attention projections and its scores (indexer scores: indexer_heads x (indexer_head_dim + "
+    "1) multiply-adds per query and key) with the attention scores; its top-k selection runs "
+    "no matmul, and eager attention applies it as a mask over the full square, so QK^T and AV "
+    "still count every pair."
+)
+
+
+def indexer_conventions(cfg: ModelConfig) -> tuple[str, ...]:
+    """The sentence a model with sparse attention's indexer adds to a FLOP convention."""
+    return (INDEXER_CONVENTION,) if cfg.has_indexer else ()
+
+
 FLOP_COMPONENTS = (
     "embedding",
     "attention_projections",
@@ -115,6 +129,27 @@ def _mla_terms(cfg: ModelConfig, b: int, s: int) -> list[Term]:
         term(g, "kv_a_proj_with_mqa", "2 x B x S x d_model x (kv_lora_rank + rope)", 2, b, s, d, kvr + rope),
         term(g, "kv_b_proj", "2 x B x S x kv_lora_rank x n_heads x (nope + v_head_dim)", 2, b, s, kvr, h, nope + v),
         term(g, "o_proj", "2 x B x S x n_heads x v_head_dim x d_model", 2, b, s, h, v, d),
+        *_indexer_terms(cfg, b, s),
+    ]  # fmt: skip
+
+
+def _indexer_terms(cfg: ModelConfig, b: int, s: int) -> list[Term]:
+    """Sparse attention: the lightning indexer's projections over the B x S rows (its
+    queries from the query latent, its one key and each head's weight from the layer input)."""
+    if cfg.indexer_heads is None:
+        return []
+    d, h, hd, qr, g = (
+        cfg.d_model,
+        cfg.indexer_heads,
+        cfg.indexer_head_dim,
+        cfg.q_lora_rank,
+        "attention_projections",
+    )
+    assert hd is not None and qr is not None
+    return [
+        term(g, "indexer.wq_b", "2 x B x S x q_lora_rank x indexer_heads x indexer_head_dim", 2, b, s, qr, h, hd),
+        term(g, "indexer.wk", "2 x B x S x d_model x indexer_head_dim", 2, b, s, d, hd),
+        term(g, "indexer.weights_proj", "2 x B x S x d_model x indexer_heads", 2, b, s, d, h),
     ]  # fmt: skip
 
 
@@ -247,24 +282,39 @@ def score_terms(
     their symbols in the formula; rows None: s_q is 1, one new token), or the S(S+1)/2
     causal pairs. The one source of the score
     FLOPs: the forward pass, a decode step and the crossovers all count these terms. The two
-    head widths differ under MLA (QK^T: nope + rope; AV: v_head_dim)."""
+    head widths differ under MLA (QK^T: nope + rope; AV: v_head_dim). With sparse attention's
+    indexer (DeepSeek-V3.2, GLM-5) a third S^2 term, "indexer scores": its queries against
+    its keys over every pair (indexer_heads x indexer_head_dim), then each head's scores
+    weighted and summed over the heads (indexer_heads more), as the reference's two matmuls.
+    The top-k selection that follows runs no matmul, and the eager reference folds it into a
+    mask over the full square: QK^T and AV stay over every pair."""
     h, g = cfg.n_heads, "attention_scores"
     hq, hv = cfg.qk_head_size, cfg.v_head_size
     qk_sym, v_sym = (
         ("(nope + rope)", "v_head_dim") if cfg.attention == "mla" else ("head_dim", "head_dim")
     )
+    indexer = cfg.indexer_heads if not prefix else None  # sparse attention's own scores
+    ih, iw = indexer or 0, (cfg.indexer_head_dim or 0) + 1
     if causal:  # 2 x B x H x head_dim x S(S+1)/2, written without the division
         assert rows is not None
+        pairs = f"{rows}({rows}+1)"
         return [
-            term(g, f"{prefix}QK^T (causal)", f"B x n_heads x {rows}({rows}+1) x {qk_sym}", b, h, s_q, s_q + 1, hq),
-            term(g, f"{prefix}AV (causal)", f"B x n_heads x {rows}({rows}+1) x {v_sym}", b, h, s_q, s_q + 1, hv),
-        ]  # fmt: skip
+            term(g, f"{prefix}QK^T (causal)", f"B x n_heads x {pairs} x {qk_sym}", b, h, s_q, s_q + 1, hq),
+            term(g, f"{prefix}AV (causal)", f"B x n_heads x {pairs} x {v_sym}", b, h, s_q, s_q + 1, hv),
+        ] + ([term(g, "indexer scores (causal)", f"B x indexer_heads x {pairs} x {INDEXER_WIDTH}",
+                   b, ih, s_q, s_q + 1, iw)] if indexer else [])  # fmt: skip
     # One query row (a decode step: rows None): the keys alone, with no factor of 1.
     pair, q = (cols, ()) if rows is None else (f"{rows} x {cols}", (s_q,))
     return [
         term(g, f"{prefix}QK^T", f"2 x B x n_heads x {pair} x {qk_sym}", 2, b, h, *q, s_kv, hq),
         term(g, f"{prefix}AV", f"2 x B x n_heads x {pair} x {v_sym}", 2, b, h, *q, s_kv, hv),
-    ]
+    ] + ([term(g, "indexer scores", f"2 x B x indexer_heads x {pair} x {INDEXER_WIDTH}",
+               2, b, ih, *q, s_kv, iw)] if indexer else [])  # fmt: skip
+
+
+# The indexer's scores per query and key and head: q . k over indexer_head_dim, then the
+# head's weight times that score, summed over the heads (one more multiply-add per head).
+INDEXER_WIDTH = "(indexer_head_dim + 1)"
 
 
 def _moe_terms(cfg: ModelConfig, b: int, s: int, sym: str) -> list[Term]:

@@ -4,7 +4,8 @@ Conventions (what the reference implementation does, transformers 5 with its cac
 - the cache holds, per layer, a key and a value of n_kv_heads x head_dim per cached token
   (n_heads x head_dim where the reference broadcasts K and V to every query head before
   caching them: Falcon's new decoder architecture, `cache_broadcast_kv`); MLA holds its
-  compressed latent and the shared rotary key (kv_lora_rank + qk_rope_head_dim);
+  compressed latent and the shared rotary key (kv_lora_rank + qk_rope_head_dim), and with
+  sparse attention's indexer also the indexer's key (indexer_head_dim);
 - after a prefill of L tokens a full-attention layer holds L tokens; a sliding-window or
   chunked layer holds min(L, window - 1);
 - an encoder-decoder model caches its decoder's self-attention over the target tokens and its
@@ -12,6 +13,8 @@ Conventions (what the reference implementation does, transformers 5 with its cac
 - one decode step runs one new token per sequence: every projection and FFN over B rows, the
   scores over the tokens the new one attends to (the cached ones it may see, and itself);
   MLA re-expands every cached latent through kv_b_proj at every step, as the reference does;
+  sparse attention's indexer runs at every step too: its projections over the new token, its
+  scores over every attended token (the top-k selection a mask over them, not a gather);
   an encoder-decoder step reuses the cached cross-attention keys and values (Q, O and the
   scores over the source only). FLOPs = 2 x multiply-adds, as everywhere;
 - generate() (greedy, its default cache) runs a prefill and then one decode step per further
@@ -78,18 +81,20 @@ def cached_per_token(cfg: ModelConfig) -> int:
     (the KV heads, or every query head where the reference broadcasts K and V before caching
     them), or MLA's latent and rotary key."""
     if cfg.attention == "mla":
-        assert cfg.kv_lora_rank is not None and cfg.qk_rope_head_dim is not None
-        return cfg.kv_lora_rank + cfg.qk_rope_head_dim
+        return sum(cached_tensors(cfg))
     return 2 * cfg.cache_kv_heads * cfg.head_size
 
 
-def cached_tensors(cfg: ModelConfig) -> tuple[int, int]:
+def cached_tensors(cfg: ModelConfig) -> tuple[int, ...]:
     """Elements per token and sequence of each tensor one layer caches: the key and the value
     (n_kv_heads x head_dim each), or MLA's latent (kv_lora_rank) and rotary key
-    (qk_rope_head_dim). They sum to cached_per_token."""
+    (qk_rope_head_dim), and with sparse attention the indexer's key (indexer_head_dim, one
+    shared by its heads: transformers' DynamicIndexedLayer.indexer_keys). They sum to
+    cached_per_token."""
     if cfg.attention == "mla":
         assert cfg.kv_lora_rank is not None and cfg.qk_rope_head_dim is not None
-        return cfg.kv_lora_rank, cfg.qk_rope_head_dim
+        indexer = () if cfg.indexer_head_dim is None else (cfg.indexer_head_dim,)
+        return (cfg.kv_lora_rank, cfg.qk_rope_head_dim, *indexer)
     return cfg.kv_heads * cfg.head_size, cfg.kv_heads * cfg.head_size
 
 

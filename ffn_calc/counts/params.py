@@ -98,7 +98,31 @@ def mla_terms(cfg: ModelConfig) -> list[Term]:
     out.append(term(g, "o_proj", "n_heads x v_head_dim x d_model", h, v, d))
     if b:
         out.append(term(g, "b_O", "d_model", d))
-    return out  # fmt: skip
+    return out + indexer_terms(cfg)  # fmt: skip
+
+
+def indexer_terms(cfg: ModelConfig) -> list[Term]:
+    """Sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5), no biases on its
+    projections: `indexer.wq_b` [indexer_heads x indexer_head_dim, q_lora_rank] (it reads
+    the query latent), `indexer.wk` [indexer_head_dim, d_model] (one key shared by its heads),
+    `indexer.k_norm` a LayerNorm [indexer_head_dim] with weight and bias whatever the model's
+    norm, `indexer.weights_proj` [indexer_heads, d_model] (each head's weight per token)."""
+    if cfg.indexer_heads is None:
+        return []
+    d, h, hd, qr, g = (
+        cfg.d_model,
+        cfg.indexer_heads,
+        cfg.indexer_head_dim,
+        cfg.q_lora_rank,
+        "attention",
+    )
+    assert hd is not None and qr is not None
+    return [
+        term(g, "indexer.wq_b", "q_lora_rank x indexer_heads x indexer_head_dim", qr, h, hd),
+        term(g, "indexer.wk", "d_model x indexer_head_dim", d, hd),
+        term("norm", "indexer.k_norm", "2 x indexer_head_dim (weight, bias)", 2, hd),
+        term(g, "indexer.weights_proj", "d_model x indexer_heads", d, h),
+    ]  # fmt: skip
 
 
 def compressed_attention_terms(cfg: ModelConfig) -> list[Term]:

@@ -69,6 +69,11 @@ def param_components(cfg: ModelConfig) -> dict[str, int]:
         layer_norm += nb * kvr  # kv_a_layernorm [kv_lora]
         if ab:
             attn += kvr + rope + d  # kv_a_proj bias [kv_lora + rope], o_proj bias [d]
+        ih, iw = cfg.indexer_heads, cfg.indexer_head_dim
+        if ih is not None and iw is not None and qr is not None:  # sparse attention's indexer
+            attn += qr * ih * iw  # indexer.wq_b [indexer_heads x indexer_head_dim, q_lora]
+            attn += d * iw + d * ih  # indexer.wk [indexer_head_dim, d], weights_proj [heads, d]
+            layer_norm += 2 * iw  # indexer.k_norm, a LayerNorm: weight and bias
     else:
         attn = d * q + 2 * d * kv + q * d  # Q [d, q], K and V [d, kv], O [q, d]
         if ab:
@@ -218,6 +223,11 @@ def flop_components(cfg: ModelConfig, w: Workload) -> dict[str, int]:
         proj += kvr * h * (nope + vd)  # kv_b_proj: kv_lora_rank x n_heads x (nope + v)
         proj += h * vd * d  # o_proj: n_heads x v_head_dim x d_model
         heads = h * (nope + rope + vd)  # QK^T over nope + rope, AV over v_head_dim, per head
+        ih, iw = cfg.indexer_heads, cfg.indexer_head_dim
+        if ih is not None and iw is not None and qr is not None:  # sparse attention's indexer
+            proj += qr * ih * iw  # indexer.wq_b: q_lora_rank x indexer_heads x indexer_head_dim
+            proj += d * iw + d * ih  # indexer.wk: d_model x width; weights_proj: d_model x heads
+            heads += ih * (iw + 1)  # indexer scores: q . k over its width, then the head weights
     else:
         proj = d * q + 2 * d * kv + q * d  # Q, K, V, O: d_model x (q, kv, kv) and q x d_model
         heads = h * 2 * hd  # QK^T and AV over head_dim, per head

@@ -80,6 +80,7 @@ class Naming:
     mla_kv_a: str = "self_attn.kv_a_proj_with_mqa"
     mla_kv_a_norm: str = "self_attn.kv_a_layernorm"
     mla_kv_b: str = "self_attn.kv_b_proj"
+    mla_indexer: str = "self_attn.indexer."  # sparse attention: wq_b, wk, k_norm, weights_proj
     sinks: str = "self_attn.sinks"
     # Compressed attention (DeepSeek-V4): its own modules, its compressors, hyper-connections.
     kv_proj: str = "self_attn.kv_proj"

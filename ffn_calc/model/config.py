@@ -236,6 +236,22 @@ class ModelConfig(BaseModel):
         "hash routing): a [vocab_size, experts_per_token] buffer in place of the score-bias "
         "buffer; no parameter or FLOP count changes, checkpoint elements do.",
     )
+    indexer_heads: PositiveInt | None = Field(
+        None,
+        description="Sparse attention (DeepSeek-V3.2, GLM-5; MLA with a q_lora_rank): heads of "
+        "the lightning indexer that scores every key for every query in each layer and keeps "
+        "indexer_topk of them (index_n_heads); none: no indexer.",
+    )
+    indexer_head_dim: PositiveInt | None = Field(
+        None,
+        description="Sparse attention: width of the indexer's query per head and of its one "
+        "key shared by the heads (index_head_dim; its first qk_rope_head_dim are rotary).",
+    )
+    indexer_topk: PositiveInt | None = Field(
+        None,
+        description="Sparse attention: keys each query keeps (index_topk). Changes no count: "
+        "the reference folds the selection into a mask over the full S x S square.",
+    )
     # Structure beyond the plain pre-norm layer (defaults: none of it).
     layer_norms: int | None = Field(
         None,
@@ -492,6 +508,11 @@ class ModelConfig(BaseModel):
     def moe_layers(self, layers: int) -> int:
         """How many of a stack's `layers` have a routed-expert FFN."""
         return layers - len(self.dense_ffn_layers) if self.is_moe and layers else 0
+
+    @property
+    def has_indexer(self) -> bool:
+        """Sparse attention: a lightning indexer in every layer (indexer_heads set)."""
+        return self.indexer_heads is not None
 
     @property
     def qk_head_size(self) -> int:

@@ -34,6 +34,8 @@ REGISTRY: dict[str, str] = {
     "deepseek_v3": "deepseek_v3",
     "deepseek_v2": "deepseek_v2",
     "deepseek_v4": "deepseek_v4",
+    "deepseek_v32": "deepseek_v32",
+    "glm_moe_dsa": "glm_moe_dsa",
     "qwen2_moe": "qwen2_moe",
     "qwen3_moe": "qwen3_moe",
     "olmoe": "olmoe",

@@ -139,6 +139,22 @@ def check_invariants(cfg: ModelConfig) -> None:
             )
         )
     _check_compressed(cfg)
+    indexer = (cfg.indexer_heads, cfg.indexer_head_dim, cfg.indexer_topk)
+    if any(x is not None for x in indexer) and (
+        not all(x is not None for x in indexer)
+        or cfg.attention != "mla"
+        or cfg.q_lora_rank is None
+        or cfg.indexer_head_dim is None
+        or cfg.qk_rope_head_dim is None
+        or cfg.indexer_head_dim < cfg.qk_rope_head_dim
+    ):
+        raise InvariantError(
+            N_(
+                "indexer_heads, indexer_head_dim and indexer_topk go together, with "
+                "attention = 'mla', a q_lora_rank (the indexer's queries read the query "
+                "latent) and indexer_head_dim at least qk_rope_head_dim"
+            )
+        )
     if cfg.positions == "learned" and cfg.max_positions is None:
         raise InvariantError(N_("positions = 'learned' needs max_positions (the table's rows)"))
     if cfg.position_offset and (

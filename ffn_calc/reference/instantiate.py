@@ -220,6 +220,14 @@ class _Walker:
         self.norm(p + nm.mla_kv_a_norm, (kvr,))
         self.linear(p + nm.mla_kv_b, kvr, h * (nope + v), g, rows, proj, False)
         self.linear(p + nm.o, h * v, d, g, rows, proj, b)
+        if cfg.indexer_heads is not None:  # sparse attention's lightning indexer, no biases
+            ih, iw, ix = cfg.indexer_heads, cfg.indexer_head_dim, p + nm.mla_indexer
+            assert iw is not None and qr is not None
+            self.linear(ix + "wq_b", qr, ih * iw, g, rows, proj, False)
+            self.linear(ix + "wk", d, iw, g, rows, proj, False)
+            self.tensor(ix + "k_norm.weight", (iw,), "norm")  # nn.LayerNorm, whatever cfg.norm
+            self.tensor(ix + "k_norm.bias", (iw,), "norm")
+            self.linear(ix + "weights_proj", d, ih, g, rows, proj, False)
 
     def compressed(self, p: str, rows: int) -> None:
         """Compressed attention's own modules (DeepseekV4Attention): low-rank Q, the one
@@ -359,6 +367,12 @@ class _Walker:
         heads = self.batch * cfg.n_heads
         self.matmul(f"{p}{kind}scores QK^T", "attention_scores", q_len, hq, kv_len, heads)
         self.matmul(f"{p}{kind}scores AV", "attention_scores", q_len, kv_len, hv, heads)
+        if cfg.indexer_heads is not None and cfg.indexer_head_dim is not None and not kind:
+            # The indexer: per batch element and query, [heads, width] x [width, keys] against
+            # its one shared key, then [1, heads] x [heads, keys] (each head's weight).
+            ix, ih, rows = p + self.nm.mla_indexer, cfg.indexer_heads, self.batch * q_len
+            self.matmul(f"{ix}scores", "attention_scores", ih, cfg.indexer_head_dim, kv_len, rows)
+            self.matmul(f"{ix}weighted sum", "attention_scores", 1, ih, kv_len, rows)
 
     def qk_norms(self, p: str) -> None:
         """Norms on queries and keys: per head_dim (shared by heads), per head, or full width."""

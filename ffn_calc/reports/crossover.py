@@ -163,7 +163,7 @@ def crossover_report(
         lengths = {s: m for s, m in lengths.items() if s <= limit}
         lengths.setdefault(Fraction(limit), [])
     rows = [_row(pt, s, causal, lengths[s]) for s in sorted(lengths)]
-    stated = [say(CROSSOVER_CONVENTION)]
+    stated = [say(CROSSOVER_CONVENTION)] + [say(s) for s in fl.indexer_conventions(cfg)]
     if causal:
         stated.append(say(CAUSAL_PAIRS))
     if limit is not None:

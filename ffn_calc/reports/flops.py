@@ -131,7 +131,7 @@ def flops_report(cfg: ModelConfig, w: fl.Workload, unit: str = "flops") -> Flops
     ]  # fmt: skip
     t = w.target_len if w.target_len is not None else w.seq_len
     tokens = w.batch * (w.seq_len + t if cfg.architecture == "encoder-decoder" else w.seq_len)
-    stated = conventions((fl.CONVENTION,), unit, w.lm_head, w.causal)
+    stated = conventions((fl.CONVENTION, *fl.indexer_conventions(cfg)), unit, w.lm_head, w.causal)
     return FlopsReport(
         model=cfg.name, batch=w.batch, seq_len=w.seq_len,
         target_len=w.target_len if cfg.architecture == "encoder-decoder" else None,

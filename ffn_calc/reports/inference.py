@@ -8,6 +8,7 @@ from typing import ClassVar
 
 from pydantic import Field
 
+from ffn_calc.counts import flops as fl
 from ffn_calc.counts import inference as inf
 from ffn_calc.i18n.translate import N_, say
 from ffn_calc.model.config import ModelConfig
@@ -32,6 +33,10 @@ KV_CONVENTION = N_(
     "Falcon's new decoder architecture does; MLA: kv_lora_rank + qk_rope_head_dim); a "
     "sliding-window or chunked layer keeps min(context, window - 1) tokens; an encoder-decoder "
     "model adds its cross-attention cache over the source."
+)
+INDEXER_CACHE_NOTE = N_(
+    "Sparse attention: each layer also caches its indexer's keys, indexer_head_dim per token "
+    "(one key shared by the indexer's heads)."
 )
 DECODE_CONVENTION = N_(
     "One decode step: one new token per sequence with `context` tokens cached, FLOPs = 2 x "
@@ -111,6 +116,7 @@ def kv_report(
     inf.check_cache(cfg, context, source_len)
     total = sum(k.count * k.elements for k in kinds)
     per_token = Fraction(total, batch * context)
+    stated = [say(KV_CONVENTION)] + ([say(INDEXER_CACHE_NOTE)] if cfg.has_indexer else [])
     layers = [
         KvLayer(stack=k.stack, kind=str(k.kind), count=k.count, cached_tokens=k.cached_tokens,
                 elements=k.elements, bytes=_layer_bytes(cfg, k, dtype)).with_kind(k.kind)
@@ -120,8 +126,8 @@ def kv_report(
         model=cfg.name, batch=batch, context=context, source_len=source_len, dtype=dtype,
         kv_elements=total, kv_bytes=sum(x.count * x.bytes for x in layers),
         kv_elements_per_token=num(per_token), kv_elements_per_token_exact=exact(per_token),
-        layers=layers, convention=KV_CONVENTION,
-    ).stated([say(KV_CONVENTION)])  # fmt: skip
+        layers=layers, convention=english(stated),
+    ).stated(stated)  # fmt: skip
 
 
 class DecodeLayer(KindResult):
@@ -186,7 +192,7 @@ def decode_report(
                     terms=[TermReport.of(t, macs=div == 2) for t in x.terms]).with_kind(x.kind)
         for x in inf.decode_layers(cfg, batch, context, source_len)
     ]  # fmt: skip
-    stated = conventions((DECODE_CONVENTION,), unit, lm_head)
+    stated = conventions((DECODE_CONVENTION, *fl.indexer_conventions(cfg)), unit, lm_head)
     return DecodeReport(
         model=cfg.name, batch=batch, context=context, source_len=source_len, unit=unit,
         lm_head_counted=lm_head and cfg.has_lm_head, decode_flops=total,
@@ -243,7 +249,9 @@ def generation_report(
         )
     prefill = inf.prefill_flops(cfg, batch, prompt, causal=causal, lm_head=lm_head) // div
     total = inf.generation_flops(cfg, batch, prompt, new, causal=causal, lm_head=lm_head) // div
-    stated = conventions((GENERATION_NOTE, DECODE_CONVENTION), unit, lm_head, causal)
+    stated = conventions(
+        (GENERATION_NOTE, DECODE_CONVENTION, *fl.indexer_conventions(cfg)), unit, lm_head, causal
+    )
     return GenerationReport(
         model=cfg.name, batch=batch, prompt=prompt, new_tokens=new, unit=unit, causal=causal,
         lm_head_counted=lm_head and cfg.has_lm_head, prefill_flops=prefill,
@@ -305,6 +313,8 @@ def decode_crossover_report(cfg: ModelConfig, batch: int) -> DecodeCrossoverRepo
     every = {**reach, "bytes_context": by_bytes}
     points = {k: r.at for k, r in reach.items()}
     kind = steps.kind
+    indexer = [say(s) for s in fl.indexer_conventions(cfg)]
+    stated = [say(DECODE_CROSSOVER_CONVENTION), *indexer]
     return DecodeCrossoverReport(
         rows=_sweep(steps, points),
         model=cfg.name, layer=with_stack("decoder", kind), batch=batch,
@@ -317,8 +327,8 @@ def decode_crossover_report(cfg: ModelConfig, batch: int) -> DecodeCrossoverRepo
         unbounded={k: num(r.unbounded) for k, r in every.items() if r.unbounded is not None},
         unbounded_exact={k: exact(r.unbounded) for k, r in every.items() if r.unbounded is not None},
         stops_at=steps.stops_at, max_context=steps.max_context,
-        convention=DECODE_CROSSOVER_CONVENTION,
-    ).stated([say(DECODE_CROSSOVER_CONVENTION)]).with_layer("decoder", kind)  # fmt: skip
+        convention=english(stated),
+    ).stated(stated).with_layer("decoder", kind)  # fmt: skip
 
 
 class MemoryReport(Stated):

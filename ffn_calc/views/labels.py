@@ -87,6 +87,9 @@ TERM_LABELS = {
         N_("cross AV"),
         N_("QK^T (causal)"),
         N_("AV (causal)"),
+        N_("indexer scores"),
+        N_("indexer scores (causal)"),
+        N_("indexer.wk"),
     )
 }
 
