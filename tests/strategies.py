@@ -75,6 +75,9 @@ def model_configs(draw: Any) -> ModelConfig:
     }  # fmt: skip
     vocab = f["vocab_size"]
     has_head = f["lm_head"] and vocab is not None
+    f["relative_attention_per_layer"] = f["relative_attention_buckets"] is not None and draw(
+        st.booleans()
+    )
 
     # Positions: only a learned table has weights (and needs max_positions).
     f["positions"] = draw(st.sampled_from(["learned", "sinusoidal", "rotary", "none"]))

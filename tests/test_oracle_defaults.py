@@ -115,10 +115,12 @@ def instantiated(data: dict[str, Any]) -> int | str:
 
 def gap(path: Path) -> int:
     """Where ffn-calc follows config.json and transformers does not (coverage.json's
-    params_note for T5 v1.1): transformers 5 ties T5's head whatever config.json says, so an
-    untied T5 counts vocab_size x d_model more (the model's note gives the difference)."""
+    params_note for T5 v1.1, mT5, UMT5): transformers 5 ties the head of T5 and its relatives
+    whatever config.json says, so an untied one counts vocab_size x d_model more (the model's
+    note gives the difference)."""
     cfg = resolve_model(hf_config=path)
-    return cfg.vocab_size * cfg.d_model if cfg.family == "t5" and not cfg.tie_embeddings else 0
+    t5_like = cfg.family in ("t5", "mt5", "umt5")
+    return cfg.vocab_size * cfg.d_model if t5_like and not cfg.tie_embeddings else 0
 
 
 @pytest.mark.parametrize("case", REAL, ids=lambda c: c["name"])

@@ -202,7 +202,7 @@ def layer_counts(cfg: ModelConfig) -> list[LayerCount]:
     (ALBERT) fewer than the layers applied, which the FLOPs count.
     """
     layers: list[LayerCount] = []
-    own = attention_terms(cfg) + _qk_norm_terms(cfg)
+    own = attention_terms(cfg) + _qk_norm_terms(cfg) + _layer_rel_bias_terms(cfg)
     if cfg.has_encoder:
         for kind, count, ffn in ffn_kinds(cfg, cfg.encoder_layers):
             terms = own + ffn + _layer_norm_terms(cfg)
@@ -217,6 +217,14 @@ def layer_counts(cfg: ModelConfig) -> list[LayerCount]:
             terms = own + cross_attn + ffn + _layer_norm_terms(cfg) + cross
             layers.append(LayerCount("decoder", cfg.param_layers(count), terms, kind))
     return layers
+
+
+def _layer_rel_bias_terms(cfg: ModelConfig) -> list[Term]:
+    """UMT5: a relative position bias in every self-attention layer (T5: model_terms)."""
+    if cfg.relative_attention_buckets is None or not cfg.relative_attention_per_layer:
+        return []
+    buckets = cfg.relative_attention_buckets
+    return [term("attention", "relative attention bias", "buckets x n_heads", buckets, cfg.n_heads)]
 
 
 def ffn_kinds(cfg: ModelConfig, layers: int) -> list[tuple[LayerKind, int, list[Term]]]:
@@ -301,7 +309,7 @@ def _head_terms(cfg: ModelConfig) -> list[Term]:
 def model_terms(cfg: ModelConfig) -> list[Term]:
     """Terms outside the layers: embeddings, final and embedding norms, head, pooler."""
     d, out = cfg.d_model, _embedding_terms(cfg)
-    if cfg.relative_attention_buckets is not None:
+    if cfg.relative_attention_buckets is not None and not cfg.relative_attention_per_layer:
         for stack in _stacks(cfg):  # T5: in the first layer's self-attention of each stack
             out.append(term("attention", f"{stack} relative attention bias",
                             "buckets x n_heads", cfg.relative_attention_buckets, cfg.n_heads))  # fmt: skip

@@ -72,6 +72,9 @@ def param_components(cfg: ModelConfig) -> dict[str, int]:
             attn += d  # b_O [d]
     if cfg.attention_sinks:
         attn += h  # sinks [n_heads]
+    buckets = cfg.relative_attention_buckets
+    if buckets is not None and cfg.relative_attention_per_layer:
+        attn += buckets * h  # relative attention bias [buckets, n_heads] in every layer (UMT5)
     qk_norm = cfg.qk_norm
     if qk_norm == "head":
         layer_norm += 2 * nb * hd  # q_norm and k_norm [head_dim]
@@ -160,8 +163,7 @@ def param_components(cfg: ModelConfig) -> dict[str, int]:
                 embedding += ed  # projection out bias [embedding_dim]
     if cfg.embedding_norm:
         norm += stacks * nb * side  # embedding norm [side] (one per stack)
-    buckets = cfg.relative_attention_buckets
-    if buckets is not None:
+    if buckets is not None and not cfg.relative_attention_per_layer:
         attention += stacks * buckets * h  # relative attention bias [buckets, n_heads] per stack
     if cfg.final_norm:
         norm += stacks * nb * d  # final norm [d] per stack

@@ -239,6 +239,11 @@ class ModelConfig(BaseModel):
         description="T5: a [buckets, n_heads] relative position bias in the first "
         "self-attention layer of each stack.",
     )
+    relative_attention_per_layer: bool = Field(
+        False,
+        description="The relative position bias is in every self-attention layer, not only "
+        "the first of each stack (UMT5).",
+    )
     unique_layers: PositiveInt | None = Field(
         None,
         description="Layers with parameters of their own when layers share them "

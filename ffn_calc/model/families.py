@@ -30,6 +30,8 @@ REGISTRY: dict[str, str] = {
     "distilbert": "distilbert",
     "albert": "albert",
     "t5": "t5",
+    "mt5": "mt5",
+    "umt5": "umt5",
     "bart": "bart",
     "deepseek_v3": "deepseek_v3",
     "deepseek_v2": "deepseek_v2",

@@ -164,6 +164,10 @@ def check_invariants(cfg: ModelConfig) -> None:
                 "shared_embeddings"
             )
         )
+    if cfg.relative_attention_per_layer and cfg.relative_attention_buckets is None:
+        raise InvariantError(
+            N_("relative_attention_per_layer needs relative_attention_buckets (the bias's rows)")
+        )
     if cfg.tie_embeddings and not cfg.lm_head:
         raise InvariantError(N_("tie_embeddings needs an lm_head to tie"))
     if cfg.unique_layers is not None and (cfg.dense_ffn_layers or cfg.window_layers):

@@ -374,10 +374,13 @@ class _Walker:
         if self.ranges != self.runs:  # shared: a matmul names its modules, counts every run
             self.spans = {key: values(span) for key, span in self.ranges}
         self.layer(p, self.batch * length, length, source_len)
+        if cfg.relative_attention_buckets is not None and cfg.relative_attention_per_layer:
+            shape = (cfg.relative_attention_buckets, cfg.n_heads)  # UMT5: in every layer
+            self.tensor(p + nm.rel_bias + ".weight", shape, "attention")
         self.ranges = self.runs = ()
         self.spans = {}
-        if cfg.relative_attention_buckets is not None:  # T5: in layer 0's self-attention only
-            shape = (cfg.relative_attention_buckets, cfg.n_heads)
+        if cfg.relative_attention_buckets is not None and not cfg.relative_attention_per_layer:
+            shape = (cfg.relative_attention_buckets, cfg.n_heads)  # T5: layer 0's only
             self.tensor(p.replace("{i}", "0") + nm.rel_bias + ".weight", shape, "attention")
         if cfg.final_norm:
             self.norm(nm.final_norm.format(stack=stack))
