@@ -114,11 +114,11 @@ def attention_terms(cfg: ModelConfig, prefix: str = "") -> list[Term]:
         term(g, f"{prefix}O", "(n_heads x head_dim) x d_model", q, d),
     ]
     if cfg.attention_bias:
-        out += [
-            term(g, f"{prefix}b_Q", "n_heads x head_dim", q),
-            term(g, f"{prefix}b_K", "n_kv_heads x head_dim", kv),
-            term(g, f"{prefix}b_V", "n_kv_heads x head_dim", kv),
-        ]
+        out.append(term(g, f"{prefix}b_Q", "n_heads x head_dim", q))
+    if cfg.k_bias:
+        out.append(term(g, f"{prefix}b_K", "n_kv_heads x head_dim", kv))
+    if cfg.attention_bias:
+        out.append(term(g, f"{prefix}b_V", "n_kv_heads x head_dim", kv))
     if cfg.out_bias:
         out.append(term(g, f"{prefix}b_O", "d_model", d))
     return out + ([] if prefix else _sink_terms(cfg))
@@ -260,11 +260,11 @@ def _embedding_terms(cfg: ModelConfig) -> list[Term]:
         tables = 2 if cfg.architecture == "encoder-decoder" and cfg.separate_position_tables else 1
         for i in range(tables):
             name = ("encoder ", "decoder ")[i] if tables == 2 else ""
-            out.append(
-                term(
-                    g, f"{name}position embedding", f"max_positions x {sw}", cfg.max_positions, side
-                )
-            )
+            rows, sym = cfg.max_positions, "max_positions"
+            if i == 0 and tables == 2 and cfg.source_positions is not None:
+                rows, sym = cfg.source_positions, "source_positions"  # the encoder's own
+            out.append(term(g, f"{name}position embedding", f"{sym} x {sw}", rows, side))
+    out += conv_terms(cfg)
     if cfg.type_vocab_size:
         out.append(
             term(g, "token-type embedding", f"type_vocab_size x {sw}", cfg.type_vocab_size, side)
@@ -283,6 +283,18 @@ def _embedding_terms(cfg: ModelConfig) -> list[Term]:
             label = f"{stack} embedding norm".strip()
             out += _norm_terms(cfg, "norm", label, side, sw)
     return out  # fmt: skip
+
+
+def conv_terms(cfg: ModelConfig) -> list[Term]:
+    """The encoder's convolutional front end (Whisper's conv1, conv2): per convolution a
+    weight [d_model, in, kernel] and a bias [d_model]."""
+    out: list[Term] = []
+    for i, (channels, _length) in enumerate(cfg.conv_lengths(1)):
+        sym = "conv_in_channels" if i == 0 else "d_model"
+        name = f"conv{i + 1}"
+        out.append(term("embedding", name, f"{sym} x kernel x d_model", channels, cfg.conv_kernel, cfg.d_model))  # fmt: skip
+        out.append(term("embedding", f"{name} bias", "d_model", cfg.d_model))
+    return out
 
 
 def _head_terms(cfg: ModelConfig) -> list[Term]:

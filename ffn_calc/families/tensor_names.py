@@ -82,6 +82,7 @@ class Naming:
     mla_kv_b: str = "self_attn.kv_b_proj"
     sinks: str = "self_attn.sinks"
     stack_tok: str = "{stack}.embed_tokens"  # a stack's own token table (stack_embeddings)
+    conv: str = "encoder.conv{n}"  # whole name of the front end's n-th convolution (1-based)
     # Names that share storage with another tensor and appear in state_dicts (tied copies):
     # whole name -> the whole name of the tensor it shares.
     aliases: Mapping[str, str] = field(default_factory=dict)

@@ -33,6 +33,7 @@ REGISTRY: dict[str, str] = {
     "mt5": "mt5",
     "umt5": "umt5",
     "bart": "bart",
+    "whisper": "whisper",
     "deepseek_v3": "deepseek_v3",
     "deepseek_v2": "deepseek_v2",
     "qwen2_moe": "qwen2_moe",
