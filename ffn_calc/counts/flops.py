@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ffn_calc.counts.terms import Term, term, total
-from ffn_calc.i18n.translate import N_
+from ffn_calc.i18n.translate import N_, _
 from ffn_calc.model.config import ModelConfig
 from ffn_calc.model.layer_kinds import LayerKind, layer_kinds
 
@@ -60,7 +60,8 @@ def check_lengths(cfg: ModelConfig, w: Workload, seq_option: str = "--seq-len") 
     if w.target_len is not None and encdec:
         cfg.check_positions(w.target_len, f"--target-len {w.target_len}")
     elif encdec and cfg.source_position_limit != cfg.position_limit:  # T = S by default
-        cfg.check_positions(w.seq_len, f"{seq_option} {w.seq_len} (T = S without --target-len)")
+        what = _("{option} (the target length T too, without --target-len)")
+        cfg.check_positions(w.seq_len, what.format(option=f"{seq_option} {w.seq_len}"))
 
 
 @dataclass(frozen=True)
