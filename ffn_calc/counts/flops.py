@@ -402,6 +402,14 @@ def per_token(cfg: ModelConfig) -> PerToken:
     )
 
 
+def crossover_limit(cfg: ModelConfig) -> int | None:
+    """The most positions the crossover layer's stack takes: an encoder's own table where it
+    has one (Whisper's max_source_positions), else the model's position_limit."""
+    if cfg.architecture == "encoder-decoder":
+        return cfg.source_position_limit  # the crossover describes the encoder layer
+    return cfg.position_limit
+
+
 def solve(pt: PerToken, target: int, causal: bool = False) -> Fraction:
     """The S where score FLOPs per token equal `target` FLOPs per token."""
     a0, a1 = pt.score_lines[causal]
@@ -422,8 +430,8 @@ def reached_crossovers(
     cfg: ModelConfig, causal: bool = False
 ) -> tuple[dict[str, Fraction | None], dict[str, Fraction]]:
     """The crossovers a sequence the model can run reaches (None: past its learned position
-    table, S <= cfg.position_limit), and those past it, where the formula puts them."""
-    points, limit = crossovers(cfg, causal), cfg.position_limit
+    table, S <= crossover_limit(cfg)), and those past it, where the formula puts them."""
+    points, limit = crossovers(cfg, causal), crossover_limit(cfg)
     past = {k: v for k, v in points.items() if limit is not None and v > limit}
     return {k: None if k in past else v for k, v in points.items()}, past
 
