@@ -61,6 +61,9 @@ REFUSED: dict[tuple[str, str], str] = {
     # BART with stacks of different FFN widths: ffn-calc describes one width for both.
     ("facebook/bart-base", "encoder_ffn_dim"): "ffn-calc describes one FFN width",
     ("facebook/bart-base", "decoder_ffn_dim"): "ffn-calc describes one FFN width",
+    # Whisper likewise (WhisperConfig's default 1,536 beside whisper-large-v3's 5,120).
+    ("openai/whisper-large-v3", "encoder_ffn_dim"): "ffn-calc describes one FFN width",
+    ("openai/whisper-large-v3", "decoder_ffn_dim"): "ffn-calc describes one FFN width",
 }
 
 
