@@ -61,6 +61,7 @@ _OSS = "test_oracle_moe_gptoss_llama4"
 _QMOE = "test_oracle_moe_qwen_olmoe"
 _V4 = "test_oracle_deepseek_v4"
 _SPARSE = "test_oracle_sparse_attention"
+_WHISPER_MT5 = "test_oracle_whisper_mt5"
 
 ORACLE: dict[str, Oracle] = {
     # Built from ffn-calc's ModelConfig (tests/test_torch_oracle.py hf_config).
@@ -91,6 +92,9 @@ ORACLE: dict[str, Oracle] = {
     "albert": Oracle("AlbertConfig", "AlbertForMaskedLM", _MLM),
     "t5": Oracle("T5Config", "T5ForConditionalGeneration", _ENCDEC),
     "bart": Oracle("BartConfig", "BartForConditionalGeneration", _ENCDEC),
+    "mt5": Oracle("MT5Config", "MT5ForConditionalGeneration", _WHISPER_MT5),
+    "umt5": Oracle("UMT5Config", "UMT5ForConditionalGeneration", _WHISPER_MT5),
+    "whisper": Oracle("WhisperConfig", "WhisperForConditionalGeneration", _WHISPER_MT5),
     "deepseek_v3": Oracle("DeepseekV3Config", "DeepseekV3ForCausalLM", _DEEPSEEK),
     "deepseek_v2": Oracle("DeepseekV2Config", "DeepseekV2ForCausalLM", _DEEPSEEK),
     "deepseek_v4": Oracle("DeepseekV4Config", "DeepseekV4ForCausalLM", _V4, examples=6),
@@ -479,9 +483,46 @@ _SPARSE_ATTENTION: Cases = {
     },
 }  # fmt: skip
 
+# mT5 and UMT5 as released (gated-gelu by default, untied), relu, more decoder layers;
+# Whisper with a head count and depth per stack (max_source_positions: each case's S).
+_WHISPER_MT5_CASES: Cases = {
+    "mt5 defaults: gated-gelu, untied, 2 encoder and 3 decoder layers": {
+        "model_type": "mt5", "d_model": 16, "d_kv": 4, "num_heads": 3, "d_ff": 24,
+        "num_layers": 2, "num_decoder_layers": 3, "vocab_size": 40,
+        "relative_attention_num_buckets": 8, "tie_word_embeddings": False,
+    },
+    "mt5 relu, tied": {
+        "model_type": "mt5", "d_model": 12, "d_kv": 5, "num_heads": 2, "d_ff": 20,
+        "num_layers": 2, "vocab_size": 30, "feed_forward_proj": "relu",
+    },
+    "umt5 bias in every layer: 3 encoder and 2 decoder layers, untied": {
+        "model_type": "umt5", "d_model": 16, "d_kv": 4, "num_heads": 3, "d_ff": 24,
+        "num_layers": 3, "num_decoder_layers": 2, "vocab_size": 40,
+        "relative_attention_num_buckets": 8, "tie_word_embeddings": False,
+    },
+    "umt5 gated-silu, tied": {
+        "model_type": "umt5", "d_model": 12, "d_kv": 6, "num_heads": 2, "d_ff": 16,
+        "num_layers": 2, "vocab_size": 30, "feed_forward_proj": "gated-silu",
+        "tie_word_embeddings": True,
+    },
+    "whisper 2 encoder and 3 decoder layers, 4 and 2 heads, untied": {
+        "model_type": "whisper", "d_model": 16, "encoder_layers": 2, "decoder_layers": 3,
+        "encoder_attention_heads": 4, "decoder_attention_heads": 2, "encoder_ffn_dim": 24,
+        "decoder_ffn_dim": 24, "vocab_size": 40, "num_mel_bins": 6, "max_target_positions": 12,
+        "tie_word_embeddings": False,
+    },
+    "whisper large-v3 layout: 128 mel bins, tied, scaled embeddings": {
+        "model_type": "whisper", "d_model": 20, "encoder_layers": 2, "decoder_layers": 1,
+        "encoder_attention_heads": 5, "decoder_attention_heads": 5, "encoder_ffn_dim": 80,
+        "decoder_ffn_dim": 80, "vocab_size": 50, "num_mel_bins": 128,
+        "max_target_positions": 10, "scale_embedding": True, "tie_word_embeddings": True,
+    },
+}  # fmt: skip
+
 EXPLICIT: Cases = {
     **_MODEL_CONFIGS,
     **_ENCODER_DECODER,
+    **_WHISPER_MT5_CASES,
     **_GEMMA_QWEN3_OLMO2,
     **_PHI_STARCODER_GRANITE_COHERE,
     **_NEOX_FALCON_BIGCODE_GPTJ_OPT,

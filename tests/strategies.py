@@ -59,6 +59,7 @@ def model_configs(draw: Any) -> ModelConfig:
         "activation": draw(st.sampled_from(ACTIVATIONS)),
         "attention_bias": draw(st.booleans()),
         "attention_out_bias": _maybe(draw, st.booleans()),
+        "attention_k_bias": _maybe(draw, st.booleans()),
         "ffn_bias": draw(st.booleans()),
         "norm": draw(st.sampled_from(["layernorm", "rmsnorm"])),
         "norm_bias": draw(st.booleans()),
@@ -75,6 +76,9 @@ def model_configs(draw: Any) -> ModelConfig:
     }  # fmt: skip
     vocab = f["vocab_size"]
     has_head = f["lm_head"] and vocab is not None
+    f["relative_attention_per_layer"] = f["relative_attention_buckets"] is not None and draw(
+        st.booleans()
+    )
 
     # Positions: only a learned table has weights (and needs max_positions).
     f["positions"] = draw(st.sampled_from(["learned", "sinusoidal", "rotary", "none"]))
@@ -90,6 +94,12 @@ def model_configs(draw: Any) -> ModelConfig:
         f["shared_embeddings"] = draw(st.booleans())
         f["separate_position_tables"] = draw(st.booleans())
         f["stack_embeddings"] = f["shared_embeddings"] and vocab is not None and draw(st.booleans())
+        if f["positions"] == "learned" and f["separate_position_tables"]:
+            f["source_positions"] = _maybe(draw, st.integers(1, 40))
+        if draw(st.booleans()):  # a convolutional front end (Whisper's)
+            f["conv_in_channels"] = draw(st.integers(1, 8))
+            f["conv_strides"] = draw(st.lists(st.integers(1, 3), min_size=1, max_size=3))
+            f["conv_kernel"] = draw(st.sampled_from([1, 3, 5]))
 
     # Embeddings and head.
     if vocab is not None:

@@ -40,6 +40,7 @@ PRESETS: dict[str, tuple[str, int | None]] = {
     "t5-base": ("google-t5/t5-base", None),
     "t5-v1.1-base": ("google/t5-v1_1-base", 247_577_856),
     "bart-base": ("facebook/bart-base", None),
+    "whisper-large-v3": ("openai/whisper-large-v3", None),
     "roberta-base": ("FacebookAI/roberta-base", None),
     "distilbert-base": ("distilbert/distilbert-base-uncased", None),
     "albert-base-v2": ("albert/albert-base-v2", None),

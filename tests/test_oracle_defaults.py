@@ -61,6 +61,9 @@ REFUSED: dict[tuple[str, str], str] = {
     # BART with stacks of different FFN widths: ffn-calc describes one width for both.
     ("facebook/bart-base", "encoder_ffn_dim"): "ffn-calc describes one FFN width",
     ("facebook/bart-base", "decoder_ffn_dim"): "ffn-calc describes one FFN width",
+    # Whisper likewise (WhisperConfig's default 1,536 beside whisper-large-v3's 5,120).
+    ("openai/whisper-large-v3", "encoder_ffn_dim"): "ffn-calc describes one FFN width",
+    ("openai/whisper-large-v3", "decoder_ffn_dim"): "ffn-calc describes one FFN width",
 }
 
 
@@ -115,10 +118,12 @@ def instantiated(data: dict[str, Any]) -> int | str:
 
 def gap(path: Path) -> int:
     """Where ffn-calc follows config.json and transformers does not (coverage.json's
-    params_note for T5 v1.1): transformers 5 ties T5's head whatever config.json says, so an
-    untied T5 counts vocab_size x d_model more (the model's note gives the difference)."""
+    params_note for T5 v1.1, mT5, UMT5): transformers 5 ties the head of T5 and its relatives
+    whatever config.json says, so an untied one counts vocab_size x d_model more (the model's
+    note gives the difference)."""
     cfg = resolve_model(hf_config=path)
-    return cfg.vocab_size * cfg.d_model if cfg.family == "t5" and not cfg.tie_embeddings else 0
+    t5_like = cfg.family in ("t5", "mt5", "umt5")
+    return cfg.vocab_size * cfg.d_model if t5_like and not cfg.tie_embeddings else 0
 
 
 @pytest.mark.parametrize("case", REAL, ids=lambda c: c["name"])

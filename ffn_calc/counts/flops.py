@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ffn_calc.counts.terms import Term, term, total
-from ffn_calc.i18n.translate import N_
+from ffn_calc.i18n.translate import N_, _
 from ffn_calc.model.config import ModelConfig
 from ffn_calc.model.layer_kinds import CSA, HCA, LayerKind, layer_kinds
 
@@ -69,9 +69,13 @@ class Workload:
 def check_lengths(cfg: ModelConfig, w: Workload, seq_option: str = "--seq-len") -> None:
     """The workload's lengths fit the model's learned position table (each stack's: S for a
     decoder-only or encoder-only model and an encoder, T for the decoder)."""
-    cfg.check_positions(w.seq_len, f"{seq_option} {w.seq_len}")
-    if w.target_len is not None and cfg.architecture == "encoder-decoder":
+    encdec = cfg.architecture == "encoder-decoder"
+    cfg.check_positions(w.seq_len, f"{seq_option} {w.seq_len}", source=encdec)
+    if w.target_len is not None and encdec:
         cfg.check_positions(w.target_len, f"--target-len {w.target_len}")
+    elif encdec and cfg.source_position_limit != cfg.position_limit:  # T = S by default
+        what = _("{option} (the target length T too, without --target-len)")
+        cfg.check_positions(w.seq_len, what.format(option=f"{seq_option} {w.seq_len}"))
 
 
 @dataclass(frozen=True)
@@ -396,9 +400,10 @@ def layer_flops(cfg: ModelConfig, w: Workload) -> list[LayerFlops]:
     return out
 
 
-def model_flop_terms(cfg: ModelConfig, w: Workload) -> list[Term]:
-    """FLOPs outside the layers: a narrow embedding's projections, the LM head over the
-    output positions (with a masked-LM transform), the pooler."""
+def model_flop_terms(cfg: ModelConfig, w: Workload, *, encoder: bool = True) -> list[Term]:
+    """FLOPs outside the layers: a narrow embedding's projections, an encoder's convolutional
+    front end (not with encoder=False: a decode step), the LM head over the output positions
+    (with a masked-LM transform), the pooler."""
     out: list[Term] = []
     b, d, e = w.batch, cfg.d_model, cfg.embed_width
     ew = "embedding_dim" if cfg.embedding_dim is not None else "d_model"
@@ -412,6 +417,8 @@ def model_flop_terms(cfg: ModelConfig, w: Workload) -> list[Term]:
             term("ffn", "hc_head", "2 x B x S x n_streams x d_model x n_streams",
                  2, b, w.seq_len, n, d, n)
         )  # fmt: skip
+    if encoder:
+        out += conv_flop_terms(cfg, b, w.seq_len)
     if cfg.has_lm_head and cfg.vocab_size is not None and w.lm_head:
         sym, n = "S", w.seq_len
         if cfg.architecture == "encoder-decoder":
@@ -453,6 +460,22 @@ def model_flop_terms(cfg: ModelConfig, w: Workload) -> list[Term]:
     return out
 
 
+def conv_flop_terms(cfg: ModelConfig, b: int, s: int) -> list[Term]:
+    """The encoder's convolutional front end over S positions (S x the product of the strides
+    frames in): each convolution costs 2 x B x its output length x d_model x its input channels
+    x kernel (FlopCounterMode's convolution count; the biases are adds)."""
+    out, later = [], 1
+    for stride in cfg.conv_strides:
+        later *= stride
+    for i, (channels, length) in enumerate(cfg.conv_lengths(s)):
+        later //= cfg.conv_strides[i]
+        rows = f"{later} x S" if later > 1 else "S"  # this convolution's output length
+        sym = "conv_in_channels" if i == 0 else "d_model"
+        out.append(term("embedding", f"conv{i + 1}", f"2 x B x {rows} x {sym} x kernel x d_model",
+                        2, b, length, channels, cfg.conv_kernel, cfg.d_model))  # fmt: skip
+    return out
+
+
 def flop_components(cfg: ModelConfig, w: Workload) -> dict[str, int]:
     """Forward FLOPs per contract component; `pooler` only where the model has one."""
     out = dict.fromkeys(FLOP_COMPONENTS, 0)
@@ -463,8 +486,8 @@ def flop_components(cfg: ModelConfig, w: Workload) -> dict[str, int]:
         out[t.group] += t.value
     if not cfg.pooler:
         del out["pooler"]
-    if cfg.embedding_dim is None:
-        del out["embedding"]  # only a narrow embedding's projections are matmuls
+    if cfg.embedding_dim is None and cfg.conv_in_channels is None:
+        del out["embedding"]  # only a narrow embedding's projections (or convolutions) count
     return out
 
 
@@ -551,6 +574,14 @@ def per_token(cfg: ModelConfig) -> PerToken:
     )
 
 
+def crossover_limit(cfg: ModelConfig) -> int | None:
+    """The most positions the crossover layer's stack takes: an encoder's own table where it
+    has one (Whisper's max_source_positions), else the model's position_limit."""
+    if cfg.architecture == "encoder-decoder":
+        return cfg.source_position_limit  # the crossover describes the encoder layer
+    return cfg.position_limit
+
+
 def solve(pt: PerToken, target: int, causal: bool = False) -> Fraction:
     """The S where score FLOPs per token equal `target` FLOPs per token."""
     a0, a1 = pt.score_lines[causal]
@@ -571,9 +602,9 @@ def reached_crossovers(
     cfg: ModelConfig, causal: bool = False
 ) -> tuple[dict[str, Fraction | None], dict[str, Fraction]]:
     """The crossovers a sequence the model can run reaches (None: past its learned position
-    table, S <= cfg.position_limit), and those past it, where the formula puts them."""
+    table, S <= crossover_limit(cfg)), and those past it, where the formula puts them."""
     check_linear_scores(cfg)
-    points, limit = crossovers(cfg, causal), cfg.position_limit
+    points, limit = crossovers(cfg, causal), crossover_limit(cfg)
     past = {k: v for k, v in points.items() if limit is not None and v > limit}
     return {k: None if k in past else v for k, v in points.items()}, past
 

@@ -153,22 +153,23 @@ def check_cache(cfg: ModelConfig, context: int, source_len: int | None = None) -
     fits the model's position table."""
     cfg.check_positions(context, f"--context {context}")
     if source_len is not None:
-        cfg.check_positions(source_len, f"--source-len {source_len}")
+        cfg.check_positions(source_len, f"--source-len {source_len}", source=True)
 
 
 def check_decode(cfg: ModelConfig, context: int, source_len: int | None = None) -> None:
     """One decode step after `context` cached tokens reads position context + 1."""
     cfg.check_positions(context + 1, f"--context {context}", "decode")
     if source_len is not None:
-        cfg.check_positions(source_len, f"--source-len {source_len}")
+        cfg.check_positions(source_len, f"--source-len {source_len}", source=True)
 
 
 def check_generation(cfg: ModelConfig, prompt: int, new: int) -> None:
     """generate(): the prompt, then new - 1 decode steps (the last new token is never fed
     back). A decoder-only model's positions run to prompt + new - 1; an encoder-decoder's
     encoder takes the prompt and its decoder the start token and new - 1 tokens."""
-    cfg.check_positions(prompt, f"--seq-len {prompt}")
-    if cfg.architecture == "encoder-decoder":
+    encdec = cfg.architecture == "encoder-decoder"
+    cfg.check_positions(prompt, f"--seq-len {prompt}", source=encdec)
+    if encdec:
         cfg.check_positions(new, f"--generate {new}", "decoder")
     else:
         cfg.check_positions(prompt + new - 1, f"--seq-len {prompt} --generate {new}", "generate")
@@ -294,7 +295,7 @@ def decode_components(
         for t in layer.terms:
             out[t.group] += layer.count * t.value
     w = fl.Workload(batch=batch, seq_len=1, target_len=1, lm_head=lm_head)
-    for t in fl.model_flop_terms(cfg, w):
+    for t in fl.model_flop_terms(cfg, w, encoder=False):  # the encoder is not run again
         out[t.group] += t.value
     return {
         k: v

@@ -214,11 +214,11 @@ def attention_terms(cfg: ModelConfig, prefix: str = "") -> list[Term]:
         term(g, f"{prefix}O", "(n_heads x head_dim) x d_model", q, d),
     ]
     if cfg.attention_bias:
-        out += [
-            term(g, f"{prefix}b_Q", "n_heads x head_dim", q),
-            term(g, f"{prefix}b_K", "n_kv_heads x head_dim", kv),
-            term(g, f"{prefix}b_V", "n_kv_heads x head_dim", kv),
-        ]
+        out.append(term(g, f"{prefix}b_Q", "n_heads x head_dim", q))
+    if cfg.k_bias:
+        out.append(term(g, f"{prefix}b_K", "n_kv_heads x head_dim", kv))
+    if cfg.attention_bias:
+        out.append(term(g, f"{prefix}b_V", "n_kv_heads x head_dim", kv))
     if cfg.out_bias:
         out.append(term(g, f"{prefix}b_O", "d_model", d))
     return out + ([] if prefix else _sink_terms(cfg))
@@ -302,7 +302,7 @@ def layer_counts(cfg: ModelConfig) -> list[LayerCount]:
     (ALBERT) fewer than the layers applied, which the FLOPs count.
     """
     layers: list[LayerCount] = []
-    own = attention_terms(cfg) + _qk_norm_terms(cfg)
+    own = attention_terms(cfg) + _qk_norm_terms(cfg) + _layer_rel_bias_terms(cfg)
     if cfg.has_encoder:
         for kind, count, ffn in ffn_kinds(cfg, cfg.encoder_layers):
             terms = own + ffn + _layer_norm_terms(cfg)
@@ -318,6 +318,14 @@ def layer_counts(cfg: ModelConfig) -> list[LayerCount]:
             terms += _layer_norm_terms(cfg) + cross + hyper_connection_terms(cfg)
             layers.append(LayerCount("decoder", cfg.param_layers(count), terms, kind))
     return layers
+
+
+def _layer_rel_bias_terms(cfg: ModelConfig) -> list[Term]:
+    """UMT5: a relative position bias in every self-attention layer (T5: model_terms)."""
+    if cfg.relative_attention_buckets is None or not cfg.relative_attention_per_layer:
+        return []
+    buckets = cfg.relative_attention_buckets
+    return [term("attention", "relative attention bias", "buckets x n_heads", buckets, cfg.n_heads)]
 
 
 def ffn_kinds(cfg: ModelConfig, layers: int) -> list[tuple[LayerKind, int, list[Term]]]:
@@ -353,11 +361,11 @@ def _embedding_terms(cfg: ModelConfig) -> list[Term]:
         tables = 2 if cfg.architecture == "encoder-decoder" and cfg.separate_position_tables else 1
         for i in range(tables):
             name = ("encoder ", "decoder ")[i] if tables == 2 else ""
-            out.append(
-                term(
-                    g, f"{name}position embedding", f"max_positions x {sw}", cfg.max_positions, side
-                )
-            )
+            rows, sym = cfg.max_positions, "max_positions"
+            if i == 0 and tables == 2 and cfg.source_positions is not None:
+                rows, sym = cfg.source_positions, "source_positions"  # the encoder's own
+            out.append(term(g, f"{name}position embedding", f"{sym} x {sw}", rows, side))
+    out += conv_terms(cfg)
     if cfg.type_vocab_size:
         out.append(
             term(g, "token-type embedding", f"type_vocab_size x {sw}", cfg.type_vocab_size, side)
@@ -376,6 +384,18 @@ def _embedding_terms(cfg: ModelConfig) -> list[Term]:
             label = f"{stack} embedding norm".strip()
             out += _norm_terms(cfg, "norm", label, side, sw)
     return out  # fmt: skip
+
+
+def conv_terms(cfg: ModelConfig) -> list[Term]:
+    """The encoder's convolutional front end (Whisper's conv1, conv2): per convolution a
+    weight [d_model, in, kernel] and a bias [d_model]."""
+    out: list[Term] = []
+    for i, (channels, _length) in enumerate(cfg.conv_lengths(1)):
+        sym = "conv_in_channels" if i == 0 else "d_model"
+        name = f"conv{i + 1}"
+        out.append(term("embedding", name, f"{sym} x kernel x d_model", channels, cfg.conv_kernel, cfg.d_model))  # fmt: skip
+        out.append(term("embedding", f"{name} bias", "d_model", cfg.d_model))
+    return out
 
 
 def _head_terms(cfg: ModelConfig) -> list[Term]:
@@ -402,7 +422,7 @@ def _head_terms(cfg: ModelConfig) -> list[Term]:
 def model_terms(cfg: ModelConfig) -> list[Term]:
     """Terms outside the layers: embeddings, final and embedding norms, head, pooler."""
     d, out = cfg.d_model, _embedding_terms(cfg)
-    if cfg.relative_attention_buckets is not None:
+    if cfg.relative_attention_buckets is not None and not cfg.relative_attention_per_layer:
         for stack in _stacks(cfg):  # T5: in the first layer's self-attention of each stack
             out.append(term("attention", f"{stack} relative attention bias",
                             "buckets x n_heads", cfg.relative_attention_buckets, cfg.n_heads))  # fmt: skip

@@ -77,11 +77,16 @@ def param_components(cfg: ModelConfig) -> dict[str, int]:
     else:
         attn = d * q + 2 * d * kv + q * d  # Q [d, q], K and V [d, kv], O [q, d]
         if ab:
-            attn += q + 2 * kv  # b_Q [q], b_K and b_V [kv]
+            attn += q + kv  # b_Q [q], b_V [kv]
+        if cfg.k_bias:
+            attn += kv  # b_K [kv]
         if ob:
             attn += d  # b_O [d]
     if cfg.attention_sinks:
         attn += h  # sinks [n_heads]
+    buckets = cfg.relative_attention_buckets
+    if buckets is not None and cfg.relative_attention_per_layer:
+        attn += buckets * h  # relative attention bias [buckets, n_heads] in every layer (UMT5)
     qk_norm = cfg.qk_norm
     if qk_norm == "head":
         layer_norm += 2 * nb * hd  # q_norm and k_norm [head_dim]
@@ -136,7 +141,9 @@ def param_components(cfg: ModelConfig) -> dict[str, int]:
     if encdec:  # cross-attention and its norm in every decoder layer
         cross = d * q + 2 * d * kv + q * d  # cross Q [d, q], K and V [d, kv], O [q, d]
         if ab:
-            cross += q + 2 * kv  # cross b_Q, b_K, b_V
+            cross += q + kv  # cross b_Q, b_V
+        if cfg.k_bias:
+            cross += kv  # cross b_K
         if ob:
             cross += d  # cross b_O [d]
         attention += n_dec * cross
@@ -157,6 +164,10 @@ def param_components(cfg: ModelConfig) -> dict[str, int]:
     if cfg.positions == "learned" and max_pos is not None:
         tables = 2 if encdec and cfg.separate_position_tables else 1
         embedding += tables * max_pos * side  # position embedding(s) [max_positions, side]
+        if tables == 2 and cfg.source_positions is not None:  # the encoder's own rows
+            embedding += (cfg.source_positions - max_pos) * side
+    for channels, _length in cfg.conv_lengths(1):  # front end: [d, in, kernel] and a bias [d]
+        embedding += channels * cfg.conv_kernel * d + d
     embedding += cfg.type_vocab_size * side  # token-type embedding [type_vocab, side]
     has_head = cfg.lm_head and v is not None
     if ed is not None:
@@ -170,8 +181,7 @@ def param_components(cfg: ModelConfig) -> dict[str, int]:
                 embedding += ed  # projection out bias [embedding_dim]
     if cfg.embedding_norm:
         norm += stacks * nb * side  # embedding norm [side] (one per stack)
-    buckets = cfg.relative_attention_buckets
-    if buckets is not None:
+    if buckets is not None and not cfg.relative_attention_per_layer:
         attention += stacks * buckets * h  # relative attention bias [buckets, n_heads] per stack
     if cfg.final_norm:
         norm += stacks * nb * d  # final norm [d] per stack
@@ -283,6 +293,8 @@ def flop_components(cfg: ModelConfig, w: Workload) -> dict[str, int]:
     lm_head = 0
     if ed is not None and not encdec:
         embedding += 2 * b * s * ed * d  # projection in: B x S x embedding_dim x d_model
+    for channels, length in cfg.conv_lengths(s):  # front end: B x length x in x kernel x d
+        embedding += 2 * b * length * channels * cfg.conv_kernel * d
     if w.lm_head and cfg.lm_head and v is not None:
         transform = cfg.lm_head_transform
         if ed is not None and not transform:  # project_out
@@ -292,8 +304,8 @@ def flop_components(cfg: ModelConfig, w: Workload) -> dict[str, int]:
         lm_head += 2 * b * rows * e_w * v  # lm_head: B x S x e_w x vocab_size
     out = {"embedding": embedding, "attention_projections": projections,
            "attention_scores": scores, "ffn": ffn, "lm_head": lm_head}  # fmt: skip
-    if ed is None:
-        del out["embedding"]  # only a narrow embedding's projections are matmuls
+    if ed is None and cfg.conv_in_channels is None:
+        del out["embedding"]  # only a narrow embedding's projections (or convolutions) count
     if cfg.pooler:
         out["pooler"] = 2 * b * d * d  # pooler: B x d_model x d_model (first token)
     return out

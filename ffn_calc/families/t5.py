@@ -46,11 +46,12 @@ DEFAULTS: dict[str, int | None] = {
 }
 
 
-def _activation(r: Reader) -> str:
-    """`feed_forward_proj`: `ACT` (plain) or `gated-ACT` (gated), as T5Config splits it;
+def _activation(r: Reader, default: str = "relu") -> str:
+    """`feed_forward_proj` (`default` where absent: relu for T5, gated-gelu for mT5 and
+    UMT5): `ACT` (plain) or `gated-ACT` (gated), as T5Config splits it;
     `is_gated_act` and `dense_act_fn`, which T5Config derives from it, win when config.json
     holds them (T5Config sets the fields it does not declare after deriving its own)."""
-    proj = r.string("feed_forward_proj", "relu")
+    proj = r.string("feed_forward_proj", default)
     kind, _sep, act = proj.rpartition("-")
     field, value = "feed_forward_proj", proj
     if r.data.get("is_gated_act") is not None:
@@ -77,6 +78,22 @@ def _activation(r: Reader) -> str:
 
 
 def fields(r: Reader) -> dict[str, Any]:
+    return t5_fields(r, "t5", "T5")
+
+
+def t5_fields(
+    r: Reader,
+    family: str,
+    label: str,
+    *,
+    act_default: str = "relu",
+    per_layer: bool = False,
+    written: str = "which transformers 5 writes back as scale_decoder_outputs false",
+) -> dict[str, Any]:
+    """The fields of T5 and its relatives (mT5, UMT5): `family` and its `label` in the note,
+    the feed_forward_proj its configuration class takes by default, and whether every
+    self-attention layer holds a relative position bias (UMT5) or only the first of each
+    stack; `written`: how transformers 5 writes back an untied config.json (the note)."""
     d, v, layers = r.req("d_model"), r.req("vocab_size"), r.req("num_layers")
     tied = r.boolean("tie_word_embeddings", True)
     if "scale_decoder_outputs" in r.data:  # false: written back from a tie_word_embeddings false
@@ -84,14 +101,14 @@ def fields(r: Reader) -> dict[str, Any]:
     note = None
     if not tied:
         note = (
-            "config.json keeps a separate lm_head (tie_word_embeddings false, which "
-            "transformers 5 writes back as scale_decoder_outputs false), as the released "
+            f"config.json keeps a separate lm_head (tie_word_embeddings false, {written}), "
+            "as the released "
             "checkpoint does, and the counts follow it; transformers 5 ties T5's "
             "head to the shared embedding whatever config.json says and instantiates "
             f"{v * d:,} fewer parameters (vocab_size x d_model = {v:,} x {d:,})."
         )
     return {
-        "family": "t5",
+        "family": family,
         "architecture": "encoder-decoder",
         "n_layers": layers,
         "n_decoder_layers": r.integer("num_decoder_layers", layers),
@@ -99,7 +116,7 @@ def fields(r: Reader) -> dict[str, Any]:
         "n_heads": r.req("num_heads"),
         "head_dim": r.req("d_kv"),
         "d_ff": r.req("d_ff"),
-        "activation": _activation(r),
+        "activation": _activation(r, act_default),
         "attention_bias": False,
         "ffn_bias": False,
         "norm": "rmsnorm",
@@ -109,6 +126,7 @@ def fields(r: Reader) -> dict[str, Any]:
         "shared_embeddings": True,
         "tie_embeddings": tied,
         "relative_attention_buckets": r.integer("relative_attention_num_buckets", 32),
+        **({"relative_attention_per_layer": True} if per_layer else {}),
         "note": note,
     }
 

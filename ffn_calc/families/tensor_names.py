@@ -100,6 +100,7 @@ class Naming:
     ffn_hc: str = "ffn_hc."
     hc_head: str = "model.hc_head."  # whole name; + hc_fn, hc_base, hc_scale
     stack_tok: str = "{stack}.embed_tokens"  # a stack's own token table (stack_embeddings)
+    conv: str = "encoder.conv{n}"  # whole name of the front end's n-th convolution (1-based)
     # Names that share storage with another tensor and appear in state_dicts (tied copies):
     # whole name -> the whole name of the tensor it shares.
     aliases: Mapping[str, str] = field(default_factory=dict)

@@ -92,6 +92,11 @@ class ModelConfig(BaseModel):
     attention_out_bias: bool | None = Field(
         None, description="Bias on the output projection O; default attention_bias."
     )
+    attention_k_bias: bool | None = Field(
+        None,
+        description="Bias on the K projection; default attention_bias (Whisper: none on K "
+        "while Q, V and O have one).",
+    )
     ffn_bias: bool = Field(False, description="Biases on the FFN matrices.")
     norm: Norm = Field("layernorm", description="layernorm (weight and bias) or rmsnorm (weight).")
     final_norm: bool = Field(True, description="A norm after the last layer of each stack.")
@@ -107,6 +112,28 @@ class ModelConfig(BaseModel):
         description="Rows of the learned position table that no token position reads (OPT "
         "and BART add 2 to every position id, RoBERTa's start after its padding index): "
         "the model takes at most max_positions - position_offset tokens.",
+    )
+    source_positions: PositiveInt | None = Field(
+        None,
+        description="Encoder-decoder: rows of the encoder's own position table where they "
+        "differ from the decoder's max_positions (Whisper: max_source_positions, a sinusoidal "
+        "table that transformers keeps as a parameter); the most positions the encoder takes.",
+    )
+    conv_in_channels: PositiveInt | None = Field(
+        None,
+        description="Encoder-decoder: the encoder reads frames of this many features through a "
+        "convolutional front end (Whisper's num_mel_bins), not token embeddings.",
+    )
+    conv_kernel: PositiveInt = Field(
+        3,
+        description="Kernel width of each convolution of the front end (odd; padded by "
+        "kernel // 2 on each side; each convolution has a bias).",
+    )
+    conv_strides: list[PositiveInt] = Field(
+        [],
+        description="The front end's convolutions, by stride: the first maps conv_in_channels "
+        "to d_model, the others d_model to d_model (Whisper: [1, 2]); S encoder positions read "
+        "S x the product of the strides frames.",
     )
     vocab_size: PositiveInt | None = Field(
         None, description="Token vocabulary; none means a bare stack with no embedding or head."
@@ -302,6 +329,11 @@ class ModelConfig(BaseModel):
         description="T5: a [buckets, n_heads] relative position bias in the first "
         "self-attention layer of each stack.",
     )
+    relative_attention_per_layer: bool = Field(
+        False,
+        description="The relative position bias is in every self-attention layer, not only "
+        "the first of each stack (UMT5).",
+    )
     unique_layers: PositiveInt | None = Field(
         None,
         description="Layers with parameters of their own when layers share them "
@@ -383,14 +415,18 @@ class ModelConfig(BaseModel):
             return None
         return self.max_positions - self.position_offset
 
-    def check_positions(self, tokens: int, what: str, need: str = "tokens") -> None:
+    def check_positions(
+        self, tokens: int, what: str, need: str = "tokens", *, source: bool = False
+    ) -> None:
         """Raise PositionLimitError when `tokens` positions do not fit the learned position
         table: `what` names the option or metric that asked for them ("--context 100000"),
         `need` says what they are: "tokens" (a sequence of that many), "decode" (the cached
         tokens and the new one), "generate" (the prompt and every new token but the last) or
         "decoder" (an encoder-decoder's decoder: its start token and every new token but the
-        last). Every length that reaches a model passes here (one rule, one message)."""
-        limit = self.position_limit
+        last). `source`: the length is an encoder-decoder's source, which the encoder's own
+        table bounds where it has one (source_positions). Every length that reaches a model
+        passes here (one rule, one message)."""
+        limit = self.source_position_limit if source else self.position_limit
         if limit is None or tokens <= limit:
             return
         template = {
@@ -439,6 +475,27 @@ class ModelConfig(BaseModel):
         """Heads of K and of V the cache holds per layer: n_kv_heads, or n_heads where the
         reference broadcasts them before caching (cache_broadcast_kv)."""
         return self.n_heads if self.cache_broadcast_kv else self.kv_heads
+
+    @property
+    def k_bias(self) -> bool:
+        return self.attention_bias if self.attention_k_bias is None else self.attention_k_bias
+
+    @property
+    def source_position_limit(self) -> int | None:
+        """The most positions the encoder of an encoder-decoder model takes: its own table
+        (source_positions) or the one position_limit describes."""
+        return self.source_positions if self.source_positions is not None else self.position_limit
+
+    def conv_lengths(self, positions: int) -> list[tuple[int, int]]:
+        """The front end's convolutions for `positions` encoder positions: (input channels,
+        output length) of each; the frames it reads are positions x the product of the strides."""
+        out, later = [], 1
+        for stride in reversed(self.conv_strides):
+            out.append(positions * later)
+            later *= stride
+        lengths = out[::-1]
+        d, first = self.d_model, self.conv_in_channels or 0
+        return [(first if i == 0 else d, n) for i, n in enumerate(lengths)]
 
     @property
     def out_bias(self) -> bool:

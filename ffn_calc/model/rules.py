@@ -181,6 +181,37 @@ def check_invariants(cfg: ModelConfig) -> None:
                 "shared_embeddings"
             )
         )
+    if cfg.source_positions is not None and not (
+        cfg.architecture == "encoder-decoder"
+        and cfg.positions == "learned"
+        and cfg.separate_position_tables
+    ):
+        raise InvariantError(
+            N_(
+                "source_positions needs an encoder-decoder model with learned positions and "
+                "separate_position_tables (the encoder's table of its own)"
+            )
+        )
+    if (cfg.conv_in_channels is None) != (not cfg.conv_strides) or (
+        cfg.conv_strides and cfg.architecture != "encoder-decoder"
+    ):
+        raise InvariantError(
+            N_(
+                "conv_in_channels and conv_strides go together (a convolutional front end), "
+                "in an encoder-decoder model"
+            )
+        )
+    if cfg.conv_kernel % 2 == 0:
+        raise InvariantError(
+            N_("conv_kernel ({conv_kernel}) must be odd (padded by kernel // 2 on each side)"),
+            conv_kernel=cfg.conv_kernel,
+        )
+    if len(cfg.conv_strides) > 8:
+        raise InvariantError(N_("conv_strides lists at most 8 convolutions"))
+    if cfg.relative_attention_per_layer and cfg.relative_attention_buckets is None:
+        raise InvariantError(
+            N_("relative_attention_per_layer needs relative_attention_buckets (the bias's rows)")
+        )
     if cfg.tie_embeddings and not cfg.lm_head:
         raise InvariantError(N_("tie_embeddings needs an lm_head to tie"))
     if cfg.unique_layers is not None and (cfg.dense_ffn_layers or cfg.window_layers):

@@ -345,7 +345,7 @@ class _Walker:
                 self.tensor(p + fused_name + "_bias", (q + 2 * kv,), g)
         else:
             self.linear(p + names[0], d, q, g, q_rows, proj, cfg.attention_bias, conv1d=nm.conv1d)
-            self.linear(p + names[1], d, kv, g, kv_rows, proj, cfg.attention_bias, conv1d=nm.conv1d)
+            self.linear(p + names[1], d, kv, g, kv_rows, proj, cfg.k_bias, conv1d=nm.conv1d)
             self.linear(p + names[2], d, kv, g, kv_rows, proj, cfg.attention_bias, conv1d=nm.conv1d)
         self.linear(p + names[3], q, d, g, q_rows, proj, cfg.out_bias, conv1d=nm.conv1d)
         if not cross:
@@ -464,10 +464,13 @@ class _Walker:
         if self.ranges != self.runs:  # shared: a matmul names its modules, counts every run
             self.spans = {key: values(span) for key, span in self.ranges}
         self.layer(p, self.batch * length, length, source_len)
+        if cfg.relative_attention_buckets is not None and cfg.relative_attention_per_layer:
+            shape = (cfg.relative_attention_buckets, cfg.n_heads)  # UMT5: in every layer
+            self.tensor(p + nm.rel_bias + ".weight", shape, "attention")
         self.ranges = self.runs = ()
         self.spans = {}
-        if cfg.relative_attention_buckets is not None:  # T5: in layer 0's self-attention only
-            shape = (cfg.relative_attention_buckets, cfg.n_heads)
+        if cfg.relative_attention_buckets is not None and not cfg.relative_attention_per_layer:
+            shape = (cfg.relative_attention_buckets, cfg.n_heads)  # T5: layer 0's only
             self.tensor(p.replace("{i}", "0") + nm.rel_bias + ".weight", shape, "attention")
         if cfg.final_norm:
             self.norm(nm.final_norm.format(stack=stack))
@@ -529,11 +532,15 @@ class _Walker:
         if cfg.positions == "learned" and cfg.max_positions is not None:
             if encdec and cfg.separate_position_tables:
                 for stack in stacks:
-                    self.tensor(f"{_in_stack(nm.pos, stack)}.weight", (cfg.max_positions, side), "embedding")  # fmt: skip
+                    rows = cfg.max_positions
+                    if stack == "encoder" and cfg.source_positions is not None:
+                        rows = cfg.source_positions  # the encoder's own table (Whisper)
+                    self.tensor(f"{_in_stack(nm.pos, stack)}.weight", (rows, side), "embedding")
             else:
                 self.tensor(f"{nm.pos.format(stack=stacks[0])}.weight", (cfg.max_positions, side), "embedding")  # fmt: skip
         if cfg.type_vocab_size:
             self.tensor(f"{nm.types}.weight", (cfg.type_vocab_size, side), "embedding")
+        self.convolutions()
         if cfg.embedding_dim is not None:
             b = cfg.embedding_projection_bias
             self.linear(
@@ -542,6 +549,16 @@ class _Walker:
         if cfg.embedding_norm:
             for stack in stacks:
                 self.norm(_in_stack(nm.emb_norm, stack) if encdec else nm.emb_norm.format(stack=stack), (side,))  # fmt: skip
+
+    def convolutions(self) -> None:
+        """The encoder's front end: Conv1d weights [d_model, in, kernel] with biases, each over
+        its output length (a matmul of B x length rows by in x kernel columns to d_model)."""
+        d, k = self.cfg.d_model, self.cfg.conv_kernel
+        for n, (channels, length) in enumerate(self.cfg.conv_lengths(self.s), start=1):
+            name = self.nm.conv.format(n=n)
+            self.tensor(f"{name}.weight", (d, channels, k), "embedding")
+            self.tensor(f"{name}.bias", (d,), "embedding")
+            self.matmul(name, "embedding", self.batch * length, channels * k, d)
 
     def head(self, rows: int) -> None:
         """A narrow embedding's projection out, a masked-LM transform, the output head."""

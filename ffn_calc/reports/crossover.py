@@ -151,7 +151,7 @@ def crossover_report(
         )
     pt = fl.per_token(cfg)
     points, past = fl.reached_crossovers(cfg, causal)
-    limit = cfg.position_limit
+    limit = fl.crossover_limit(cfg)
     found = [v for v in points.values() if v is not None and v > 0]
     lengths: dict[Fraction, list[str]] = {
         Fraction(s): [] for s in fl.sweep_lengths(found or [Fraction(limit or 1)])
