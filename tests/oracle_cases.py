@@ -59,6 +59,7 @@ _DEEPSEEK = "test_oracle_moe_deepseek"
 _GLM = "test_oracle_moe_glm_ernie"
 _OSS = "test_oracle_moe_gptoss_llama4"
 _QMOE = "test_oracle_moe_qwen_olmoe"
+_ENC25 = "test_oracle_encoders_2025"
 
 ORACLE: dict[str, Oracle] = {
     # Built from ffn-calc's ModelConfig (tests/test_torch_oracle.py hf_config).
@@ -98,6 +99,7 @@ ORACLE: dict[str, Oracle] = {
     "qwen2_moe": Oracle("Qwen2MoeConfig", "Qwen2MoeForCausalLM", _QMOE, CAUSAL),
     "qwen3_moe": Oracle("Qwen3MoeConfig", "Qwen3MoeForCausalLM", _QMOE, CAUSAL),
     "olmoe": Oracle("OlmoeConfig", "OlmoeForCausalLM", _QMOE, CAUSAL),
+    "xlm-roberta": Oracle("XLMRobertaConfig", "XLMRobertaForMaskedLM", _ENC25),
 }
 
 
@@ -412,6 +414,20 @@ _QWEN_MOE_OLMOE: Cases = {
     },
 }  # fmt: skip
 
+_ENCODERS_2025: Cases = {
+    "xlm-roberta tied, class defaults": {
+        "model_type": "xlm-roberta", "architectures": ["XLMRobertaForMaskedLM"],
+        "hidden_size": 16, "num_attention_heads": 4, "num_hidden_layers": 2,
+        "intermediate_size": 24, "max_position_embeddings": 16, "vocab_size": 40,
+    },
+    "xlm-roberta untied, one token type": {
+        "model_type": "xlm-roberta", "architectures": ["XLMRobertaForMaskedLM"],
+        "hidden_size": 12, "num_attention_heads": 3, "num_hidden_layers": 1,
+        "intermediate_size": 20, "max_position_embeddings": 12, "vocab_size": 30,
+        "type_vocab_size": 1, "tie_word_embeddings": False, "pad_token_id": 1,
+    },
+}  # fmt: skip
+
 EXPLICIT: Cases = {
     **_MODEL_CONFIGS,
     **_ENCODER_DECODER,
@@ -423,6 +439,7 @@ EXPLICIT: Cases = {
     **_GLM_ERNIE,
     **_GPT_OSS_LLAMA4,
     **_QWEN_MOE_OLMOE,
+    **_ENCODERS_2025,
 }
 
 

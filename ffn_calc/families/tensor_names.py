@@ -85,6 +85,10 @@ class Naming:
     # Names that share storage with another tensor and appear in state_dicts (tied copies):
     # whole name -> the whole name of the tensor it shares.
     aliases: Mapping[str, str] = field(default_factory=dict)
+    # A tied head and token embedding share one tensor, which `named_parameters()` lists under
+    # the name met first: the token embedding's, or the head's where the head module is
+    # registered before the model (XLMRobertaForMaskedLM). Checkpoints hold the embedding's.
+    tied_under_head: bool = False
     # Names that differ in the decoder layers of an encoder-decoder model (T5's layer.2).
     decoder: Mapping[str, Any] = field(default_factory=dict)
     # Prefixes that a family's Hub checkpoints may add or leave out (`model.`, `roberta.`).

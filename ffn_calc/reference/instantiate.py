@@ -426,7 +426,10 @@ class _Walker:
         cfg, nm = self.cfg, self.nm
         e, side, v = cfg.embed_width, cfg.side_width, cfg.vocab_size
         if v is not None:
-            self.tensor(f"{nm.tok}.weight", (v, e), "embedding")
+            # A tied head listed under its own name: the token table is the tied copy.
+            under_head = nm.tied_under_head and cfg.has_lm_head and cfg.tie_embeddings
+            tied = f"{nm.lm_head}.weight" if under_head else None
+            self.tensor(f"{nm.tok}.weight", (v, e), "embedding", tied)
             if cfg.architecture == "encoder-decoder" and not cfg.shared_embeddings:
                 self.tensor(f"{nm.target_tok}.weight", (v, e), "embedding")
             for stack in ("encoder", "decoder") if cfg.stack_embeddings else ():
@@ -462,8 +465,11 @@ class _Walker:
             self.linear(nm.head_dense, d, e, "lm_head", rows, "lm_head", True)
             self.norm(nm.head_norm, (e,))
         target = f"{nm.target_tok if not cfg.shared_embeddings else nm.tok}.weight"
-        tied = target if cfg.tie_embeddings else None
-        self.tensor(f"{nm.lm_head}.weight", (v, e), "lm_head", tied)
+        if cfg.tie_embeddings and nm.tied_under_head:  # the token table, under the head's name
+            self.tensor(f"{nm.lm_head}.weight", (v, e), "embedding")
+        else:
+            tied = target if cfg.tie_embeddings else None
+            self.tensor(f"{nm.lm_head}.weight", (v, e), "lm_head", tied)
         self.matmul(nm.lm_head, "lm_head", rows, e, v)
         if cfg.lm_head_bias:
             self.tensor(nm.lm_head_bias, (v,), "lm_head")

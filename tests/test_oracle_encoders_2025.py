@@ -1,0 +1,166 @@
+"""Differential tests: XLM-RoBERTa, ModernBERT and DeBERTa-v2 (masked-LM encoders) against
+`transformers`.
+
+Optional: they need the `oracle` extra and skip cleanly without torch and transformers. Each
+case is a small config.json as the Hub holds one (fields left out take the class defaults),
+read by ffn-calc (`--hf-config`) and built by the class its `architectures` names: parameters
+from `parameters()`, tensor names and shapes from `named_parameters()`, FLOPs from
+`torch.utils.flop_counter.FlopCounterMode` over a CPU forward pass with eager attention, and
+the checkpoint `save_pretrained` writes through `ffn-calc verify --checkpoint`. Encoders keep
+no KV cache.
+
+The family's random tiny configs (`configs`) and the check of one case (`check_case`) run in
+the one harness, tests/test_oracle_cases.py, over the cases in tests/oracle_cases.py (random
+draws and explicit variants); this module holds them and the family's own tests.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import strategies as st
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+
+from conftest import DATA  # noqa: E402
+from oracle_cases import MAX_S, case, classes  # noqa: E402
+from oracle_support import (  # noqa: E402
+    build_hf,
+    check_counts,
+    check_verifies,
+    check_wider_ffn_fails,
+    counted_flops,
+    inventory_names,
+    maybe,
+    param_shapes,
+    read,
+    save,
+    token_ids,
+)
+
+from ffn_calc.counts.flops import Workload, forward_flops  # noqa: E402
+from ffn_calc.counts.params import total_params  # noqa: E402
+from ffn_calc.families.resolve import resolve_model  # noqa: E402
+
+transformers.logging.set_verbosity_error()
+warnings.filterwarnings("ignore")
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+
+CLASSES = classes("test_oracle_encoders_2025")
+FAMILIES = sorted(CLASSES)
+
+
+def _heads(draw: Any) -> tuple[int, int]:
+    heads = draw(st.integers(1, 4))
+    return heads, heads * draw(st.sampled_from([2, 4, 6, 8]))
+
+
+def _xlm_roberta(draw: Any) -> dict[str, Any]:
+    heads, d = _heads(draw)
+    out = {
+        "hidden_size": d, "num_attention_heads": heads, "num_hidden_layers": draw(st.integers(1, 3)),
+        "intermediate_size": draw(st.integers(1, 48)), "vocab_size": draw(st.integers(8, 100)),
+        "max_position_embeddings": MAX_S + 2 + draw(st.integers(0, 8)), "pad_token_id": 1,
+    }  # fmt: skip
+    maybe(draw, out, "type_vocab_size", draw(st.integers(1, 3)))
+    maybe(draw, out, "hidden_act", draw(st.sampled_from(["gelu", "relu", "gelu_new"])))
+    maybe(draw, out, "tie_word_embeddings", draw(st.booleans()))
+    maybe(draw, out, "is_decoder", draw(st.booleans()))
+    return out
+
+
+DRAW: dict[str, Callable[[Any], dict[str, Any]]] = {
+    "xlm-roberta": _xlm_roberta,
+}
+
+
+def config_json(family: str) -> st.SearchStrategy[dict[str, Any]]:
+    """A small config.json of the family, as the Hub holds one."""
+
+    @st.composite
+    def make(draw: Any) -> dict[str, Any]:
+        fields = DRAW[family](draw)
+        return {"model_type": family, "architectures": [CLASSES[family][1]], **fields}
+
+    return make()
+
+
+def build(data: dict[str, Any], device: str = "cpu") -> Any:
+    conf_name, model_name = CLASSES[data["model_type"]]
+    fields = {k: v for k, v in data.items() if k not in ("model_type", "architectures")}
+    return build_hf(conf_name, model_name, fields, device)
+
+
+def configs(family: str) -> st.SearchStrategy[dict[str, Any]]:
+    """The harness's random configs (tests/test_oracle_cases.py)."""
+    return config_json(family)
+
+
+def check_case(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> None:
+    """(a) parameters, (b) names and shapes, (c) FLOPs, (d) the saved checkpoint, which
+    `verify` accepts and which fails once the FFN is one wider in its config.json."""
+    family = data["model_type"]
+    torch.manual_seed(0)
+    cfg = read(data, tmp / family)
+    model = build(data).eval()
+    check_counts(model, cfg, token_ids(data["vocab_size"], batch, s))
+    ckpt = save(model, tmp / f"{family}-ckpt")
+    assert total_params(resolve_model(hf_config=ckpt)) == total_params(cfg)
+    check_verifies(ckpt, cfg)
+    check_wider_ffn_fails(ckpt, ["intermediate_size"])
+
+
+# --- the family's own tests ----------------------------------------------------------------
+
+
+def test_xlm_roberta_lists_the_tied_table_under_the_head(tmp_path: Path) -> None:
+    """XLMRobertaForMaskedLM registers lm_head first: named_parameters() names the shared table
+    lm_head.decoder.weight; save_pretrained writes roberta.embeddings.word_embeddings.weight,
+    which verify takes for it."""
+    data = case("xlm-roberta tied, class defaults")
+    cfg = read(data, tmp_path)
+    model = build(data)
+    names = param_shapes(model)
+    assert "lm_head.decoder.weight" in names
+    assert "roberta.embeddings.word_embeddings.weight" not in names
+    assert names == inventory_names(cfg)
+    ckpt = save(model, tmp_path / "ckpt")
+    report = check_verifies(ckpt, cfg)
+    assert report["missing"] == [] and report["tied_copies"] == []
+    # As RoBERTa in every count: the same config.json read as roberta gives the same figures.
+    as_roberta = read({**data, "model_type": "roberta"}, tmp_path / "roberta")
+    assert total_params(cfg) == total_params(as_roberta)
+    w = Workload(batch=2, seq_len=5)
+    assert forward_flops(cfg, w) == forward_flops(as_roberta, w)
+
+
+# --- the real-size configs on the meta device: parameters, names, FLOPs at S = 64 ----------
+
+FRONTIER = {
+    c["model_type"]: c
+    for c in json.loads((DATA / "frontier.json").read_text())["cases"]
+    if c["model_type"] in CLASSES
+}
+PRESET = {"xlm-roberta": "xlm-roberta-base"}
+
+
+@pytest.mark.parametrize("family", sorted(FRONTIER))
+def test_real_size_names_and_flops(family: str, tmp_path: Path) -> None:
+    data = FRONTIER[family]["hf_config"]
+    model = build(data, "meta").eval()
+    flops = counted_flops(model, input_ids=token_ids(8, 1, 64, "meta"))
+    # Golden: tests/data/frontier.json total_params (transformers 5.24.0, meta device).
+    assert sum(p.numel() for p in model.parameters()) == FRONTIER[family]["total_params"]
+    configs = [read(data, tmp_path)]
+    if family in PRESET:
+        configs.append(resolve_model(preset=PRESET[family]))
+    for cfg in configs:
+        assert total_params(cfg) == FRONTIER[family]["total_params"]
+        assert param_shapes(model) == inventory_names(cfg)
+        assert flops == forward_flops(cfg, Workload(1, 64))
