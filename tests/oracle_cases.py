@@ -100,6 +100,7 @@ ORACLE: dict[str, Oracle] = {
     "qwen3_moe": Oracle("Qwen3MoeConfig", "Qwen3MoeForCausalLM", _QMOE, CAUSAL),
     "olmoe": Oracle("OlmoeConfig", "OlmoeForCausalLM", _QMOE, CAUSAL),
     "xlm-roberta": Oracle("XLMRobertaConfig", "XLMRobertaForMaskedLM", _ENC25),
+    "modernbert": Oracle("ModernBertConfig", "ModernBertForMaskedLM", _ENC25),
 }
 
 
@@ -414,6 +415,10 @@ _QWEN_MOE_OLMOE: Cases = {
     },
 }  # fmt: skip
 
+_MODERNBERT = {"model_type": "modernbert", "architectures": ["ModernBertForMaskedLM"],
+               "hidden_size": 16, "num_attention_heads": 4, "intermediate_size": 24,
+               "vocab_size": 40, "pad_token_id": 0, "bos_token_id": 0, "eos_token_id": 0,
+               "cls_token_id": 0, "sep_token_id": 0, "max_position_embeddings": 64}  # fmt: skip
 _ENCODERS_2025: Cases = {
     "xlm-roberta tied, class defaults": {
         "model_type": "xlm-roberta", "architectures": ["XLMRobertaForMaskedLM"],
@@ -425,6 +430,23 @@ _ENCODERS_2025: Cases = {
         "hidden_size": 12, "num_attention_heads": 3, "num_hidden_layers": 1,
         "intermediate_size": 20, "max_position_embeddings": 12, "vocab_size": 30,
         "type_vocab_size": 1, "tie_word_embeddings": False, "pad_token_id": 1,
+    },
+    "modernbert defaults: global every 3rd layer, no biases, tied": {
+        **_MODERNBERT, "num_hidden_layers": 4,
+    },
+    "modernbert every bias, untied, local window 4, layer_types": {
+        **_MODERNBERT, "num_hidden_layers": 3, "attention_bias": True, "mlp_bias": True,
+        "norm_bias": True, "classifier_bias": True, "decoder_bias": True,
+        "tie_word_embeddings": False, "local_attention": 4,
+        "layer_types": ["sliding_attention", "full_attention", "sliding_attention"],
+    },
+    "modernbert one layer, every layer local, no decoder bias": {
+        **_MODERNBERT, "num_hidden_layers": 1, "layer_types": ["sliding_attention"],
+        "decoder_bias": False, "local_attention": 2,
+    },
+    "modernbert global every layer, local window 1": {
+        **_MODERNBERT, "num_hidden_layers": 2, "global_attn_every_n_layers": 1,
+        "local_attention": 1,
     },
 }  # fmt: skip
 

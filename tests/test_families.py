@@ -54,6 +54,7 @@ PRESETS: dict[str, tuple[str, int | None]] = {
     "glm-4.5-air": ("zai-org/GLM-4.5-Air", None),
     # Encoders of tests/data/frontier.json.
     "xlm-roberta-base": ("FacebookAI/xlm-roberta-base", None),
+    "modernbert-base": ("answerdotai/ModernBERT-base", None),
 }
 
 

@@ -75,8 +75,27 @@ def _xlm_roberta(draw: Any) -> dict[str, Any]:
     return out
 
 
+def _modernbert(draw: Any) -> dict[str, Any]:
+    heads = draw(st.integers(1, 4))
+    d = heads * draw(st.sampled_from([2, 4, 6, 8]))  # rotary needs an even head width
+    out = {
+        "hidden_size": d, "num_attention_heads": heads, "num_hidden_layers": draw(st.integers(1, 4)),
+        "intermediate_size": draw(st.integers(1, 48)), "vocab_size": draw(st.integers(8, 100)),
+        "max_position_embeddings": 64, "pad_token_id": 0, "bos_token_id": 0, "eos_token_id": 0,
+        "cls_token_id": 0, "sep_token_id": 0,
+    }  # fmt: skip
+    for key in ("attention_bias", "mlp_bias", "norm_bias", "classifier_bias", "decoder_bias",
+                "tie_word_embeddings"):  # fmt: skip
+        maybe(draw, out, key, draw(st.booleans()))
+    maybe(draw, out, "global_attn_every_n_layers", draw(st.integers(1, 3)))
+    maybe(draw, out, "local_attention", draw(st.integers(1, 8)))
+    maybe(draw, out, "hidden_activation", draw(st.sampled_from(["gelu", "silu", "gelu_new"])))
+    return out
+
+
 DRAW: dict[str, Callable[[Any], dict[str, Any]]] = {
     "xlm-roberta": _xlm_roberta,
+    "modernbert": _modernbert,
 }
 
 
@@ -147,7 +166,7 @@ FRONTIER = {
     for c in json.loads((DATA / "frontier.json").read_text())["cases"]
     if c["model_type"] in CLASSES
 }
-PRESET = {"xlm-roberta": "xlm-roberta-base"}
+PRESET = {"xlm-roberta": "xlm-roberta-base", "modernbert": "modernbert-base"}
 
 
 @pytest.mark.parametrize("family", sorted(FRONTIER))

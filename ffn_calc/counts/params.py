@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ffn_calc.counts.terms import Term, term, total
 from ffn_calc.i18n.translate import N_, Text, say
 from ffn_calc.model.config import ModelConfig, ffn_biases
-from ffn_calc.model.layer_kinds import LayerKind, layer_kinds
+from ffn_calc.model.layer_kinds import LayerKind, first_layer_kind, layer_kinds
 
 
 @dataclass(frozen=True)
@@ -62,10 +62,13 @@ def _qk_norm_terms(cfg: ModelConfig) -> list[Term]:
     return []
 
 
-def _layer_norm_terms(cfg: ModelConfig) -> list[Term]:
-    """The norms around self-attention and the FFN of one layer."""
+def _layer_norm_terms(cfg: ModelConfig, first: bool = False) -> list[Term]:
+    """The norms around self-attention and the FFN of one layer (`first`: of layer 0, which
+    keeps the last first_layer_norms of them)."""
     names = {0: [], 1: ["norm (shared by attention and FFN)"], 2: ["norm_attn", "norm_ffn"]}
     labels = names.get(cfg.norms_per_layer) or [f"norm {i + 1}" for i in range(cfg.norms_per_layer)]
+    if first:
+        labels = labels[len(labels) - cfg.first_norms :]
     return [t for n in labels for t in _norm_terms(cfg, "norm", n)]
 
 
@@ -207,6 +210,8 @@ def layer_counts(cfg: ModelConfig) -> list[LayerCount]:
         for kind, count, ffn in ffn_kinds(cfg, cfg.encoder_layers):
             terms = own + ffn + _layer_norm_terms(cfg)
             layers.append(LayerCount("encoder", cfg.param_layers(count), terms, kind))
+    if cfg.first_layer_norms is not None and layers:  # one stack (an invariant)
+        layers = _first_layer_apart(cfg, layers)
     if cfg.has_decoder:
         cross_attn: list[Term] = []
         cross: list[Term] = []
@@ -216,7 +221,20 @@ def layer_counts(cfg: ModelConfig) -> list[LayerCount]:
         for kind, count, ffn in ffn_kinds(cfg, cfg.decoder_layers):
             terms = own + cross_attn + ffn + _layer_norm_terms(cfg) + cross
             layers.append(LayerCount("decoder", cfg.param_layers(count), terms, kind))
+        if cfg.first_layer_norms is not None:  # one stack (an invariant)
+            layers = _first_layer_apart(cfg, layers)
     return layers
+
+
+def _first_layer_apart(cfg: ModelConfig, layers: list[LayerCount]) -> list[LayerCount]:
+    """Layer 0 with fewer norms (first_layer_norms) as a kind of its own, after the others:
+    the stack's first kind (it holds layer 0) loses one layer."""
+    first = layers[0]
+    norms = _layer_norm_terms(cfg)
+    terms = [t for t in first.terms if t not in norms] + _layer_norm_terms(cfg, first=True)
+    rest = [LayerCount(first.stack, first.count - 1, first.terms, first.kind)]
+    layer0 = LayerCount(first.stack, 1, terms, first_layer_kind(first.kind))
+    return [*(rest if first.count > 1 else []), *layers[1:], layer0]
 
 
 def ffn_kinds(cfg: ModelConfig, layers: int) -> list[tuple[LayerKind, int, list[Term]]]:
@@ -284,8 +302,9 @@ def _head_terms(cfg: ModelConfig) -> list[Term]:
         return []
     ew = "embedding_dim" if cfg.embedding_dim is not None else "d_model"
     if cfg.lm_head_transform:
-        out += [term("lm_head", "head dense", f"d_model x {ew}", d, e),
-                term("lm_head", "head dense bias", ew, e)]  # fmt: skip
+        out.append(term("lm_head", "head dense", f"d_model x {ew}", d, e))
+        if cfg.lm_head_transform_bias:
+            out.append(term("lm_head", "head dense bias", ew, e))
         out += _norm_terms(cfg, "norm", "head norm", e, ew)
     if cfg.tie_embeddings:
         out.append(term("lm_head", "lm_head (tied to the token embedding)", "0", 0))

@@ -122,6 +122,8 @@ def param_components(cfg: ModelConfig) -> dict[str, int]:
         n, n_dense_layers = unique, 0
     attention = n * attn
     norm = n * layer_norm
+    if cfg.first_layer_norms is not None:  # layer 0 keeps first_layer_norms of them
+        norm -= (cfg.norms_per_layer - cfg.first_layer_norms) * nb * d
     ffn = n_dense_layers * dense + (n - n_dense_layers) * main
     if encdec:  # cross-attention and its norm in every decoder layer
         cross = d * q + 2 * d * kv + q * d  # cross Q [d, q], K and V [d, kv], O [q, d]
@@ -169,7 +171,9 @@ def param_components(cfg: ModelConfig) -> dict[str, int]:
     if has_head:
         assert v is not None
         if cfg.lm_head_transform:
-            lm_head += d * e_w + e_w  # head dense [e_w, d] and its bias [e_w]
+            lm_head += d * e_w  # head dense [e_w, d]
+            if cfg.lm_head_transform_bias:
+                lm_head += e_w  # its bias [e_w]
             norm += nb * e_w  # head norm [e_w]
         if not cfg.tie_embeddings:
             lm_head += e_w * v  # lm_head [vocab, e_w] (tied: 0)

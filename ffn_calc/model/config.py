@@ -33,7 +33,7 @@ PositiveInt = Annotated[int, Field(gt=0, le=MAX_SIZE)]
 QkNorm = Literal["none", "head", "per_head", "full"]
 AttentionKind = Literal["standard", "mla"]
 ScoreBias = Literal["none", "parameter", "buffer"]
-WindowKind = Literal["sliding", "chunked"]
+WindowKind = Literal["sliding", "chunked", "bidirectional"]
 EmbeddingProjection = Literal["tokens", "all"]
 
 GATED_ACTIVATIONS = frozenset({"swiglu", "geglu"})
@@ -170,8 +170,9 @@ class ModelConfig(BaseModel):
     )
     window_kind: WindowKind = Field(
         "sliding",
-        description="sliding (each token sees the last window tokens) or chunked "
-        "(tokens see their own chunk, Llama 4).",
+        description="sliding (each token sees the last window tokens), chunked "
+        "(tokens see their own chunk, Llama 4) or bidirectional (each token sees the "
+        "(window - 1) / 2 tokens on either side and itself, ModernBERT).",
     )
     attention: AttentionKind = Field(
         "standard",
@@ -197,6 +198,14 @@ class ModelConfig(BaseModel):
         description="Norms per layer around self-attention and the FFN (default 2; 1 where a "
         "parallel block shares one; 4 with pre and post norms as in Gemma 2); a decoder layer "
         "with cross-attention has one more.",
+    )
+    first_layer_norms: int | None = Field(
+        None,
+        ge=0,
+        le=8,
+        description="Norms of layer 0 where it has fewer than the others: it keeps the "
+        "last first_layer_norms of them (ModernBERT: 1, its attention norm an Identity). "
+        "One stack, no shared or dense-FFN layers; changes no FLOP count.",
     )
     norm_bias: bool = Field(True, description="LayerNorm has a bias (false: weight only).")
     qk_norm: QkNorm = Field(
@@ -233,6 +242,11 @@ class ModelConfig(BaseModel):
         False,
         description="A masked-LM head: dense d_model -> embedding width (with bias) and "
         "a norm before the output projection.",
+    )
+    lm_head_transform_bias: bool = Field(
+        True,
+        description="With lm_head_transform: the head's dense layer has a bias (ModernBERT's "
+        "classifier_bias, false by default).",
     )
     relative_attention_buckets: PositiveInt | None = Field(
         None,
@@ -422,6 +436,11 @@ class ModelConfig(BaseModel):
     def norms_per_layer(self) -> int:
         """Norms around self-attention and the FFN in one layer (cross-attention adds one)."""
         return 2 if self.layer_norms is None else self.layer_norms
+
+    @property
+    def first_norms(self) -> int:
+        """Norms of layer 0 (first_layer_norms, else as every layer)."""
+        return self.norms_per_layer if self.first_layer_norms is None else self.first_layer_norms
 
     @property
     def embed_width(self) -> int:

@@ -41,6 +41,7 @@ REGISTRY: dict[str, str] = {
     "glm4_moe": "glm4_moe",
     "ernie4_5_moe": "ernie4_5_moe",
     "xlm-roberta": "xlm_roberta",
+    "modernbert": "modernbert",
 }
 # Families with tensor names but no config.json: torch.nn.Transformer; "custom" has neither.
 OTHER_FAMILIES: dict[str, str | None] = {"transformer": "transformer", "custom": None}

@@ -200,6 +200,20 @@ def check_invariants(cfg: ModelConfig) -> None:
                 "lm_head and a vocab_size"
             )
         )
+    if cfg.first_layer_norms is not None and (
+        cfg.first_layer_norms >= cfg.norms_per_layer
+        or cfg.architecture == "encoder-decoder"
+        or cfg.unique_layers is not None
+        or (cfg.is_moe and cfg.dense_ffn_layers)
+    ):
+        raise InvariantError(
+            N_(
+                "first_layer_norms ({first}) must be fewer than the norms of every other "
+                "layer ({norms}), in one stack with no shared or dense-FFN layers"
+            ),
+            first=cfg.first_layer_norms,
+            norms=cfg.norms_per_layer,
+        )
     k = cfg.layers_per_group
     if k is not None and (cfg.n_layers % k or cfg.param_layers(cfg.n_layers) % k):
         raise InvariantError(

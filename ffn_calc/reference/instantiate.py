@@ -385,16 +385,33 @@ class _Walker:
 
     def layer(self, p: str, rows: int, length: int, source_len: int | None) -> None:
         nm = self.nm
-        first, *rest = nm.layer_norm_names(self.cfg.norms_per_layer) or ("",)
+        names = nm.layer_norm_names(self.cfg.norms_per_layer)
+        # Layer 0 keeps the last first_layer_norms norms: the others run over layers 1 and up.
+        skipped = names[: len(names) - self.cfg.first_norms]
+        first, *rest = names or ("",)
         if first:  # listed in the reference order: a norm, attention, the other norms, FFN
-            self.norm(p + first)
+            self.layer_norm(p + first, first in skipped)
         self.attention(p, rows, rows, length, length, cross=False)
         if source_len is not None:
             self.norm(p + nm.norm_cross)
             self.attention(p, rows, self.batch * source_len, length, source_len, cross=True)
         for name in rest:
-            self.norm(p + name)
+            self.layer_norm(p + name, name in skipped)
         self.ffn_kinds(p, rows)
+
+    def layer_norm(self, name: str, after_first: bool) -> None:
+        """A norm of every layer, or (`after_first`) of layers 1 and up only (one stack of
+        layers {i} that hold their own parameters: a ModelConfig invariant)."""
+        if not after_first:
+            self.norm(name)
+            return
+        ranges = self.ranges
+        ((key, span),) = ranges
+        n = len(values(span))
+        if n > 1:
+            self.ranges = ((key, range(1, n)),)
+            self.norm(name)
+        self.ranges = ranges
 
     def ffn_kinds(self, p: str, rows: int) -> None:
         """The FFN of every layer; a MoE stack with dense layers walks each kind over its own
@@ -462,7 +479,7 @@ class _Walker:
         if cfg.project_out:
             self.linear(nm.proj_out, d, e, "embedding", rows, "embedding", cfg.embedding_projection_bias)  # fmt: skip
         if cfg.lm_head_transform:
-            self.linear(nm.head_dense, d, e, "lm_head", rows, "lm_head", True)
+            self.linear(nm.head_dense, d, e, "lm_head", rows, "lm_head", cfg.lm_head_transform_bias)
             self.norm(nm.head_norm, (e,))
         target = f"{nm.target_tok if not cfg.shared_embeddings else nm.tok}.weight"
         if cfg.tie_embeddings and nm.tied_under_head:  # the token table, under the head's name
