@@ -101,6 +101,7 @@ ORACLE: dict[str, Oracle] = {
     "olmoe": Oracle("OlmoeConfig", "OlmoeForCausalLM", _QMOE, CAUSAL),
     "xlm-roberta": Oracle("XLMRobertaConfig", "XLMRobertaForMaskedLM", _ENC25),
     "modernbert": Oracle("ModernBertConfig", "ModernBertForMaskedLM", _ENC25),
+    "deberta-v2": Oracle("DebertaV2Config", "DebertaV2ForMaskedLM", _ENC25, examples=20),
 }
 
 
@@ -419,6 +420,10 @@ _MODERNBERT = {"model_type": "modernbert", "architectures": ["ModernBertForMaske
                "hidden_size": 16, "num_attention_heads": 4, "intermediate_size": 24,
                "vocab_size": 40, "pad_token_id": 0, "bos_token_id": 0, "eos_token_id": 0,
                "cls_token_id": 0, "sep_token_id": 0, "max_position_embeddings": 64}  # fmt: skip
+_DEBERTA = {"model_type": "deberta-v2", "architectures": ["DebertaV2ForMaskedLM"],
+            "hidden_size": 16, "num_attention_heads": 4, "num_hidden_layers": 2,
+            "intermediate_size": 24, "vocab_size": 40, "max_position_embeddings": 16,
+            "pad_token_id": 0}  # fmt: skip
 _ENCODERS_2025: Cases = {
     "xlm-roberta tied, class defaults": {
         "model_type": "xlm-roberta", "architectures": ["XLMRobertaForMaskedLM"],
@@ -444,6 +449,23 @@ _ENCODERS_2025: Cases = {
         **_MODERNBERT, "num_hidden_layers": 1, "layer_types": ["sliding_attention"],
         "decoder_bias": False, "local_attention": 2,
     },
+    "deberta-v2 v3 layout: buckets, shared keys, c2p and p2c, normed table, no positions": {
+        **_DEBERTA, "relative_attention": True, "position_buckets": 4,
+        "max_relative_positions": -1, "pos_att_type": ["p2c", "c2p"], "share_att_key": True,
+        "norm_rel_ebd": "layer_norm", "position_biased_input": False,
+    },
+    "deberta-v2 v2 layout: own position projections, string pos_att_type, untied": {
+        **_DEBERTA, "relative_attention": True, "max_relative_positions": 6,
+        "pos_att_type": "p2c|c2p", "share_att_key": False, "type_vocab_size": 2,
+        "tie_word_embeddings": False,
+    },
+    "deberta-v2 c2p only, own projection, span from max_position_embeddings": {
+        **_DEBERTA, "relative_attention": True, "pos_att_type": ["c2p"],
+    },
+    "deberta-v2 shared keys with no score kind: projections only": {
+        **_DEBERTA, "relative_attention": True, "share_att_key": True, "position_buckets": 2,
+    },
+    "deberta-v2 no relative attention: BERT with a masked-LM head": {**_DEBERTA},
     "modernbert global every layer, local window 1": {
         **_MODERNBERT, "num_hidden_layers": 2, "global_attn_every_n_layers": 1,
         "local_attention": 1,

@@ -55,6 +55,7 @@ PRESETS: dict[str, tuple[str, int | None]] = {
     # Encoders of tests/data/frontier.json.
     "xlm-roberta-base": ("FacebookAI/xlm-roberta-base", None),
     "modernbert-base": ("answerdotai/ModernBERT-base", None),
+    "deberta-v3-base": ("microsoft/deberta-v3-base", None),
 }
 
 

@@ -124,7 +124,21 @@ def attention_terms(cfg: ModelConfig, prefix: str = "") -> list[Term]:
         ]
     if cfg.out_bias:
         out.append(term(g, f"{prefix}b_O", "d_model", d))
-    return out + ([] if prefix else _sink_terms(cfg))
+    return out + ([] if prefix else _sink_terms(cfg) + _position_projection_terms(cfg))
+
+
+def _position_projection_terms(cfg: ModelConfig) -> list[Term]:
+    """DeBERTa without share_att_key: pos_key_proj (c2p) and pos_query_proj (p2c) of the
+    relative table, each [n_heads x head_dim, d_model] with a bias as attention_bias."""
+    if cfg.relative_position_rows is None or cfg.shared_position_projections:
+        return []
+    d, q, out = cfg.d_model, cfg.q_dim, []
+    for kind in cfg.position_scores:
+        name = "pos_key_proj" if kind == "c2p" else "pos_query_proj"
+        out.append(term("attention", name, "d_model x (n_heads x head_dim)", d, q))
+        if cfg.attention_bias:
+            out.append(term("attention", f"{name} bias", "n_heads x head_dim", q))
+    return out
 
 
 def _sink_terms(cfg: ModelConfig) -> list[Term]:
@@ -324,6 +338,12 @@ def model_terms(cfg: ModelConfig) -> list[Term]:
         for stack in _stacks(cfg):  # T5: in the first layer's self-attention of each stack
             out.append(term("attention", f"{stack} relative attention bias",
                             "buckets x n_heads", cfg.relative_attention_buckets, cfg.n_heads))  # fmt: skip
+    if cfg.relative_position_rows is not None:  # DeBERTa: one table every layer reads
+        rows = cfg.relative_position_rows
+        out.append(term("embedding", "relative position embedding",
+                        "relative_position_rows x d_model", rows, d))  # fmt: skip
+    if cfg.relative_position_norm:
+        out += _norm_terms(cfg, "norm", "relative position norm")
     if cfg.final_norm:
         for stack in _stacks(cfg):
             out += _norm_terms(cfg, "norm", f"final {stack} norm")

@@ -72,6 +72,9 @@ def param_components(cfg: ModelConfig) -> dict[str, int]:
             attn += d  # b_O [d]
     if cfg.attention_sinks:
         attn += h  # sinks [n_heads]
+    if cfg.relative_position_rows is not None and not cfg.shared_position_projections:
+        # pos_key_proj (c2p), pos_query_proj (p2c): [q, d] and, with attention_bias, [q]
+        attn += len(cfg.position_scores) * (d * q + (q if ab else 0))
     qk_norm = cfg.qk_norm
     if qk_norm == "head":
         layer_norm += 2 * nb * hd  # q_norm and k_norm [head_dim]
@@ -162,6 +165,11 @@ def param_components(cfg: ModelConfig) -> dict[str, int]:
                 embedding += ed  # projection out bias [embedding_dim]
     if cfg.embedding_norm:
         norm += stacks * nb * side  # embedding norm [side] (one per stack)
+    rel_rows = cfg.relative_position_rows
+    if rel_rows is not None:
+        embedding += rel_rows * d  # relative position embedding [rows, d]
+    if cfg.relative_position_norm:
+        norm += nb * d  # relative position norm [d]
     buckets = cfg.relative_attention_buckets
     if buckets is not None:
         attention += stacks * buckets * h  # relative attention bias [buckets, n_heads] per stack
@@ -260,6 +268,10 @@ def flop_components(cfg: ModelConfig, w: Workload) -> dict[str, int]:
             scores = 2 * b * s * s * n * heads  # QK^T, AV: B x n_heads x S x S
         ffn = 2 * b * s * (n_dense * dense + (n - n_dense) * main)  # FFN over B x S rows
         rows = s
+        rel_rows = cfg.relative_position_rows
+        if rel_rows is not None:  # DeBERTa (encoder-only): disentangled scores, table projections
+            scores += 2 * b * s * n * h * rel_rows * hd * len(cfg.position_scores)
+            projections += n * cfg.position_projections * 2 * rel_rows * d * q
 
     # --- outside the layers: a narrow embedding's projections, the head, the pooler ---------
     ed = cfg.embedding_dim

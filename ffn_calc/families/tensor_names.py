@@ -81,6 +81,12 @@ class Naming:
     mla_kv_a_norm: str = "self_attn.kv_a_layernorm"
     mla_kv_b: str = "self_attn.kv_b_proj"
     sinks: str = "self_attn.sinks"
+    # DeBERTa's relative positions: the table and its norm (whole names), and the layer's own
+    # projections of the table.
+    rel_embeddings: str = "encoder.rel_embeddings"
+    rel_norm: str = "encoder.rel_norm"
+    pos_key_proj: str = "self_attn.pos_key_proj"
+    pos_query_proj: str = "self_attn.pos_query_proj"
     stack_tok: str = "{stack}.embed_tokens"  # a stack's own token table (stack_embeddings)
     # Names that share storage with another tensor and appear in state_dicts (tied copies):
     # whole name -> the whole name of the tensor it shares.

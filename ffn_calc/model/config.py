@@ -253,6 +253,33 @@ class ModelConfig(BaseModel):
         description="T5: a [buckets, n_heads] relative position bias in the first "
         "self-attention layer of each stack.",
     )
+    relative_position_rows: PositiveInt | None = Field(
+        None,
+        description="DeBERTa: rows of the relative position embedding table [rows, d_model] "
+        "that every layer reads (2 x the attention span: position_buckets, else "
+        "max_relative_positions); none: no relative positions.",
+    )
+    relative_position_norm: bool = Field(
+        False,
+        description="DeBERTa: a norm over the relative position table (norm_rel_ebd; "
+        "built even without the table, then unused).",
+    )
+    c2p_attention: bool = Field(
+        False,
+        description="DeBERTa: content-to-position scores, queries against the projected "
+        "relative table: 2 x B x n_heads x S x rows x head_dim FLOPs per layer.",
+    )
+    p2c_attention: bool = Field(
+        False,
+        description="DeBERTa: position-to-content scores, keys against the projected "
+        "relative table: 2 x B x n_heads x S x rows x head_dim FLOPs per layer.",
+    )
+    shared_position_projections: bool = Field(
+        False,
+        description="DeBERTa's share_att_key: the layer's query and key projections also "
+        "project the relative table (both, in every layer); false: a pos_key_proj (c2p) and a "
+        "pos_query_proj (p2c) of their own, with biases as attention_bias.",
+    )
     unique_layers: PositiveInt | None = Field(
         None,
         description="Layers with parameters of their own when layers share them "
@@ -436,6 +463,19 @@ class ModelConfig(BaseModel):
     def norms_per_layer(self) -> int:
         """Norms around self-attention and the FFN in one layer (cross-attention adds one)."""
         return 2 if self.layer_norms is None else self.layer_norms
+
+    @property
+    def position_scores(self) -> list[str]:
+        """DeBERTa's disentangled score kinds, in order: c2p, p2c."""
+        return [k for k, on in (("c2p", self.c2p_attention), ("p2c", self.p2c_attention)) if on]
+
+    @property
+    def position_projections(self) -> int:
+        """Projections of the relative table per layer: the shared query and key projections
+        (both), or one of its own per disentangled score kind."""
+        if self.relative_position_rows is None:
+            return 0
+        return 2 if self.shared_position_projections else len(self.position_scores)
 
     @property
     def first_norms(self) -> int:

@@ -42,6 +42,7 @@ REGISTRY: dict[str, str] = {
     "ernie4_5_moe": "ernie4_5_moe",
     "xlm-roberta": "xlm_roberta",
     "modernbert": "modernbert",
+    "deberta-v2": "deberta_v2",
 }
 # Families with tensor names but no config.json: torch.nn.Transformer; "custom" has neither.
 OTHER_FAMILIES: dict[str, str | None] = {"transformer": "transformer", "custom": None}

@@ -214,6 +214,18 @@ def check_invariants(cfg: ModelConfig) -> None:
             first=cfg.first_layer_norms,
             norms=cfg.norms_per_layer,
         )
+    relative = cfg.c2p_attention or cfg.p2c_attention or cfg.shared_position_projections
+    if (relative and cfg.relative_position_rows is None) or (
+        (cfg.relative_position_rows is not None or cfg.relative_position_norm)
+        and (cfg.architecture != "encoder-only" or cfg.attention != "standard")
+    ):
+        raise InvariantError(
+            N_(
+                "c2p_attention, p2c_attention and shared_position_projections need "
+                "relative_position_rows; it and relative_position_norm need an encoder-only "
+                "model with standard attention"
+            )
+        )
     k = cfg.layers_per_group
     if k is not None and (cfg.n_layers % k or cfg.param_layers(cfg.n_layers) % k):
         raise InvariantError(

@@ -266,7 +266,25 @@ class _Walker:
         self.linear(p + names[3], q, d, g, q_rows, proj, cfg.out_bias, conv1d=nm.conv1d)
         if not cross:
             self.qk_norms(p)
+            self.position_projections(p)
         self.scores(p, q_len, kv_len, "cross " if cross else "")
+
+    def position_projections(self, p: str) -> None:
+        """DeBERTa: each layer projects the relative table (its rows, once per forward pass
+        whatever the batch): with the layer's query and key projections (share_att_key), or
+        with a pos_key_proj (c2p) and a pos_query_proj (p2c) of its own."""
+        cfg, nm = self.cfg, self.nm
+        r = cfg.relative_position_rows
+        if r is None:
+            return
+        d, q, proj = cfg.d_model, cfg.q_dim, "attention_projections"
+        if cfg.shared_position_projections:
+            self.matmul(p + nm.q + "[positions]", proj, r, d, q)
+            self.matmul(p + nm.k + "[positions]", proj, r, d, q)
+            return
+        for kind in cfg.position_scores:
+            name = nm.pos_key_proj if kind == "c2p" else nm.pos_query_proj
+            self.linear(p + name, d, q, "attention", r, proj, cfg.attention_bias)
 
     def scores(self, p: str, q_len: int, kv_len: int, kind: str) -> None:
         """Per batch element and query head, [q_len, hq] x [hq, kv_len], then [q_len, kv_len]
@@ -283,6 +301,11 @@ class _Walker:
         heads = self.batch * cfg.n_heads
         self.matmul(f"{p}{kind}scores QK^T", "attention_scores", q_len, hq, kv_len, heads)
         self.matmul(f"{p}{kind}scores AV", "attention_scores", q_len, kv_len, hv, heads)
+        r = cfg.relative_position_rows
+        if r is not None and not kind:  # DeBERTa: queries and keys against the table
+            for score in cfg.position_scores:
+                length = q_len if score == "c2p" else kv_len
+                self.matmul(f"{p}scores {score}", "attention_scores", length, hq, r, heads)
 
     def qk_norms(self, p: str) -> None:
         """Norms on queries and keys: per head_dim (shared by heads), per head, or full width."""
@@ -379,6 +402,10 @@ class _Walker:
         if cfg.relative_attention_buckets is not None:  # T5: in layer 0's self-attention only
             shape = (cfg.relative_attention_buckets, cfg.n_heads)
             self.tensor(p.replace("{i}", "0") + nm.rel_bias + ".weight", shape, "attention")
+        if cfg.relative_position_rows is not None:  # DeBERTa: the table every layer reads
+            self.tensor(f"{nm.rel_embeddings}.weight", (cfg.relative_position_rows, cfg.d_model), "embedding")  # fmt: skip
+        if cfg.relative_position_norm:
+            self.norm(nm.rel_norm)
         if cfg.final_norm:
             self.norm(nm.final_norm.format(stack=stack))
         self.nm = self.base
