@@ -125,7 +125,9 @@ def fields(r: Reader) -> dict[str, Any]:
             span = max_positions
         buckets = _signed(r, "position_buckets", -1)
         if buckets == 1:  # make_log_bucket_position divides by position_buckets // 2
-            raise _refuse(r, "position_buckets", _("transformers divides by position_buckets // 2 = 0"))
+            raise _refuse(
+                r, "position_buckets", _("transformers divides by position_buckets // 2 = 0")
+            )
         if buckets > 0:
             span = buckets
         kinds = _score_kinds(r)
