@@ -218,3 +218,44 @@ def test_real_size_names_and_flops(family: str, tmp_path: Path) -> None:
         assert total_params(cfg) == FRONTIER[family]["total_params"]
         assert param_shapes(model) == inventory_names(cfg)
         assert flops == forward_flops(cfg, Workload(1, 64))
+
+
+@pytest.mark.parametrize("family", sorted(FRONTIER))
+def test_every_field_left_out_takes_the_class_default(family: str, tmp_path: Path) -> None:
+    """As tests/test_oracle_defaults.py over coverage.json: each field the family's `fields`
+    reads, left out of the real-size config.json, counts as the configuration class's default
+    instantiates (transformers 5.24.0, meta device)."""
+    from test_oracle_defaults import instantiated, keys_read
+
+    data = FRONTIER[family]["hf_config"]
+    path = tmp_path / "config.json"
+    for key in keys_read(data):
+        without = {k: v for k, v in data.items() if k != key}
+        path.write_text(json.dumps(without, indent=2))
+        expected = instantiated(without)
+        assert isinstance(expected, int), (key, expected)
+        assert total_params(resolve_model(hf_config=path)) == expected, key
+
+
+def test_modernbert_window_as_transformers_masks_it(tmp_path: Path) -> None:
+    """attention_window is the number of keys transformers' bidirectional sliding-window mask
+    lets a query far from the ends see."""
+    from transformers.masking_utils import sliding_window_bidirectional_overlay
+
+    for local in (1, 2, 7, 128):
+        conf = transformers.ModernBertConfig(local_attention=local)
+        inside = sliding_window_bidirectional_overlay(conf.sliding_window)
+        seen = sum(bool(inside(0, 0, 500, kv)) for kv in range(1000))
+        data = {**case("modernbert defaults: global every 3rd layer, no biases, tied"),
+                "local_attention": local}  # fmt: skip
+        assert read(data, tmp_path / str(local)).attention_window == seen
+
+
+def test_deberta_refusals_are_what_transformers_cannot_run(tmp_path: Path) -> None:
+    """position_buckets 1: transformers builds the model but its forward divides by
+    position_buckets // 2; ffn-calc refuses the file (tests/test_encoders_2025.py)."""
+    data = {**case("deberta-v2 v3 layout: buckets, shared keys, c2p and p2c, normed table, "
+                   "no positions"), "position_buckets": 1}  # fmt: skip
+    model = build(data)
+    with pytest.raises(ZeroDivisionError):
+        model(input_ids=token_ids(data["vocab_size"], 1, 4))
