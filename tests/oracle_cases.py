@@ -62,6 +62,7 @@ _QMOE = "test_oracle_moe_qwen_olmoe"
 _V4 = "test_oracle_deepseek_v4"
 _SPARSE = "test_oracle_sparse_attention"
 _WHISPER_MT5 = "test_oracle_whisper_mt5"
+_ENC25 = "test_oracle_encoders_2025"
 
 ORACLE: dict[str, Oracle] = {
     # Built from ffn-calc's ModelConfig (tests/test_torch_oracle.py hf_config).
@@ -107,6 +108,9 @@ ORACLE: dict[str, Oracle] = {
     "olmoe": Oracle("OlmoeConfig", "OlmoeForCausalLM", _QMOE, CAUSAL),
     "deepseek_v32": Oracle("DeepseekV32Config", "DeepseekV32ForCausalLM", _SPARSE),
     "glm_moe_dsa": Oracle("GlmMoeDsaConfig", "GlmMoeDsaForCausalLM", _SPARSE),
+    "xlm-roberta": Oracle("XLMRobertaConfig", "XLMRobertaForMaskedLM", _ENC25),
+    "modernbert": Oracle("ModernBertConfig", "ModernBertForMaskedLM", _ENC25),
+    "deberta-v2": Oracle("DebertaV2Config", "DebertaV2ForMaskedLM", _ENC25, examples=20),
 }
 
 
@@ -519,6 +523,62 @@ _WHISPER_MT5_CASES: Cases = {
     },
 }  # fmt: skip
 
+_MODERNBERT = {"model_type": "modernbert", "architectures": ["ModernBertForMaskedLM"],
+               "hidden_size": 16, "num_attention_heads": 4, "intermediate_size": 24,
+               "vocab_size": 40, "pad_token_id": 0, "bos_token_id": 0, "eos_token_id": 0,
+               "cls_token_id": 0, "sep_token_id": 0, "max_position_embeddings": 64}  # fmt: skip
+_DEBERTA = {"model_type": "deberta-v2", "architectures": ["DebertaV2ForMaskedLM"],
+            "hidden_size": 16, "num_attention_heads": 4, "num_hidden_layers": 2,
+            "intermediate_size": 24, "vocab_size": 40, "max_position_embeddings": 16,
+            "pad_token_id": 0}  # fmt: skip
+_ENCODERS_2025: Cases = {
+    "xlm-roberta tied, class defaults": {
+        "model_type": "xlm-roberta", "architectures": ["XLMRobertaForMaskedLM"],
+        "hidden_size": 16, "num_attention_heads": 4, "num_hidden_layers": 2,
+        "intermediate_size": 24, "max_position_embeddings": 16, "vocab_size": 40,
+    },
+    "xlm-roberta untied, one token type": {
+        "model_type": "xlm-roberta", "architectures": ["XLMRobertaForMaskedLM"],
+        "hidden_size": 12, "num_attention_heads": 3, "num_hidden_layers": 1,
+        "intermediate_size": 20, "max_position_embeddings": 12, "vocab_size": 30,
+        "type_vocab_size": 1, "tie_word_embeddings": False, "pad_token_id": 1,
+    },
+    "modernbert defaults: global every 3rd layer, no biases, tied": {
+        **_MODERNBERT, "num_hidden_layers": 4,
+    },
+    "modernbert every bias, untied, local window 4, layer_types": {
+        **_MODERNBERT, "num_hidden_layers": 3, "attention_bias": True, "mlp_bias": True,
+        "norm_bias": True, "classifier_bias": True, "decoder_bias": True,
+        "tie_word_embeddings": False, "local_attention": 4,
+        "layer_types": ["sliding_attention", "full_attention", "sliding_attention"],
+    },
+    "modernbert one layer, every layer local, no decoder bias": {
+        **_MODERNBERT, "num_hidden_layers": 1, "layer_types": ["sliding_attention"],
+        "decoder_bias": False, "local_attention": 2,
+    },
+    "deberta-v2 v3 layout: buckets, shared keys, c2p and p2c, normed table, no positions": {
+        **_DEBERTA, "relative_attention": True, "position_buckets": 4,
+        "max_relative_positions": -1, "pos_att_type": ["p2c", "c2p"], "share_att_key": True,
+        "norm_rel_ebd": "layer_norm", "position_biased_input": False,
+    },
+    "deberta-v2 v2 layout: own position projections, string pos_att_type, untied": {
+        **_DEBERTA, "relative_attention": True, "max_relative_positions": 6,
+        "pos_att_type": "p2c|c2p", "share_att_key": False, "type_vocab_size": 2,
+        "tie_word_embeddings": False,
+    },
+    "deberta-v2 c2p only, own projection, span from max_position_embeddings": {
+        **_DEBERTA, "relative_attention": True, "pos_att_type": ["c2p"],
+    },
+    "deberta-v2 shared keys with no score kind: projections only": {
+        **_DEBERTA, "relative_attention": True, "share_att_key": True, "position_buckets": 2,
+    },
+    "deberta-v2 no relative attention: BERT with a masked-LM head": {**_DEBERTA},
+    "modernbert global every layer, local window 1": {
+        **_MODERNBERT, "num_hidden_layers": 2, "global_attn_every_n_layers": 1,
+        "local_attention": 1,
+    },
+}  # fmt: skip
+
 EXPLICIT: Cases = {
     **_MODEL_CONFIGS,
     **_ENCODER_DECODER,
@@ -533,6 +593,7 @@ EXPLICIT: Cases = {
     **_GPT_OSS_LLAMA4,
     **_QWEN_MOE_OLMOE,
     **_SPARSE_ATTENTION,
+    **_ENCODERS_2025,
 }
 
 

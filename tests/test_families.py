@@ -57,6 +57,10 @@ PRESETS: dict[str, tuple[str, int | None]] = {
     # Sparse attention (tests/data/frontier.json).
     "deepseek-v3.2": ("deepseek-ai/DeepSeek-V3.2-Exp", None),
     "glm-5": ("zai-org/GLM-5", None),
+    # Encoders of tests/data/frontier.json.
+    "xlm-roberta-base": ("FacebookAI/xlm-roberta-base", None),
+    "modernbert-base": ("answerdotai/ModernBERT-base", None),
+    "deberta-v3-base": ("microsoft/deberta-v3-base", None),
 }
 
 

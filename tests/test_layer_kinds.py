@@ -43,7 +43,8 @@ PACKAGE = Path(__file__).parent.parent / "ffn_calc"
 def labels_before(cfg: ModelConfig, layers: int) -> list[tuple[str, int]]:
     """ModelConfig.layer_kinds as it was: (FFN label, attention label, count), joined."""
     n = cfg.attention_window or 0
-    window = "sliding-window" if cfg.window_kind == "sliding" else "chunked"
+    window = {"sliding": "sliding-window", "chunked": "chunked",
+              "bidirectional": "bidirectional sliding-window"}[cfg.window_kind]  # fmt: skip
     local = f"{window} attention over {n:,} {'token' if n == 1 else 'tokens'}"
     dense = sorted(cfg.dense_ffn_layers) if cfg.is_moe and layers else []
 
@@ -68,7 +69,9 @@ def labels_before(cfg: ModelConfig, layers: int) -> list[tuple[str, int]]:
     return [(", ".join(x for x in (f, a) if x), m) for f, a, m in rows]
 
 
-_LOCAL = re.compile(r"(sliding-window|chunked) attention over ([\d,]+) tokens?")
+_LOCAL = re.compile(
+    r"(bidirectional sliding-window|sliding-window|chunked) attention over ([\d,]+) tokens?"
+)
 
 
 def shown_before(label: str) -> str:
@@ -81,7 +84,7 @@ def shown_before(label: str) -> str:
             out.append(words.get(part, part))
             continue
         one = int(m[2].replace(",", "")) == 1
-        which = "sliding-window" if m[1] == "sliding-window" else "chunked"
+        which = m[1]
         msg = f"{which} attention over {{tokens}} {'token' if one else 'tokens'}"
         out.append(_(msg).format(tokens=m[2]))
     return ("、" if language() in ("ja", "zh") else ", ").join(out)
@@ -170,7 +173,8 @@ def test_cache_and_training_kinds_read_as_before(name: str) -> None:
         if cfg.attention_window is not None and not cfg.window_layers:
             local, full = cfg.decoder_layers, 0
         n = cfg.attention_window or 0
-        window = "sliding-window" if cfg.window_kind == "sliding" else "chunked"
+        window = {"sliding": "sliding-window", "chunked": "chunked",
+              "bidirectional": "bidirectional sliding-window"}[cfg.window_kind]  # fmt: skip
         want = (["full attention" if local else ""] if full else []) + (
             [f"{window} attention over {n:,} {'token' if n == 1 else 'tokens'}"] if local else []
         )

@@ -309,11 +309,21 @@ def score_terms(
                    b, ih, s_q, s_q + 1, iw)] if indexer else [])  # fmt: skip
     # One query row (a decode step: rows None): the keys alone, with no factor of 1.
     pair, q = (cols, ()) if rows is None else (f"{rows} x {cols}", (s_q,))
-    return [
+    out = [
         term(g, f"{prefix}QK^T", f"2 x B x n_heads x {pair} x {qk_sym}", 2, b, h, *q, s_kv, hq),
         term(g, f"{prefix}AV", f"2 x B x n_heads x {pair} x {v_sym}", 2, b, h, *q, s_kv, hv),
-    ] + ([term(g, "indexer scores", f"2 x B x indexer_heads x {pair} x {INDEXER_WIDTH}",
-               2, b, ih, *q, s_kv, iw)] if indexer else [])  # fmt: skip
+    ]
+    if indexer:
+        out.append(term(g, "indexer scores", f"2 x B x indexer_heads x {pair} x {INDEXER_WIDTH}",
+                        2, b, ih, *q, s_kv, iw))  # fmt: skip
+    r = cfg.relative_position_rows
+    if r is not None and not prefix:  # DeBERTa's disentangled scores (an encoder: rows S)
+        for kind in cfg.position_scores:  # c2p: the S queries; p2c: the S keys
+            n, sym = (s_q, rows or "1") if kind == "c2p" else (s_kv, cols)
+            name = {"c2p": "c2p (Q x position keys^T)", "p2c": "p2c (K x position queries^T)"}
+            formula = f"2 x B x n_heads x {sym} x relative_position_rows x head_dim"
+            out.append(term(g, name[kind], formula, 2, b, h, n, r, hq))
+    return out
 
 
 # The indexer's scores per query and key and head: q . k over indexer_head_dim, then the
@@ -443,6 +453,22 @@ def model_flop_terms(cfg: ModelConfig, w: Workload, *, encoder: bool = True) -> 
                 n,
                 e,
                 cfg.vocab_size,
+            )
+        )
+    if cfg.position_projections:  # DeBERTa: every layer projects the relative table
+        assert cfg.relative_position_rows is not None
+        out.append(
+            term(
+                "attention_projections",
+                "relative position projections (every layer)",
+                "n_layers x projections x 2 x relative_position_rows x d_model x "
+                "(n_heads x head_dim)",
+                cfg.n_layers,
+                cfg.position_projections,
+                2,
+                cfg.relative_position_rows,
+                d,
+                cfg.q_dim,
             )
         )
     if cfg.pooler:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from ffn_calc.counts.terms import Term, term, total
 from ffn_calc.i18n.translate import N_, Text, say
 from ffn_calc.model.config import ModelConfig, ffn_biases
-from ffn_calc.model.layer_kinds import CSA, HCA, LayerKind, layer_kinds
+from ffn_calc.model.layer_kinds import CSA, HCA, LayerKind, first_layer_kind, layer_kinds
 
 
 @dataclass(frozen=True)
@@ -62,10 +62,13 @@ def _qk_norm_terms(cfg: ModelConfig) -> list[Term]:
     return []
 
 
-def _layer_norm_terms(cfg: ModelConfig) -> list[Term]:
-    """The norms around self-attention and the FFN of one layer."""
+def _layer_norm_terms(cfg: ModelConfig, first: bool = False) -> list[Term]:
+    """The norms around self-attention and the FFN of one layer (`first`: of layer 0, which
+    keeps the last first_layer_norms of them)."""
     names = {0: [], 1: ["norm (shared by attention and FFN)"], 2: ["norm_attn", "norm_ffn"]}
     labels = names.get(cfg.norms_per_layer) or [f"norm {i + 1}" for i in range(cfg.norms_per_layer)]
+    if first:
+        labels = labels[len(labels) - cfg.first_norms :]
     return [t for n in labels for t in _norm_terms(cfg, "norm", n)]
 
 
@@ -221,7 +224,21 @@ def attention_terms(cfg: ModelConfig, prefix: str = "") -> list[Term]:
         out.append(term(g, f"{prefix}b_V", "n_kv_heads x head_dim", kv))
     if cfg.out_bias:
         out.append(term(g, f"{prefix}b_O", "d_model", d))
-    return out + ([] if prefix else _sink_terms(cfg))
+    return out + ([] if prefix else _sink_terms(cfg) + _position_projection_terms(cfg))
+
+
+def _position_projection_terms(cfg: ModelConfig) -> list[Term]:
+    """DeBERTa without share_att_key: pos_key_proj (c2p) and pos_query_proj (p2c) of the
+    relative table, each [n_heads x head_dim, d_model] with a bias as attention_bias."""
+    if cfg.relative_position_rows is None or cfg.shared_position_projections:
+        return []
+    d, q, out = cfg.d_model, cfg.q_dim, []
+    for kind in cfg.position_scores:
+        name = "pos_key_proj" if kind == "c2p" else "pos_query_proj"
+        out.append(term("attention", name, "d_model x (n_heads x head_dim)", d, q))
+        if cfg.attention_bias:
+            out.append(term("attention", f"{name} bias", "n_heads x head_dim", q))
+    return out
 
 
 def _sink_terms(cfg: ModelConfig) -> list[Term]:
@@ -307,6 +324,8 @@ def layer_counts(cfg: ModelConfig) -> list[LayerCount]:
         for kind, count, ffn in ffn_kinds(cfg, cfg.encoder_layers):
             terms = own + ffn + _layer_norm_terms(cfg)
             layers.append(LayerCount("encoder", cfg.param_layers(count), terms, kind))
+    if cfg.first_layer_norms is not None and layers:  # one stack (an invariant)
+        layers = _first_layer_apart(cfg, layers)
     if cfg.has_decoder:
         cross_attn: list[Term] = []
         cross: list[Term] = []
@@ -317,6 +336,8 @@ def layer_counts(cfg: ModelConfig) -> list[LayerCount]:
             terms = own + compressor_terms(cfg, kind) + cross_attn + ffn
             terms += _layer_norm_terms(cfg) + cross + hyper_connection_terms(cfg)
             layers.append(LayerCount("decoder", cfg.param_layers(count), terms, kind))
+        if cfg.first_layer_norms is not None:  # one stack (an invariant)
+            layers = _first_layer_apart(cfg, layers)
     return layers
 
 
@@ -326,6 +347,17 @@ def _layer_rel_bias_terms(cfg: ModelConfig) -> list[Term]:
         return []
     buckets = cfg.relative_attention_buckets
     return [term("attention", "relative attention bias", "buckets x n_heads", buckets, cfg.n_heads)]
+
+
+def _first_layer_apart(cfg: ModelConfig, layers: list[LayerCount]) -> list[LayerCount]:
+    """Layer 0 with fewer norms (first_layer_norms) as a kind of its own, after the others:
+    the stack's first kind (it holds layer 0) loses one layer."""
+    first = layers[0]
+    norms = _layer_norm_terms(cfg)
+    terms = [t for t in first.terms if t not in norms] + _layer_norm_terms(cfg, first=True)
+    rest = [LayerCount(first.stack, first.count - 1, first.terms, first.kind)]
+    layer0 = LayerCount(first.stack, 1, terms, first_layer_kind(first.kind))
+    return [*(rest if first.count > 1 else []), *layers[1:], layer0]
 
 
 def ffn_kinds(cfg: ModelConfig, layers: int) -> list[tuple[LayerKind, int, list[Term]]]:
@@ -405,8 +437,9 @@ def _head_terms(cfg: ModelConfig) -> list[Term]:
         return []
     ew = "embedding_dim" if cfg.embedding_dim is not None else "d_model"
     if cfg.lm_head_transform:
-        out += [term("lm_head", "head dense", f"d_model x {ew}", d, e),
-                term("lm_head", "head dense bias", ew, e)]  # fmt: skip
+        out.append(term("lm_head", "head dense", f"d_model x {ew}", d, e))
+        if cfg.lm_head_transform_bias:
+            out.append(term("lm_head", "head dense bias", ew, e))
         out += _norm_terms(cfg, "norm", "head norm", e, ew)
     if cfg.tie_embeddings:
         out.append(term("lm_head", "lm_head (tied to the token embedding)", "0", 0))
@@ -433,6 +466,12 @@ def model_terms(cfg: ModelConfig) -> list[Term]:
             term("norm", "hc_head base", "n_streams", n),
             term("norm", "hc_head scale", "1", 1),
         ]
+    if cfg.relative_position_rows is not None:  # DeBERTa: one table every layer reads
+        rows = cfg.relative_position_rows
+        out.append(term("embedding", "relative position embedding",
+                        "relative_position_rows x d_model", rows, d))  # fmt: skip
+    if cfg.relative_position_norm:
+        out += _norm_terms(cfg, "norm", "relative position norm")
     if cfg.final_norm:
         for stack in _stacks(cfg):
             out += _norm_terms(cfg, "norm", f"final {stack} norm")

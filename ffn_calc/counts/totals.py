@@ -87,6 +87,9 @@ def param_components(cfg: ModelConfig) -> dict[str, int]:
     buckets = cfg.relative_attention_buckets
     if buckets is not None and cfg.relative_attention_per_layer:
         attn += buckets * h  # relative attention bias [buckets, n_heads] in every layer (UMT5)
+    if cfg.relative_position_rows is not None and not cfg.shared_position_projections:
+        # pos_key_proj (c2p), pos_query_proj (p2c): [q, d] and, with attention_bias, [q]
+        attn += len(cfg.position_scores) * (d * q + (q if ab else 0))
     qk_norm = cfg.qk_norm
     if qk_norm == "head":
         layer_norm += 2 * nb * hd  # q_norm and k_norm [head_dim]
@@ -137,6 +140,8 @@ def param_components(cfg: ModelConfig) -> dict[str, int]:
         n, n_dense_layers = unique, 0
     attention = n * attn
     norm = n * layer_norm
+    if cfg.first_layer_norms is not None:  # layer 0 keeps first_layer_norms of them
+        norm -= (cfg.norms_per_layer - cfg.first_layer_norms) * nb * d
     ffn = n_dense_layers * dense + (n - n_dense_layers) * main
     if encdec:  # cross-attention and its norm in every decoder layer
         cross = d * q + 2 * d * kv + q * d  # cross Q [d, q], K and V [d, kv], O [q, d]
@@ -181,6 +186,11 @@ def param_components(cfg: ModelConfig) -> dict[str, int]:
                 embedding += ed  # projection out bias [embedding_dim]
     if cfg.embedding_norm:
         norm += stacks * nb * side  # embedding norm [side] (one per stack)
+    rel_rows = cfg.relative_position_rows
+    if rel_rows is not None:
+        embedding += rel_rows * d  # relative position embedding [rows, d]
+    if cfg.relative_position_norm:
+        norm += nb * d  # relative position norm [d]
     if buckets is not None and not cfg.relative_attention_per_layer:
         attention += stacks * buckets * h  # relative attention bias [buckets, n_heads] per stack
     if cfg.final_norm:
@@ -189,7 +199,9 @@ def param_components(cfg: ModelConfig) -> dict[str, int]:
     if has_head:
         assert v is not None
         if cfg.lm_head_transform:
-            lm_head += d * e_w + e_w  # head dense [e_w, d] and its bias [e_w]
+            lm_head += d * e_w  # head dense [e_w, d]
+            if cfg.lm_head_transform_bias:
+                lm_head += e_w  # its bias [e_w]
             norm += nb * e_w  # head norm [e_w]
         if not cfg.tie_embeddings:
             lm_head += e_w * v  # lm_head [vocab, e_w] (tied: 0)
@@ -285,6 +297,10 @@ def flop_components(cfg: ModelConfig, w: Workload) -> dict[str, int]:
             scores = 2 * b * s * s * n * heads  # QK^T, AV: B x n_heads x S x S
         ffn = 2 * b * s * (n_dense * dense + (n - n_dense) * main)  # FFN over B x S rows
         rows = s
+        rel_rows = cfg.relative_position_rows
+        if rel_rows is not None:  # DeBERTa (encoder-only): disentangled scores, table projections
+            scores += 2 * b * s * n * h * rel_rows * hd * len(cfg.position_scores)
+            projections += n * cfg.position_projections * 2 * rel_rows * d * q
 
     # --- outside the layers: a narrow embedding's projections, the head, the pooler ---------
     ed = cfg.embedding_dim

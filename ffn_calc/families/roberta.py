@@ -41,16 +41,21 @@ PAD_DEFAULT: int | None = 1
 
 
 def fields(r: Reader) -> dict[str, Any]:
+    return masked_lm_fields(r, "roberta", ARCHITECTURE)
+
+
+def masked_lm_fields(r: Reader, family: str, architecture: str) -> dict[str, Any]:
+    """The fields of a RoBERTa-shaped masked-LM class (RoBERTa, XLM-RoBERTa)."""
     if "add_cross_attention" in r.data and r.boolean("add_cross_attention", False):
         raise ConfigError(
             _(
                 "{where}: add_cross_attention = true adds cross-attention to every layer "
-                "(a decoder); ffn-calc counts RobertaForMaskedLM without it."
-            ).format(where=r.where("add_cross_attention"))
+                "(a decoder); ffn-calc counts {architecture} without it."
+            ).format(where=r.where("add_cross_attention"), architecture=architecture)
         )
     tied = r.boolean("tie_word_embeddings", True)
     return {
-        "family": "roberta",
+        "family": family,
         "architecture": "encoder-only",
         "n_layers": r.req("num_hidden_layers"),
         "d_model": r.req("hidden_size"),

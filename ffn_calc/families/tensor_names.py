@@ -99,11 +99,21 @@ class Naming:
     attn_hc: str = "attn_hc."  # + fn, base, scale
     ffn_hc: str = "ffn_hc."
     hc_head: str = "model.hc_head."  # whole name; + hc_fn, hc_base, hc_scale
+    # DeBERTa's relative positions: the table and its norm (whole names), and the layer's own
+    # projections of the table.
+    rel_embeddings: str = "encoder.rel_embeddings"
+    rel_norm: str = "encoder.rel_norm"
+    pos_key_proj: str = "self_attn.pos_key_proj"
+    pos_query_proj: str = "self_attn.pos_query_proj"
     stack_tok: str = "{stack}.embed_tokens"  # a stack's own token table (stack_embeddings)
     conv: str = "encoder.conv{n}"  # whole name of the front end's n-th convolution (1-based)
     # Names that share storage with another tensor and appear in state_dicts (tied copies):
     # whole name -> the whole name of the tensor it shares.
     aliases: Mapping[str, str] = field(default_factory=dict)
+    # A tied head and token embedding share one tensor, which `named_parameters()` lists under
+    # the name met first: the token embedding's, or the head's where the head module is
+    # registered before the model (XLMRobertaForMaskedLM). Checkpoints hold the embedding's.
+    tied_under_head: bool = False
     # Names that differ in the decoder layers of an encoder-decoder model (T5's layer.2).
     decoder: Mapping[str, Any] = field(default_factory=dict)
     # Prefixes that a family's Hub checkpoints may add or leave out (`model.`, `roberta.`).

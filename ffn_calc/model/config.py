@@ -33,7 +33,7 @@ PositiveInt = Annotated[int, Field(gt=0, le=MAX_SIZE)]
 QkNorm = Literal["none", "head", "per_head", "full"]
 AttentionKind = Literal["standard", "mla", "compressed"]
 ScoreBias = Literal["none", "parameter", "buffer"]
-WindowKind = Literal["sliding", "chunked"]
+WindowKind = Literal["sliding", "chunked", "bidirectional"]
 EmbeddingProjection = Literal["tokens", "all"]
 
 GATED_ACTIVATIONS = frozenset({"swiglu", "geglu"})
@@ -197,8 +197,9 @@ class ModelConfig(BaseModel):
     )
     window_kind: WindowKind = Field(
         "sliding",
-        description="sliding (each token sees the last window tokens) or chunked "
-        "(tokens see their own chunk, Llama 4).",
+        description="sliding (each token sees the last window tokens), chunked "
+        "(tokens see their own chunk, Llama 4) or bidirectional (each token sees the "
+        "(window - 1) / 2 tokens on either side and itself, ModernBERT).",
     )
     attention: AttentionKind = Field(
         "standard",
@@ -288,6 +289,14 @@ class ModelConfig(BaseModel):
         "parallel block shares one; 4 with pre and post norms as in Gemma 2); a decoder layer "
         "with cross-attention has one more.",
     )
+    first_layer_norms: int | None = Field(
+        None,
+        ge=0,
+        le=8,
+        description="Norms of layer 0 where it has fewer than the others: it keeps the "
+        "last first_layer_norms of them (ModernBERT: 1, its attention norm an Identity). "
+        "One stack, no shared or dense-FFN layers; changes no FLOP count.",
+    )
     norm_bias: bool = Field(True, description="LayerNorm has a bias (false: weight only).")
     qk_norm: QkNorm = Field(
         "none",
@@ -324,6 +333,11 @@ class ModelConfig(BaseModel):
         description="A masked-LM head: dense d_model -> embedding width (with bias) and "
         "a norm before the output projection.",
     )
+    lm_head_transform_bias: bool = Field(
+        True,
+        description="With lm_head_transform: the head's dense layer has a bias (ModernBERT's "
+        "classifier_bias, false by default).",
+    )
     relative_attention_buckets: PositiveInt | None = Field(
         None,
         description="T5: a [buckets, n_heads] relative position bias in the first "
@@ -333,6 +347,33 @@ class ModelConfig(BaseModel):
         False,
         description="The relative position bias is in every self-attention layer, not only "
         "the first of each stack (UMT5).",
+    )
+    relative_position_rows: PositiveInt | None = Field(
+        None,
+        description="DeBERTa: rows of the relative position embedding table [rows, d_model] "
+        "that every layer reads (2 x the attention span: position_buckets, else "
+        "max_relative_positions); none: no relative positions.",
+    )
+    relative_position_norm: bool = Field(
+        False,
+        description="DeBERTa: a norm over the relative position table (norm_rel_ebd; "
+        "built even without the table, then unused).",
+    )
+    c2p_attention: bool = Field(
+        False,
+        description="DeBERTa: content-to-position scores, queries against the projected "
+        "relative table: 2 x B x n_heads x S x rows x head_dim FLOPs per layer.",
+    )
+    p2c_attention: bool = Field(
+        False,
+        description="DeBERTa: position-to-content scores, keys against the projected "
+        "relative table: 2 x B x n_heads x S x rows x head_dim FLOPs per layer.",
+    )
+    shared_position_projections: bool = Field(
+        False,
+        description="DeBERTa's share_att_key: the layer's query and key projections also "
+        "project the relative table (both, in every layer); false: a pos_key_proj (c2p) and a "
+        "pos_query_proj (p2c) of their own, with biases as attention_bias.",
     )
     unique_layers: PositiveInt | None = Field(
         None,
@@ -542,6 +583,24 @@ class ModelConfig(BaseModel):
     def norms_per_layer(self) -> int:
         """Norms around self-attention and the FFN in one layer (cross-attention adds one)."""
         return 2 if self.layer_norms is None else self.layer_norms
+
+    @property
+    def position_scores(self) -> list[str]:
+        """DeBERTa's disentangled score kinds, in order: c2p, p2c."""
+        return [k for k, on in (("c2p", self.c2p_attention), ("p2c", self.p2c_attention)) if on]
+
+    @property
+    def position_projections(self) -> int:
+        """Projections of the relative table per layer: the shared query and key projections
+        (both), or one of its own per disentangled score kind."""
+        if self.relative_position_rows is None:
+            return 0
+        return 2 if self.shared_position_projections else len(self.position_scores)
+
+    @property
+    def first_norms(self) -> int:
+        """Norms of layer 0 (first_layer_norms, else as every layer)."""
+        return self.norms_per_layer if self.first_layer_norms is None else self.first_layer_norms
 
     @property
     def embed_width(self) -> int:

@@ -46,6 +46,9 @@ REGISTRY: dict[str, str] = {
     "llama4_text": "llama4_text",
     "glm4_moe": "glm4_moe",
     "ernie4_5_moe": "ernie4_5_moe",
+    "xlm-roberta": "xlm_roberta",
+    "modernbert": "modernbert",
+    "deberta-v2": "deberta_v2",
 }
 # Families with tensor names but no config.json: torch.nn.Transformer; "custom" has neither.
 OTHER_FAMILIES: dict[str, str | None] = {"transformer": "transformer", "custom": None}

@@ -78,6 +78,12 @@ CHUNKED = Mixer(
     N_("chunked attention over {tokens} token"),
     windowed=True,
 )
+BIDIRECTIONAL = Mixer(
+    "bidirectional",
+    N_("bidirectional sliding-window attention over {tokens} tokens"),
+    N_("bidirectional sliding-window attention over {tokens} token"),
+    windowed=True,
+)
 CROSS = Mixer("cross", N_("cross-attention"))  # a decoder's attention over the encoder's output
 # Compressed attention (DeepSeek-V4): a sliding window plus compressed entries of the context.
 CSA = Mixer(
@@ -95,7 +101,7 @@ HCA = Mixer(
 
 # Every row by name; a local layer's mixer is MIXERS[ModelConfig.window_kind].
 FFNS = {f.name: f for f in (DENSE, MOE)}
-MIXERS = {m.name: m for m in (FULL, SLIDING, CHUNKED, CROSS, CSA, HCA)}
+MIXERS = {m.name: m for m in (FULL, SLIDING, CHUNKED, BIDIRECTIONAL, CROSS, CSA, HCA)}
 
 
 def _ffn(name: str) -> Ffn:
@@ -108,6 +114,8 @@ def _mixer(name: str) -> Mixer:
 
 # A label of two parts: "dense FFN, chunked attention over 8,192 tokens".
 BOTH = N_("{ffn}, {mixer}")
+# The first part of layer 0's label where its norms differ: "layer 0, full attention".
+FIRST_LAYER = N_("layer 0")
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,6 +130,7 @@ class LayerKind:
     window: int | None = None  # tokens a windowed mixer attends over
     names_ffn: bool = False  # a MoE stack with dense layers: "dense FFN" / "MoE"
     names_mixer: bool = False  # a stack with local layers: "full attention" / the window
+    first_layer: bool = False  # layer 0 alone, whose norms differ (ModelConfig.first_layer_norms)
 
     @property
     def is_dense_ffn(self) -> bool:
@@ -139,13 +148,15 @@ class LayerKind:
     @property
     def named(self) -> bool:
         """The label says something: the stack has several kinds, or attends locally."""
-        return (self.names_ffn and self.ffn is not None) or (
-            self.names_mixer and self.mixer is not None
+        return (
+            self.first_layer
+            or (self.names_ffn and self.ffn is not None)
+            or (self.names_mixer and self.mixer is not None)
         )
 
     def parts(self) -> list[Text]:
         """What the label names, as messages: the FFN, then the mixer."""
-        out = []
+        out = [say(FIRST_LAYER)] if self.first_layer else []
         if self.names_ffn and self.ffn is not None:
             out.append(say(self.ffn.label))
         if self.names_mixer and self.mixer is not None:
@@ -155,9 +166,12 @@ class LayerKind:
     def text(self) -> Text:
         """The label as a message (a named kind): str() English, shown() translated."""
         parts = self.parts()
-        if len(parts) == 2:
-            return say(BOTH, ffn=parts[0], mixer=parts[1])
-        return parts[0] if parts else Text("")
+        if not parts:
+            return Text("")
+        out = parts[0]
+        for part in parts[1:]:
+            out = say(BOTH, ffn=out, mixer=part)
+        return out
 
     def shown(self) -> str:
         """The label in the reader's language ("" for a kind that is not named)."""
@@ -172,11 +186,21 @@ CROSS_ATTENTION = LayerKind(mixer=CROSS, names_mixer=True)  # the cross-attentio
 
 @lru_cache(maxsize=4096)
 def layer_kind(
-    ffn: Ffn | None, mixer: Mixer | None, window: int | None, names_ffn: bool, names_mixer: bool
+    ffn: Ffn | None,
+    mixer: Mixer | None,
+    window: int | None,
+    names_ffn: bool,
+    names_mixer: bool,
+    first_layer: bool = False,
 ) -> LayerKind:
     """LayerKind(...), each made once: counting a model's layers (a sweep counts many models)
     looks a kind up instead of building a frozen instance."""
-    return LayerKind(ffn, mixer, window, names_ffn, names_mixer)
+    return LayerKind(ffn, mixer, window, names_ffn, names_mixer, first_layer)
+
+
+def first_layer_kind(kind: LayerKind) -> LayerKind:
+    """Layer 0 of a stack whose layer 0 has norms of its own, of the same FFN and mixer."""
+    return layer_kind(kind.ffn, kind.mixer, kind.window, kind.names_ffn, kind.names_mixer, True)
 
 
 def with_stack(stack: str, kind: LayerKind) -> str:

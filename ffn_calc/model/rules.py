@@ -248,6 +248,32 @@ def check_invariants(cfg: ModelConfig) -> None:
                 "lm_head and a vocab_size"
             )
         )
+    if cfg.first_layer_norms is not None and (
+        cfg.first_layer_norms >= cfg.norms_per_layer
+        or cfg.architecture == "encoder-decoder"
+        or cfg.unique_layers is not None
+        or (cfg.is_moe and cfg.dense_ffn_layers)
+    ):
+        raise InvariantError(
+            N_(
+                "first_layer_norms ({first}) must be fewer than the norms of every other "
+                "layer ({norms}), in one stack with no shared or dense-FFN layers"
+            ),
+            first=cfg.first_layer_norms,
+            norms=cfg.norms_per_layer,
+        )
+    relative = cfg.c2p_attention or cfg.p2c_attention or cfg.shared_position_projections
+    if (relative and cfg.relative_position_rows is None) or (
+        (cfg.relative_position_rows is not None or cfg.relative_position_norm)
+        and (cfg.architecture != "encoder-only" or cfg.attention != "standard")
+    ):
+        raise InvariantError(
+            N_(
+                "c2p_attention, p2c_attention and shared_position_projections need "
+                "relative_position_rows; it and relative_position_norm need an encoder-only "
+                "model with standard attention"
+            )
+        )
     k = cfg.layers_per_group
     if k is not None and (cfg.n_layers % k or cfg.param_layers(cfg.n_layers) % k):
         raise InvariantError(

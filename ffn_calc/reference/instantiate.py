@@ -350,7 +350,25 @@ class _Walker:
         self.linear(p + names[3], q, d, g, q_rows, proj, cfg.out_bias, conv1d=nm.conv1d)
         if not cross:
             self.qk_norms(p)
+            self.position_projections(p)
         self.scores(p, q_len, kv_len, "cross " if cross else "")
+
+    def position_projections(self, p: str) -> None:
+        """DeBERTa: each layer projects the relative table (its rows, once per forward pass
+        whatever the batch): with the layer's query and key projections (share_att_key), or
+        with a pos_key_proj (c2p) and a pos_query_proj (p2c) of its own."""
+        cfg, nm = self.cfg, self.nm
+        r = cfg.relative_position_rows
+        if r is None:
+            return
+        d, q, proj = cfg.d_model, cfg.q_dim, "attention_projections"
+        if cfg.shared_position_projections:
+            self.matmul(p + nm.q + "[positions]", proj, r, d, q)
+            self.matmul(p + nm.k + "[positions]", proj, r, d, q)
+            return
+        for kind in cfg.position_scores:
+            name = nm.pos_key_proj if kind == "c2p" else nm.pos_query_proj
+            self.linear(p + name, d, q, "attention", r, proj, cfg.attention_bias)
 
     def scores(self, p: str, q_len: int, kv_len: int, kind: str) -> None:
         """Per batch element and query head, [q_len, hq] x [hq, kv_len], then [q_len, kv_len]
@@ -373,6 +391,11 @@ class _Walker:
             ix, ih, rows = p + self.nm.mla_indexer, cfg.indexer_heads, self.batch * q_len
             self.matmul(f"{ix}scores", "attention_scores", ih, cfg.indexer_head_dim, kv_len, rows)
             self.matmul(f"{ix}weighted sum", "attention_scores", 1, ih, kv_len, rows)
+        r = cfg.relative_position_rows
+        if r is not None and not kind:  # DeBERTa: queries and keys against the table
+            for score in cfg.position_scores:
+                length = q_len if score == "c2p" else kv_len
+                self.matmul(f"{p}scores {score}", "attention_scores", length, hq, r, heads)
 
     def qk_norms(self, p: str) -> None:
         """Norms on queries and keys: per head_dim (shared by heads), per head, or full width."""
@@ -472,25 +495,46 @@ class _Walker:
         if cfg.relative_attention_buckets is not None and not cfg.relative_attention_per_layer:
             shape = (cfg.relative_attention_buckets, cfg.n_heads)  # T5: layer 0's only
             self.tensor(p.replace("{i}", "0") + nm.rel_bias + ".weight", shape, "attention")
+        if cfg.relative_position_rows is not None:  # DeBERTa: the table every layer reads
+            self.tensor(f"{nm.rel_embeddings}.weight", (cfg.relative_position_rows, cfg.d_model), "embedding")  # fmt: skip
+        if cfg.relative_position_norm:
+            self.norm(nm.rel_norm)
         if cfg.final_norm:
             self.norm(nm.final_norm.format(stack=stack))
         self.nm = self.base
 
     def layer(self, p: str, rows: int, length: int, source_len: int | None) -> None:
         nm = self.nm
-        first, *rest = nm.layer_norm_names(self.cfg.norms_per_layer) or ("",)
+        names = nm.layer_norm_names(self.cfg.norms_per_layer)
+        # Layer 0 keeps the last first_layer_norms norms: the others run over layers 1 and up.
+        skipped = names[: len(names) - self.cfg.first_norms]
+        first, *rest = names or ("",)
         if first:  # listed in the reference order: a norm, attention, the other norms, FFN
-            self.norm(p + first)
+            self.layer_norm(p + first, first in skipped)
         self.attention(p, rows, rows, length, length, cross=False)
         if source_len is not None:
             self.norm(p + nm.norm_cross)
             self.attention(p, rows, self.batch * source_len, length, source_len, cross=True)
         for name in rest:
-            self.norm(p + name)
+            self.layer_norm(p + name, name in skipped)
         self.compressors(p, length)
         self.hyper(p + nm.attn_hc, rows, "attention", "attention_projections")
         self.ffn_kinds(p, rows)
         self.hyper(p + nm.ffn_hc, rows, "ffn", "ffn")
+
+    def layer_norm(self, name: str, after_first: bool) -> None:
+        """A norm of every layer, or (`after_first`) of layers 1 and up only (one stack of
+        layers {i} that hold their own parameters: a ModelConfig invariant)."""
+        if not after_first:
+            self.norm(name)
+            return
+        ranges = self.ranges
+        ((key, span),) = ranges
+        n = len(values(span))
+        if n > 1:
+            self.ranges = ((key, range(1, n)),)
+            self.norm(name)
+        self.ranges = ranges
 
     def ffn_kinds(self, p: str, rows: int) -> None:
         """The FFN of every layer; a MoE stack with dense layers walks each kind over its own
@@ -522,7 +566,10 @@ class _Walker:
         cfg, nm = self.cfg, self.nm
         e, side, v = cfg.embed_width, cfg.side_width, cfg.vocab_size
         if v is not None:
-            self.tensor(f"{nm.tok}.weight", (v, e), "embedding")
+            # A tied head listed under its own name: the token table is the tied copy.
+            under_head = nm.tied_under_head and cfg.has_lm_head and cfg.tie_embeddings
+            tied = f"{nm.lm_head}.weight" if under_head else None
+            self.tensor(f"{nm.tok}.weight", (v, e), "embedding", tied)
             if cfg.architecture == "encoder-decoder" and not cfg.shared_embeddings:
                 self.tensor(f"{nm.target_tok}.weight", (v, e), "embedding")
             for stack in ("encoder", "decoder") if cfg.stack_embeddings else ():
@@ -569,11 +616,14 @@ class _Walker:
         if cfg.project_out:
             self.linear(nm.proj_out, d, e, "embedding", rows, "embedding", cfg.embedding_projection_bias)  # fmt: skip
         if cfg.lm_head_transform:
-            self.linear(nm.head_dense, d, e, "lm_head", rows, "lm_head", True)
+            self.linear(nm.head_dense, d, e, "lm_head", rows, "lm_head", cfg.lm_head_transform_bias)
             self.norm(nm.head_norm, (e,))
         target = f"{nm.target_tok if not cfg.shared_embeddings else nm.tok}.weight"
-        tied = target if cfg.tie_embeddings else None
-        self.tensor(f"{nm.lm_head}.weight", (v, e), "lm_head", tied)
+        if cfg.tie_embeddings and nm.tied_under_head:  # the token table, under the head's name
+            self.tensor(f"{nm.lm_head}.weight", (v, e), "embedding")
+        else:
+            tied = target if cfg.tie_embeddings else None
+            self.tensor(f"{nm.lm_head}.weight", (v, e), "lm_head", tied)
         self.matmul(nm.lm_head, "lm_head", rows, e, v)
         if cfg.lm_head_bias:
             self.tensor(nm.lm_head_bias, (v,), "lm_head")

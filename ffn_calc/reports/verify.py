@@ -230,6 +230,7 @@ def compare_checkpoint(path: str, inv: Inventory, entries: list[Entry]) -> Check
     # By tensor: one template may name tensors of two layer sets (DeepSeek-V4's compressors).
     found: dict[Tensor, set[tuple[int, ...]]] = {t: set() for t in inv.tensors}
     unexpected, buffers, tied, mismatches = [], [], [], []
+    tied_entries: dict[str, list[str]] = {}  # a tied tensor's copies found, by template
     params = 0
     by_dtype: dict[str, int] = {}
     for e in entries:
@@ -251,10 +252,21 @@ def compare_checkpoint(path: str, inv: Inventory, entries: list[Entry]) -> Check
         found[t].add(index)
         if t.tied_to is not None:
             tied.append(e.name)
+            tied_entries.setdefault(t.name, []).append(e.name)
         else:
             params += prod(e.shape)
         if tuple(e.shape) != t.shape:
             mismatches.append(Mismatch(name=e.name, expected=list(t.shape), found=list(e.shape)))
+    # A checkpoint may hold a tied pair under either name (XLM-RoBERTa's state_dict lists the
+    # token table, named_parameters() the head): a tied copy stands for a target it lacks.
+    for t in inv.tensors:
+        target = t.tied_to
+        if target is not None and target in found and found[t.name] and not found[target]:
+            stand_in = next(u for u in inv.tensors if u.name == target)
+            if stand_in.ranges == t.ranges and stand_in.shape == t.shape:
+                found[target] = set(found[t.name])
+                params += stand_in.numel * len(found[target])
+                tied = [n for n in tied if n not in tied_entries[t.name]]
     missing, missing_count = [], 0
     for t in inv.tensors:
         if t.tied_to is None:

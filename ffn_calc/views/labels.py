@@ -90,6 +90,13 @@ TERM_LABELS = {
         N_("indexer scores"),
         N_("indexer scores (causal)"),
         N_("indexer.wk"),
+        N_("relative position embedding"),
+        N_("relative position norm"),
+        N_("relative position projections (every layer)"),
+        N_("c2p (Q x position keys^T)"),
+        N_("p2c (K x position queries^T)"),
+        N_("pos_key_proj bias"),
+        N_("pos_query_proj bias"),
     )
 }
 
