@@ -260,12 +260,13 @@ def compare_checkpoint(path: str, inv: Inventory, entries: list[Entry]) -> Check
     # A checkpoint may hold a tied pair under either name (XLM-RoBERTa's state_dict lists the
     # token table, named_parameters() the head): a tied copy stands for a target it lacks.
     for t in inv.tensors:
-        target = t.tied_to
-        if target is not None and target in found and found[t.name] and not found[target]:
-            stand_in = next(u for u in inv.tensors if u.name == target)
+        if t.tied_to is None or not found[t]:
+            continue
+        stand_in = next((u for u in inv.tensors if u.name == t.tied_to), None)
+        if stand_in is not None and not found[stand_in]:
             if stand_in.ranges == t.ranges and stand_in.shape == t.shape:
-                found[target] = set(found[t.name])
-                params += stand_in.numel * len(found[target])
+                found[stand_in] = set(found[t])
+                params += stand_in.numel * len(found[stand_in])
                 tied = [n for n in tied if n not in tied_entries[t.name]]
     missing, missing_count = [], 0
     for t in inv.tensors:
