@@ -59,6 +59,7 @@ _DEEPSEEK = "test_oracle_moe_deepseek"
 _GLM = "test_oracle_moe_glm_ernie"
 _OSS = "test_oracle_moe_gptoss_llama4"
 _QMOE = "test_oracle_moe_qwen_olmoe"
+_DEC25 = "test_oracle_decoders_2025"
 
 ORACLE: dict[str, Oracle] = {
     # Built from ffn-calc's ModelConfig (tests/test_torch_oracle.py hf_config).
@@ -98,6 +99,11 @@ ORACLE: dict[str, Oracle] = {
     "qwen2_moe": Oracle("Qwen2MoeConfig", "Qwen2MoeForCausalLM", _QMOE, CAUSAL),
     "qwen3_moe": Oracle("Qwen3MoeConfig", "Qwen3MoeForCausalLM", _QMOE, CAUSAL),
     "olmoe": Oracle("OlmoeConfig", "OlmoeForCausalLM", _QMOE, CAUSAL),
+    "smollm3": Oracle("SmolLM3Config", "SmolLM3ForCausalLM", _DEC25, CAUSAL),
+    "olmo3": Oracle("Olmo3Config", "Olmo3ForCausalLM", _DEC25, CAUSAL),
+    "seed_oss": Oracle("SeedOssConfig", "SeedOssForCausalLM", _DEC25, CAUSAL),
+    "exaone4": Oracle("Exaone4Config", "Exaone4ForCausalLM", _DEC25, CAUSAL),
+    "cohere2": Oracle("Cohere2Config", "Cohere2ForCausalLM", _DEC25, CAUSAL),
 }
 
 
@@ -412,6 +418,85 @@ _QWEN_MOE_OLMOE: Cases = {
     },
 }  # fmt: skip
 
+# Windows below the prefill (5 tokens in the explicit run), so the sliding layers' caches are
+# cut to window - 1 tokens.
+_DECODERS_2025: Cases = {
+    "smollm3 defaults: 4 kv heads, tied, NoPE every 4th layer": {
+        "model_type": "smollm3", "hidden_size": 16, "num_attention_heads": 4,
+        "intermediate_size": 20, "num_hidden_layers": 4, "vocab_size": 40,
+    },
+    "smollm3 NoPE layers slide, biased, untied, GQA, head_dim": {
+        "model_type": "smollm3", "hidden_size": 20, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "head_dim": 6, "intermediate_size": 28,
+        "num_hidden_layers": 4, "vocab_size": 50, "attention_bias": True, "mlp_bias": True,
+        "tie_word_embeddings": False, "use_sliding_window": True, "sliding_window": 3,
+        "no_rope_layers": [1, 0, 1, 0, 1],
+    },
+    "smollm3 layer_types slide without use_sliding_window": {
+        "model_type": "smollm3", "hidden_size": 16, "num_attention_heads": 2,
+        "num_key_value_heads": 1, "intermediate_size": 24, "num_hidden_layers": 2,
+        "vocab_size": 40, "sliding_window": 2,
+        "layer_types": ["sliding_attention", "full_attention"],
+    },
+    "olmo3 defaults: 3 sliding layers in 4, window 4096, untied": {
+        "model_type": "olmo3", "hidden_size": 16, "num_attention_heads": 4,
+        "intermediate_size": 20, "num_hidden_layers": 5, "vocab_size": 40,
+    },
+    "olmo3 GQA, head_dim, biased, tied, window 3": {
+        "model_type": "olmo3", "hidden_size": 20, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "head_dim": 6, "intermediate_size": 28,
+        "num_hidden_layers": 4, "vocab_size": 60, "attention_bias": True,
+        "tie_word_embeddings": True, "sliding_window": 3,
+    },
+    "olmo3 layer_types: full, sliding": {
+        "model_type": "olmo3", "hidden_size": 16, "num_attention_heads": 2,
+        "intermediate_size": 24, "num_hidden_layers": 2, "vocab_size": 40,
+        "sliding_window": 2, "layer_types": ["full_attention", "sliding_attention"],
+    },
+    "seed_oss defaults: Q/K/V biases, no O bias, head_dim 128, 8 kv heads": {
+        "model_type": "seed_oss", "hidden_size": 16, "num_attention_heads": 8,
+        "intermediate_size": 12, "num_hidden_layers": 1, "vocab_size": 30,
+    },
+    "seed_oss O bias only, null head_dim, MLP bias, tied": {
+        "model_type": "seed_oss", "hidden_size": 24, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "head_dim": None, "intermediate_size": 20,
+        "num_hidden_layers": 2, "vocab_size": 40, "attention_bias": False,
+        "attention_out_bias": True, "mlp_bias": True, "tie_word_embeddings": True,
+    },
+    "exaone4 defaults: 32 kv heads, 3 sliding layers in 4, window 4096": {
+        "model_type": "exaone4", "hidden_size": 64, "num_attention_heads": 32,
+        "intermediate_size": 12, "num_hidden_layers": 4, "vocab_size": 30,
+    },
+    "exaone4 pattern 2, window 2, GQA, head_dim, tied": {
+        "model_type": "exaone4", "hidden_size": 20, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "head_dim": 6, "intermediate_size": 28,
+        "num_hidden_layers": 3, "vocab_size": 50, "sliding_window_pattern": 2,
+        "sliding_window": 2, "tie_word_embeddings": True,
+    },
+    "exaone4 layer_types beside a string pattern": {
+        "model_type": "exaone4", "hidden_size": 16, "num_attention_heads": 2,
+        "num_key_value_heads": 1, "intermediate_size": 24, "num_hidden_layers": 2,
+        "vocab_size": 40, "sliding_window": 3, "sliding_window_pattern": "LG",
+        "layer_types": ["sliding_attention", "full_attention"],
+    },
+    "cohere2 defaults: 3 sliding layers in 4, window 4096, tied": {
+        "model_type": "cohere2", "hidden_size": 16, "num_attention_heads": 4,
+        "intermediate_size": 20, "num_hidden_layers": 5, "vocab_size": 40,
+    },
+    "cohere2 pattern 2, window 2, biased, untied, head_dim, GQA": {
+        "model_type": "cohere2", "hidden_size": 20, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "head_dim": 6, "intermediate_size": 28,
+        "num_hidden_layers": 3, "vocab_size": 50, "sliding_window_pattern": 2,
+        "sliding_window": 2, "attention_bias": True, "tie_word_embeddings": False,
+        "logit_scale": 0.25,
+    },
+    "cohere2 layer_types: full, sliding, window 3": {
+        "model_type": "cohere2", "hidden_size": 16, "num_attention_heads": 2,
+        "intermediate_size": 24, "num_hidden_layers": 2, "vocab_size": 40,
+        "sliding_window": 3, "layer_types": ["full_attention", "sliding_attention"],
+    },
+}  # fmt: skip
+
 EXPLICIT: Cases = {
     **_MODEL_CONFIGS,
     **_ENCODER_DECODER,
@@ -423,6 +508,7 @@ EXPLICIT: Cases = {
     **_GLM_ERNIE,
     **_GPT_OSS_LLAMA4,
     **_QWEN_MOE_OLMOE,
+    **_DECODERS_2025,
 }
 
 

@@ -40,6 +40,11 @@ REGISTRY: dict[str, str] = {
     "llama4_text": "llama4_text",
     "glm4_moe": "glm4_moe",
     "ernie4_5_moe": "ernie4_5_moe",
+    "smollm3": "smollm3",
+    "olmo3": "olmo3",
+    "seed_oss": "seed_oss",
+    "exaone4": "exaone4",
+    "cohere2": "cohere2",
 }
 # Families with tensor names but no config.json: torch.nn.Transformer; "custom" has neither.
 OTHER_FAMILIES: dict[str, str | None] = {"transformer": "transformer", "custom": None}
