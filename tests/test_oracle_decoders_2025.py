@@ -32,6 +32,8 @@ transformers = pytest.importorskip("transformers")
 
 from conftest import DATA, run  # noqa: E402
 from oracle_cases import case, classes  # noqa: E402
+from test_oracle_defaults import REFUSED  # noqa: E402
+from test_oracle_defaults import test_every_field_left_out as every_field_left_out  # noqa: E402
 from oracle_support import (  # noqa: E402
     build_hf,
     check_counts,
@@ -274,3 +276,20 @@ def test_presets_are_the_instantiated_models(preset: str) -> None:
     # Golden: tests/data/frontier.json total_params of the preset's Hub config.
     assert total_params(cfg) == FRONTIER[PRESET[preset]]["total_params"]
     check_counts(build(data, "meta"), cfg, token_ids(8, 1, 64, "meta"))
+
+# The removals transformers instantiates but ffn-calc refuses, each with why (the shared
+# table of tests/test_oracle_defaults.py, which its check reads, extended by these cases).
+REFUSED.update({
+    # Exaone4Config's 32 key/value heads over EXAONE 4.0 32B's 40 query heads: the projections
+    # build, the forward cannot (grouped-query attention repeats kv heads n_heads / n_kv_heads
+    # times).
+    ("LGAI-EXAONE/EXAONE-4.0-32B", "num_key_value_heads"): "n_kv_heads (32) must divide n_heads (40)",
+})  # fmt: skip
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_every_field_left_out(family: str, tmp_path: Path) -> None:
+    """Each field the family reads from its real config.json, left out: ffn-calc counts what
+    the configuration class's default instantiates, or both refuse (tests/test_oracle_defaults.py
+    over the frontier.json case)."""
+    every_field_left_out(FRONTIER[family], tmp_path)
