@@ -32,8 +32,6 @@ transformers = pytest.importorskip("transformers")
 
 from conftest import DATA, run  # noqa: E402
 from oracle_cases import case, classes  # noqa: E402
-from test_oracle_defaults import REFUSED  # noqa: E402
-from test_oracle_defaults import test_every_field_left_out as every_field_left_out  # noqa: E402
 from oracle_support import (  # noqa: E402
     build_hf,
     check_counts,
@@ -42,6 +40,8 @@ from oracle_support import (  # noqa: E402
     read,
     token_ids,
 )
+from test_oracle_defaults import REFUSED  # noqa: E402
+from test_oracle_defaults import test_every_field_left_out as every_field_left_out  # noqa: E402
 
 from ffn_calc.counts.inference import kv_elements  # noqa: E402
 from ffn_calc.counts.params import total_params  # noqa: E402
@@ -276,6 +276,7 @@ def test_presets_are_the_instantiated_models(preset: str) -> None:
     # Golden: tests/data/frontier.json total_params of the preset's Hub config.
     assert total_params(cfg) == FRONTIER[PRESET[preset]]["total_params"]
     check_counts(build(data, "meta"), cfg, token_ids(8, 1, 64, "meta"))
+
 
 # The removals transformers instantiates but ffn-calc refuses, each with why (the shared
 # table of tests/test_oracle_defaults.py, which its check reads, extended by these cases).

@@ -41,9 +41,9 @@ PAD_DEFAULT: int | None = 0
 def fields(r: Reader) -> dict[str, Any]:
     """Cohere's layer without q/k norms, with Gemma 2's window pattern (every
     `sliding_window_pattern`-th layer full)."""
-    every = (
-        r.integer("sliding_window_pattern", 4) or 4 if r.data.get("layer_types") is None else 4
-    )
+    every = 4
+    if r.data.get("layer_types") is None:  # the class reads the pattern only then
+        every = r.integer("sliding_window_pattern", 4) or 4
     return decoder(
         r,
         "cohere2",
