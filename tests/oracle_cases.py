@@ -63,6 +63,7 @@ _V4 = "test_oracle_deepseek_v4"
 _SPARSE = "test_oracle_sparse_attention"
 _WHISPER_MT5 = "test_oracle_whisper_mt5"
 _ENC25 = "test_oracle_encoders_2025"
+_DEC25 = "test_oracle_decoders_2025"
 
 ORACLE: dict[str, Oracle] = {
     # Built from ffn-calc's ModelConfig (tests/test_torch_oracle.py hf_config).
@@ -111,6 +112,11 @@ ORACLE: dict[str, Oracle] = {
     "xlm-roberta": Oracle("XLMRobertaConfig", "XLMRobertaForMaskedLM", _ENC25),
     "modernbert": Oracle("ModernBertConfig", "ModernBertForMaskedLM", _ENC25),
     "deberta-v2": Oracle("DebertaV2Config", "DebertaV2ForMaskedLM", _ENC25, examples=20),
+    "smollm3": Oracle("SmolLM3Config", "SmolLM3ForCausalLM", _DEC25, CAUSAL),
+    "olmo3": Oracle("Olmo3Config", "Olmo3ForCausalLM", _DEC25, CAUSAL),
+    "seed_oss": Oracle("SeedOssConfig", "SeedOssForCausalLM", _DEC25, CAUSAL),
+    "exaone4": Oracle("Exaone4Config", "Exaone4ForCausalLM", _DEC25, CAUSAL),
+    "cohere2": Oracle("Cohere2Config", "Cohere2ForCausalLM", _DEC25, CAUSAL),
 }
 
 
@@ -579,6 +585,85 @@ _ENCODERS_2025: Cases = {
     },
 }  # fmt: skip
 
+# Windows below the prefill (5 tokens in the explicit run), so the sliding layers' caches are
+# cut to window - 1 tokens.
+_DECODERS_2025: Cases = {
+    "smollm3 defaults: 4 kv heads, tied, NoPE every 4th layer": {
+        "model_type": "smollm3", "hidden_size": 16, "num_attention_heads": 4,
+        "intermediate_size": 20, "num_hidden_layers": 4, "vocab_size": 40,
+    },
+    "smollm3 NoPE layers slide, biased, untied, GQA, head_dim": {
+        "model_type": "smollm3", "hidden_size": 20, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "head_dim": 6, "intermediate_size": 28,
+        "num_hidden_layers": 4, "vocab_size": 50, "attention_bias": True, "mlp_bias": True,
+        "tie_word_embeddings": False, "use_sliding_window": True, "sliding_window": 3,
+        "no_rope_layers": [1, 0, 1, 0, 1],
+    },
+    "smollm3 layer_types slide without use_sliding_window": {
+        "model_type": "smollm3", "hidden_size": 16, "num_attention_heads": 2,
+        "num_key_value_heads": 1, "intermediate_size": 24, "num_hidden_layers": 2,
+        "vocab_size": 40, "sliding_window": 2,
+        "layer_types": ["sliding_attention", "full_attention"],
+    },
+    "olmo3 defaults: 3 sliding layers in 4, window 4096, untied": {
+        "model_type": "olmo3", "hidden_size": 16, "num_attention_heads": 4,
+        "intermediate_size": 20, "num_hidden_layers": 5, "vocab_size": 40,
+    },
+    "olmo3 GQA, head_dim, biased, tied, window 3": {
+        "model_type": "olmo3", "hidden_size": 20, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "head_dim": 6, "intermediate_size": 28,
+        "num_hidden_layers": 4, "vocab_size": 60, "attention_bias": True,
+        "tie_word_embeddings": True, "sliding_window": 3,
+    },
+    "olmo3 layer_types: full, sliding": {
+        "model_type": "olmo3", "hidden_size": 16, "num_attention_heads": 2,
+        "intermediate_size": 24, "num_hidden_layers": 2, "vocab_size": 40,
+        "sliding_window": 2, "layer_types": ["full_attention", "sliding_attention"],
+    },
+    "seed_oss defaults: Q/K/V biases, no O bias, head_dim 128, 8 kv heads": {
+        "model_type": "seed_oss", "hidden_size": 16, "num_attention_heads": 8,
+        "intermediate_size": 12, "num_hidden_layers": 1, "vocab_size": 30,
+    },
+    "seed_oss O bias only, null head_dim, MLP bias, tied": {
+        "model_type": "seed_oss", "hidden_size": 24, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "head_dim": None, "intermediate_size": 20,
+        "num_hidden_layers": 2, "vocab_size": 40, "attention_bias": False,
+        "attention_out_bias": True, "mlp_bias": True, "tie_word_embeddings": True,
+    },
+    "exaone4 defaults: 32 kv heads, 3 sliding layers in 4, window 4096": {
+        "model_type": "exaone4", "hidden_size": 64, "num_attention_heads": 32,
+        "intermediate_size": 12, "num_hidden_layers": 4, "vocab_size": 30,
+    },
+    "exaone4 pattern 2, window 2, GQA, head_dim, tied": {
+        "model_type": "exaone4", "hidden_size": 20, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "head_dim": 6, "intermediate_size": 28,
+        "num_hidden_layers": 3, "vocab_size": 50, "sliding_window_pattern": 2,
+        "sliding_window": 2, "tie_word_embeddings": True,
+    },
+    "exaone4 layer_types beside a string pattern": {
+        "model_type": "exaone4", "hidden_size": 16, "num_attention_heads": 2,
+        "num_key_value_heads": 1, "intermediate_size": 24, "num_hidden_layers": 2,
+        "vocab_size": 40, "sliding_window": 3, "sliding_window_pattern": "LG",
+        "layer_types": ["sliding_attention", "full_attention"],
+    },
+    "cohere2 defaults: 3 sliding layers in 4, window 4096, tied": {
+        "model_type": "cohere2", "hidden_size": 16, "num_attention_heads": 4,
+        "intermediate_size": 20, "num_hidden_layers": 5, "vocab_size": 40,
+    },
+    "cohere2 pattern 2, window 2, biased, untied, head_dim, GQA": {
+        "model_type": "cohere2", "hidden_size": 20, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "head_dim": 6, "intermediate_size": 28,
+        "num_hidden_layers": 3, "vocab_size": 50, "sliding_window_pattern": 2,
+        "sliding_window": 2, "attention_bias": True, "tie_word_embeddings": False,
+        "logit_scale": 0.25,
+    },
+    "cohere2 layer_types: full, sliding, window 3": {
+        "model_type": "cohere2", "hidden_size": 16, "num_attention_heads": 2,
+        "intermediate_size": 24, "num_hidden_layers": 2, "vocab_size": 40,
+        "sliding_window": 3, "layer_types": ["full_attention", "sliding_attention"],
+    },
+}  # fmt: skip
+
 EXPLICIT: Cases = {
     **_MODEL_CONFIGS,
     **_ENCODER_DECODER,
@@ -594,6 +679,7 @@ EXPLICIT: Cases = {
     **_QWEN_MOE_OLMOE,
     **_SPARSE_ATTENTION,
     **_ENCODERS_2025,
+    **_DECODERS_2025,
 }
 
 

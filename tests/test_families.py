@@ -18,6 +18,7 @@ from conftest import DATA, run
 from ffn_calc.model.families import REGISTRY
 
 COVERAGE: list[dict[str, Any]] = json.loads((DATA / "coverage.json").read_text())["cases"]
+# The presets' golden cases: coverage.json, and frontier.json for the 2025-26 model types.
 FRONTIER: list[dict[str, Any]] = json.loads((DATA / "frontier.json").read_text())["cases"]
 BY_NAME = {c["name"]: c for c in [*COVERAGE, *FRONTIER]}
 # The families supported so far (MoE families arrive with their own modules).
@@ -61,6 +62,9 @@ PRESETS: dict[str, tuple[str, int | None]] = {
     "xlm-roberta-base": ("FacebookAI/xlm-roberta-base", None),
     "modernbert-base": ("answerdotai/ModernBERT-base", None),
     "deberta-v3-base": ("microsoft/deberta-v3-base", None),
+    # 2025-26 model types (tests/data/frontier.json).
+    "smollm3-3b": ("HuggingFaceTB/SmolLM3-3B", None),
+    "olmo-3-7b": ("allenai/Olmo-3-7B-Instruct", None),
 }
 
 

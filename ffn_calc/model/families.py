@@ -49,6 +49,11 @@ REGISTRY: dict[str, str] = {
     "xlm-roberta": "xlm_roberta",
     "modernbert": "modernbert",
     "deberta-v2": "deberta_v2",
+    "smollm3": "smollm3",
+    "olmo3": "olmo3",
+    "seed_oss": "seed_oss",
+    "exaone4": "exaone4",
+    "cohere2": "cohere2",
 }
 # Families with tensor names but no config.json: torch.nn.Transformer; "custom" has neither.
 OTHER_FAMILIES: dict[str, str | None] = {"transformer": "transformer", "custom": None}
