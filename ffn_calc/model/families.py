@@ -40,6 +40,11 @@ REGISTRY: dict[str, str] = {
     "llama4_text": "llama4_text",
     "glm4_moe": "glm4_moe",
     "ernie4_5_moe": "ernie4_5_moe",
+    "minimax_m2": "minimax_m2",
+    "ministral3": "ministral3",
+    "ernie4_5": "ernie4_5",
+    "hunyuan_v1_dense": "hunyuan_v1_dense",
+    "hunyuan_v1_moe": "hunyuan_v1_moe",
 }
 # Families with tensor names but no config.json: torch.nn.Transformer; "custom" has neither.
 OTHER_FAMILIES: dict[str, str | None] = {"transformer": "transformer", "custom": None}
