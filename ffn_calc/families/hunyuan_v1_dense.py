@@ -5,7 +5,9 @@ Fixed by the architecture: Llama's pre-norm layer (RMSNorm `input_layernorm` and
 [head_dim] on the queries and one on the keys after rotary (`self_attn.query_layernorm` /
 `key_layernorm`, shared by every head). `attention_bias` (default false) puts a bias on Q, K,
 V and O alike. The head is untied unless `tie_word_embeddings`. Class defaults for absent
-fields: num_key_value_heads = heads, head_dim = hidden_size / heads, pad_token_id 0.
+fields: num_key_value_heads = heads, pad_token_id 0. `head_dim` is required: its class default
+(null) leaves the attention without a head width (transformers 5.24 fails to build the model,
+computing null ** -0.5), so a config.json without one is refused.
 
 The class has no sliding window; transformers' cache still reads a `sliding_window` (or
 `layer_types`) that a config.json carries, so ffn-calc does too (see minimax_m2). No
@@ -44,6 +46,7 @@ def attention(r: Reader) -> dict[str, Any]:
     bias = r.boolean("attention_bias", False)
     return {
         **every_layer_window(r),
+        "head_dim": r.integer("head_dim"),  # required: the class's null builds no model
         "attention_bias": bias,
         "attention_out_bias": bias,
         "qk_norm": "head",

@@ -12,8 +12,8 @@ there is one shared MLP. `num_local_experts` and `num_experts_per_tok`, the attr
 aliases, win over `num_experts` and `moe_topk` when given. `moe_topk` may be a list, one per
 layer; transformers 5.24 routes layer i with its entry i, so a list whose first
 num_hidden_layers entries are equal is that one top-k (others are refused). Class defaults
-for absent fields: num_experts 1, moe_topk 1, num_key_value_heads = heads, head_dim =
-hidden_size / heads.
+for absent fields: num_experts 1, moe_topk 1, num_key_value_heads = heads; `head_dim` is
+required, as for hunyuan_v1_dense.
 
 Checkpoints: transformers keeps the experts fused in memory (`mlp.experts.gate_up_proj`
 [E, 2 x intermediate_size, d_model], `mlp.experts.down_proj`); `save_pretrained` writes one

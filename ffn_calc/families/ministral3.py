@@ -7,9 +7,11 @@ and projector around it): a `ministral3` config.json is counted as Ministral3For
 
 Fixed by the architecture: Llama's pre-norm layer (RMSNorm `input_layernorm` and
 `post_attention_layernorm`), rotary positions, GQA, SwiGLU, no bias anywhere; the head is
-untied unless `tie_word_embeddings`. Class defaults for absent fields: head_dim 128 (null:
-hidden_size / heads), num_key_value_heads 8 (null: the heads), pad_token_id 11, no sliding
-window (`sliding_window`, when given, makes every layer slide, as Mistral's).
+untied unless `tie_word_embeddings`. Class defaults for absent fields: head_dim 128,
+num_key_value_heads 8, pad_token_id 11, no sliding window (`sliding_window`, when given, makes
+every layer slide, as Mistral's). A null head_dim or num_key_value_heads, which transformers
+5.24's strict Ministral3Config refuses, is read as its __post_init__ means it: hidden_size /
+heads, the heads.
 
 No parameters and no matmuls: the position-dependent query scaling (`llama_4_scaling_beta`),
 YaRN rotary scaling.
