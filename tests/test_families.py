@@ -17,7 +17,9 @@ from conftest import DATA, run
 from ffn_calc.model.families import REGISTRY
 
 COVERAGE: list[dict[str, Any]] = json.loads((DATA / "coverage.json").read_text())["cases"]
-BY_NAME = {c["name"]: c for c in COVERAGE}
+FRONTIER: list[dict[str, Any]] = json.loads((DATA / "frontier.json").read_text())["cases"]
+# A preset's golden case: coverage.json's, or frontier.json's (the 2025-26 model types).
+BY_NAME = {c["name"]: c for c in [*COVERAGE, *FRONTIER]}
 # The families supported so far (MoE families arrive with their own modules).
 SUPPORTED = [c for c in COVERAGE if c["model_type"] in REGISTRY]
 
@@ -51,6 +53,7 @@ PRESETS: dict[str, tuple[str, int | None]] = {
     "llama-4-scout": ("meta-llama/Llama-4-Scout-17B-16E (text_config)", None),
     "olmoe-1b-7b": ("allenai/OLMoE-1B-7B-0924", None),
     "glm-4.5-air": ("zai-org/GLM-4.5-Air", None),
+    "minimax-m2": ("MiniMaxAI/MiniMax-M2", None),  # frontier.json
 }
 
 

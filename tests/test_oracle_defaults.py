@@ -61,6 +61,9 @@ REFUSED: dict[tuple[str, str], str] = {
     # BART with stacks of different FFN widths: ffn-calc describes one width for both.
     ("facebook/bart-base", "encoder_ffn_dim"): "ffn-calc describes one FFN width",
     ("facebook/bart-base", "decoder_ffn_dim"): "ffn-calc describes one FFN width",
+    # HunYuanMoEV1Config's one expert under Hunyuan-A13B's top-8: the model builds, routing
+    # cannot (torch.topk of 8 over 1 expert).
+    ("tencent/Hunyuan-A13B-Instruct", "num_experts"): "experts_per_token (8) cannot exceed",
 }
 
 
