@@ -307,7 +307,11 @@ def test_a_sliding_window_the_class_lacks_still_slides_the_cache(
     ids = token_ids(data["vocab_size"], 2, 7)
     with torch.no_grad():
         cache = model(input_ids=ids, use_cache=True).past_key_values
-    assert cache_numel(cache) == kv_elements(cfg, 2, 7) < kv_elements(read(case(label), tmp_path), 2, 7)
+    assert (
+        cache_numel(cache)
+        == kv_elements(cfg, 2, 7)
+        < kv_elements(read(case(label), tmp_path), 2, 7)
+    )
     check_cache(model, cfg, ids)
 
 

@@ -36,9 +36,7 @@ DEFAULTS: dict[str, int | None] = {
 # Its token embedding takes pad_token_id (class default 0) as padding_idx.
 PAD_DEFAULT: int | None = 0
 
-NAMING = replace(
-    LLAMA_NAMING, q_norm="self_attn.query_layernorm", k_norm="self_attn.key_layernorm"
-)
+NAMING = replace(LLAMA_NAMING, q_norm="self_attn.query_layernorm", k_norm="self_attn.key_layernorm")
 
 
 def attention(r: Reader) -> dict[str, Any]:
