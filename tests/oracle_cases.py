@@ -64,6 +64,7 @@ _SPARSE = "test_oracle_sparse_attention"
 _WHISPER_MT5 = "test_oracle_whisper_mt5"
 _ENC25 = "test_oracle_encoders_2025"
 _DEC25 = "test_oracle_decoders_2025"
+_2025 = "test_oracle_decoders_moe_2025"
 
 ORACLE: dict[str, Oracle] = {
     # Built from ffn-calc's ModelConfig (tests/test_torch_oracle.py hf_config).
@@ -117,6 +118,11 @@ ORACLE: dict[str, Oracle] = {
     "seed_oss": Oracle("SeedOssConfig", "SeedOssForCausalLM", _DEC25, CAUSAL),
     "exaone4": Oracle("Exaone4Config", "Exaone4ForCausalLM", _DEC25, CAUSAL),
     "cohere2": Oracle("Cohere2Config", "Cohere2ForCausalLM", _DEC25, CAUSAL),
+    "minimax_m2": Oracle("MiniMaxM2Config", "MiniMaxM2ForCausalLM", _2025, CAUSAL),
+    "ministral3": Oracle("Ministral3Config", "Ministral3ForCausalLM", _2025, CAUSAL),
+    "ernie4_5": Oracle("Ernie4_5Config", "Ernie4_5ForCausalLM", _2025, CAUSAL),
+    "hunyuan_v1_dense": Oracle("HunYuanDenseV1Config", "HunYuanDenseV1ForCausalLM", _2025, CAUSAL),
+    "hunyuan_v1_moe": Oracle("HunYuanMoEV1Config", "HunYuanMoEV1ForCausalLM", _2025, CAUSAL),
 }
 
 
@@ -664,6 +670,61 @@ _DECODERS_2025: Cases = {
     },
 }  # fmt: skip
 
+_M2 = {"model_type": "minimax_m2", "architectures": ["MiniMaxM2ForCausalLM"], "hidden_size": 16,
+       "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 4,
+       "intermediate_size": 6, "num_hidden_layers": 2, "vocab_size": 40,
+       "num_local_experts": 4, "num_experts_per_tok": 2}  # fmt: skip
+_MINISTRAL3 = {"model_type": "ministral3", "architectures": ["Ministral3ForCausalLM"],
+               "hidden_size": 16, "num_attention_heads": 8, "intermediate_size": 20,
+               "num_hidden_layers": 2, "vocab_size": 40}  # fmt: skip
+_ERNIE_DENSE = {"model_type": "ernie4_5", "architectures": ["Ernie4_5ForCausalLM"],
+                "hidden_size": 16, "num_attention_heads": 2, "intermediate_size": 20,
+                "num_hidden_layers": 2, "vocab_size": 40}  # fmt: skip
+_HY_DENSE = {"model_type": "hunyuan_v1_dense", "architectures": ["HunYuanDenseV1ForCausalLM"],
+             "hidden_size": 16, "num_attention_heads": 4, "head_dim": 4, "intermediate_size": 20,
+             "num_hidden_layers": 2, "vocab_size": 40}  # fmt: skip
+_HY_MOE = {"model_type": "hunyuan_v1_moe", "architectures": ["HunYuanMoEV1ForCausalLM"],
+           "hidden_size": 16, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 4,
+           "intermediate_size": 10, "num_hidden_layers": 2, "vocab_size": 40}  # fmt: skip
+_DECODERS_MOE_2025: Cases = {
+    "minimax_m2 top-2 of 4, GQA, full-width q/k norms": _M2,
+    "minimax_m2 tied, partial rotary, num_experts alias wins, every expert": {
+        **_M2, "num_local_experts": 5, "num_experts": 3, "num_experts_per_tok": 3,
+        "tie_word_embeddings": True, "rotary_dim": 2,
+    },
+    "minimax_m2 defaults: head_dim 128, 8 kv heads, 256 experts top-8": {
+        "model_type": "minimax_m2", "hidden_size": 8, "num_attention_heads": 8,
+        "intermediate_size": 2, "num_hidden_layers": 1, "vocab_size": 30,
+    },
+    "minimax_m2 sliding_window in config.json: the cache slides": {**_M2, "sliding_window": 3},
+    "ministral3 defaults: head_dim 128, 8 kv heads, untied": _MINISTRAL3,
+    "ministral3 sliding window, head_dim 6, GQA, tied": {
+        **_MINISTRAL3, "num_attention_heads": 4, "head_dim": 6, "num_key_value_heads": 2,
+        "sliding_window": 3, "tie_word_embeddings": True,
+    },
+    "ernie4_5 defaults: head_dim 128, 2 kv heads, tied": _ERNIE_DENSE,
+    "ernie4_5 use_bias untied, null head_dim, MQA": {
+        **_ERNIE_DENSE, "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": None,
+        "num_hidden_layers": 3, "use_bias": True, "tie_word_embeddings": False,
+    },
+    "hunyuan_v1_dense defaults: kv = heads": _HY_DENSE,
+    "hunyuan_v1_dense biased, GQA, head_dim free, tied": {
+        **_HY_DENSE, "hidden_size": 20, "num_key_value_heads": 2, "head_dim": 6,
+        "intermediate_size": 12, "attention_bias": True, "tie_word_embeddings": True,
+    },
+    "hunyuan_v1_moe top-2 of 3, shared MLP, moe_topk per layer": {
+        **_HY_MOE, "num_experts": 3, "moe_topk": [2, 2],
+        "moe_intermediate_size": [99, 99], "num_shared_expert": [2, 2],  # unread by the class
+    },
+    "hunyuan_v1_moe aliases win, biased, tied": {
+        **_HY_MOE, "num_experts": 2, "num_local_experts": 4, "moe_topk": 1,
+        "num_experts_per_tok": 3, "attention_bias": True, "tie_word_embeddings": True,
+    },
+    "hunyuan_v1_moe defaults: one expert, top-1, kv = heads": {
+        **_HY_MOE, "num_key_value_heads": None,
+    },
+}  # fmt: skip
+
 EXPLICIT: Cases = {
     **_MODEL_CONFIGS,
     **_ENCODER_DECODER,
@@ -680,6 +741,7 @@ EXPLICIT: Cases = {
     **_SPARSE_ATTENTION,
     **_ENCODERS_2025,
     **_DECODERS_2025,
+    **_DECODERS_MOE_2025,
 }
 
 

@@ -65,6 +65,7 @@ PRESETS: dict[str, tuple[str, int | None]] = {
     # 2025-26 model types (tests/data/frontier.json).
     "smollm3-3b": ("HuggingFaceTB/SmolLM3-3B", None),
     "olmo-3-7b": ("allenai/Olmo-3-7B-Instruct", None),
+    "minimax-m2": ("MiniMaxAI/MiniMax-M2", None),  # frontier.json
 }
 
 

@@ -54,6 +54,11 @@ REGISTRY: dict[str, str] = {
     "seed_oss": "seed_oss",
     "exaone4": "exaone4",
     "cohere2": "cohere2",
+    "minimax_m2": "minimax_m2",
+    "ministral3": "ministral3",
+    "ernie4_5": "ernie4_5",
+    "hunyuan_v1_dense": "hunyuan_v1_dense",
+    "hunyuan_v1_moe": "hunyuan_v1_moe",
 }
 # Families with tensor names but no config.json: torch.nn.Transformer; "custom" has neither.
 OTHER_FAMILIES: dict[str, str | None] = {"transformer": "transformer", "custom": None}
