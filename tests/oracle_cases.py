@@ -59,6 +59,7 @@ _DEEPSEEK = "test_oracle_moe_deepseek"
 _GLM = "test_oracle_moe_glm_ernie"
 _OSS = "test_oracle_moe_gptoss_llama4"
 _QMOE = "test_oracle_moe_qwen_olmoe"
+_MM = "test_oracle_multimodal"
 
 ORACLE: dict[str, Oracle] = {
     # Built from ffn-calc's ModelConfig (tests/test_torch_oracle.py hf_config).
@@ -98,6 +99,8 @@ ORACLE: dict[str, Oracle] = {
     "qwen2_moe": Oracle("Qwen2MoeConfig", "Qwen2MoeForCausalLM", _QMOE, CAUSAL),
     "qwen3_moe": Oracle("Qwen3MoeConfig", "Qwen3MoeForCausalLM", _QMOE, CAUSAL),
     "olmoe": Oracle("OlmoeConfig", "OlmoeForCausalLM", _QMOE, CAUSAL),
+    "gemma3": Oracle("Gemma3Config", "Gemma3ForConditionalGeneration", _MM, examples=8),
+    "llava": Oracle("LlavaConfig", "LlavaForConditionalGeneration", _MM, examples=8),
 }
 
 
@@ -412,6 +415,48 @@ _QWEN_MOE_OLMOE: Cases = {
     },
 }  # fmt: skip
 
+TINY_TEXT: dict[str, Any] = {
+    "num_hidden_layers": 1, "num_attention_heads": 2, "num_key_value_heads": 1,
+    "hidden_size": 8, "head_dim": 4, "intermediate_size": 12, "vocab_size": 40,
+    "max_position_embeddings": 128, "bos_token_id": 0, "eos_token_id": 0, "pad_token_id": None,
+}  # fmt: skip
+_MULTIMODAL: Cases = {
+    "gemma3 SigLIP with its pooling head, 4 tokens an image": {
+        "model_type": "gemma3", "image_token_index": 39, "boi_token_index": 0,
+        "eoi_token_index": 0, "mm_tokens_per_image": 4,
+        "text_config": {**TINY_TEXT, "model_type": "gemma3_text", "sliding_window": 2},
+        "vision_config": {"model_type": "siglip_vision_model", "hidden_size": 8,
+                          "num_attention_heads": 2, "num_hidden_layers": 2,
+                          "intermediate_size": 10, "image_size": 9, "patch_size": 2},
+    },
+    "gemma3 untied, no head, one token an image": {
+        "model_type": "gemma3", "image_token_index": 39, "boi_token_index": 0,
+        "eoi_token_index": 0, "mm_tokens_per_image": 1, "tie_word_embeddings": False,
+        "text_config": {**TINY_TEXT, "model_type": "gemma3_text"},
+        "vision_config": {"model_type": "siglip_vision_model", "hidden_size": 4,
+                          "num_attention_heads": 1, "num_hidden_layers": 1,
+                          "intermediate_size": 6, "image_size": 4, "patch_size": 2,
+                          "vision_use_head": False, "num_channels": 1},
+    },
+    "llava CLIP, full strategy, two feature layers, no projector bias": {
+        "model_type": "llava", "image_token_index": 39,
+        "vision_feature_select_strategy": "full", "vision_feature_layer": [-2, -1],
+        "multimodal_projector_bias": False, "projector_hidden_act": "silu",
+        "text_config": {**TINY_TEXT, "model_type": "llama", "tie_word_embeddings": True},
+        "vision_config": {"model_type": "clip_vision_model", "hidden_size": 8,
+                          "num_attention_heads": 2, "num_hidden_layers": 2,
+                          "intermediate_size": 10, "image_size": 6, "patch_size": 3},
+    },
+    "llava SigLIP tower": {
+        "model_type": "llava", "image_token_index": 39,
+        "text_config": {**TINY_TEXT, "model_type": "llama"},
+        "vision_config": {"model_type": "siglip_vision_model", "hidden_size": 8,
+                          "num_attention_heads": 2, "num_hidden_layers": 1,
+                          "intermediate_size": 10, "image_size": 4, "patch_size": 2,
+                          "vision_use_head": False},
+    },
+}  # fmt: skip
+
 EXPLICIT: Cases = {
     **_MODEL_CONFIGS,
     **_ENCODER_DECODER,
@@ -423,6 +468,7 @@ EXPLICIT: Cases = {
     **_GLM_ERNIE,
     **_GPT_OSS_LLAMA4,
     **_QWEN_MOE_OLMOE,
+    **_MULTIMODAL,
 }
 
 

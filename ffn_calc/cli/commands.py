@@ -540,12 +540,12 @@ def import_hf_cmd(
 ) -> None:  # fmt: skip
     """Write the ffn-calc config equivalent to a Hugging Face config.json to stdout."""
     from ffn_calc.families.resolve import resolve_model
-    from ffn_calc.model.sources import dump_toml
+    from ffn_calc.model.sources import dump_json, dump_toml
 
     with user_errors():
         cfg = resolve_model(hf_config=path)
     with output_errors():
         if format is ConfigFormat.json:
-            write(cfg.model_dump_json(indent=2, exclude_none=True) + "\n", json=True)
+            write(dump_json(cfg) + "\n", json=True)
         else:
             write(dump_toml(cfg))

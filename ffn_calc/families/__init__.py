@@ -28,10 +28,10 @@ from __future__ import annotations
 from importlib import import_module
 from types import ModuleType
 
-from ffn_calc.model.families import OTHER_FAMILIES, REGISTRY
+from ffn_calc.model.families import OTHER_FAMILIES, REGISTRY, TOWER_FAMILIES
 
 
 def family_module(family: str) -> ModuleType | None:
     """The module of a family (None for 'custom' or an unknown name)."""
-    name = REGISTRY.get(family) or OTHER_FAMILIES.get(family)
+    name = REGISTRY.get(family) or TOWER_FAMILIES.get(family) or OTHER_FAMILIES.get(family)
     return import_module(f"{__name__}.{name}") if name else None

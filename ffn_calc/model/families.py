@@ -40,6 +40,14 @@ REGISTRY: dict[str, str] = {
     "llama4_text": "llama4_text",
     "glm4_moe": "glm4_moe",
     "ernie4_5_moe": "ernie4_5_moe",
+    "gemma3": "gemma3",
+    "llava": "llava",
+}
+# The towers of multimodal wrappers, by the model_type of their vision_config (or
+# audio_config): each module reads one into a Tower and names its tensors.
+TOWER_FAMILIES: dict[str, str] = {
+    "siglip_vision_model": "siglip_vision_model",
+    "clip_vision_model": "clip_vision_model",
 }
 # Families with tensor names but no config.json: torch.nn.Transformer; "custom" has neither.
 OTHER_FAMILIES: dict[str, str | None] = {"transformer": "transformer", "custom": None}
@@ -47,4 +55,4 @@ OTHER_FAMILIES: dict[str, str | None] = {"transformer": "transformer", "custom":
 
 def family_names() -> list[str]:
     """Every value ModelConfig.family may take."""
-    return sorted([*REGISTRY, *OTHER_FAMILIES])
+    return sorted([*REGISTRY, *TOWER_FAMILIES, *OTHER_FAMILIES])
