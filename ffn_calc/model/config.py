@@ -15,9 +15,11 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    SerializerFunctionWrapHandler,
     ValidationError,
     create_model,
     field_validator,
+    model_serializer,
     model_validator,
 )
 
@@ -282,6 +284,18 @@ class ModelConfig(BaseModel):
             )
         return value
 
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """A language model alone dumps no `towers` and no `text_family` (as before they
+        existed): the keys appear only where the model is a multimodal wrapper."""
+        out = handler(self)
+        if isinstance(out, dict):
+            if not self.towers:
+                out.pop("towers", None)
+            if self.text_family is None:
+                out.pop("text_family", None)
+        return out
+
     @model_validator(mode="after")
     def _check(self) -> ModelConfig:
         self.check_invariants()
@@ -490,10 +504,7 @@ ModelConfig.model_rebuild(_types_namespace={"Tower": Tower})
 def dumped(cfg: ModelConfig) -> dict[str, Any]:
     """The fields as a config file holds them: unset optional fields left out, and `towers`
     only where the model has some."""
-    out = cfg.model_dump(exclude_none=True)
-    if not cfg.towers:
-        del out["towers"]
-    return out
+    return cfg.model_dump(exclude_none=True)
 
 
 @lru_cache(maxsize=256)
