@@ -60,8 +60,9 @@ class ParamsReport(Result):
     note: str | None = Field(None, description="a convention stated with the counts")
     total_params: int
     language_model_params: int | None = Field(
+        None,
         description="a multimodal wrapper: the language model and its head (a tied head "
-        "once), the total less the towers and projectors; null for a language model alone"
+        "once), the total less the towers and projectors; null for a language model alone",
     )
     active_params: int
     active_params_without_embedding: int = Field(
