@@ -181,8 +181,10 @@ def flops(
     causal: bool = False,
     lm_head: bool = True,
     unit: str = "flops",
+    images: int | None = None,
 ) -> FlopsReport:
-    """`ffn-calc flops`: forward and training FLOPs at batch B and sequence length S."""
+    """`ffn-calc flops`: forward and training FLOPs at batch B and sequence length S; with
+    `images` (a multimodal model), that many images per sequence through its vision tower."""
     from ffn_calc.counts.flops import Workload
     from ffn_calc.reports.flops import flops_report
 
@@ -191,7 +193,8 @@ def flops(
         target_len=_optional_size("target_len", target_len), causal=_flag("causal", causal),
         lm_head=_flag("lm_head", lm_head),
     )  # fmt: skip
-    return flops_report(_model(model), w, _choice("unit", unit, ("flops", "macs")))
+    n = _optional_size("images", images) or 0
+    return flops_report(_model(model), w, _choice("unit", unit, ("flops", "macs")), n)
 
 
 def decode(

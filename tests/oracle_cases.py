@@ -65,6 +65,7 @@ _WHISPER_MT5 = "test_oracle_whisper_mt5"
 _ENC25 = "test_oracle_encoders_2025"
 _DEC25 = "test_oracle_decoders_2025"
 _2025 = "test_oracle_decoders_moe_2025"
+_MM = "test_oracle_multimodal"
 
 ORACLE: dict[str, Oracle] = {
     # Built from ffn-calc's ModelConfig (tests/test_torch_oracle.py hf_config).
@@ -123,6 +124,8 @@ ORACLE: dict[str, Oracle] = {
     "ernie4_5": Oracle("Ernie4_5Config", "Ernie4_5ForCausalLM", _2025, CAUSAL),
     "hunyuan_v1_dense": Oracle("HunYuanDenseV1Config", "HunYuanDenseV1ForCausalLM", _2025, CAUSAL),
     "hunyuan_v1_moe": Oracle("HunYuanMoEV1Config", "HunYuanMoEV1ForCausalLM", _2025, CAUSAL),
+    "gemma3": Oracle("Gemma3Config", "Gemma3ForConditionalGeneration", _MM, examples=8),
+    "llava": Oracle("LlavaConfig", "LlavaForConditionalGeneration", _MM, examples=8),
 }
 
 
@@ -725,6 +728,48 @@ _DECODERS_MOE_2025: Cases = {
     },
 }  # fmt: skip
 
+TINY_TEXT: dict[str, Any] = {
+    "num_hidden_layers": 1, "num_attention_heads": 2, "num_key_value_heads": 1,
+    "hidden_size": 8, "head_dim": 4, "intermediate_size": 12, "vocab_size": 40,
+    "max_position_embeddings": 128, "bos_token_id": 0, "eos_token_id": 0, "pad_token_id": None,
+}  # fmt: skip
+_MULTIMODAL: Cases = {
+    "gemma3 SigLIP with its pooling head, 4 tokens an image": {
+        "model_type": "gemma3", "image_token_index": 39, "boi_token_index": 0,
+        "eoi_token_index": 0, "mm_tokens_per_image": 4,
+        "text_config": {**TINY_TEXT, "model_type": "gemma3_text", "sliding_window": 2},
+        "vision_config": {"model_type": "siglip_vision_model", "hidden_size": 8,
+                          "num_attention_heads": 2, "num_hidden_layers": 2,
+                          "intermediate_size": 10, "image_size": 9, "patch_size": 2},
+    },
+    "gemma3 untied, no head, one token an image": {
+        "model_type": "gemma3", "image_token_index": 39, "boi_token_index": 0,
+        "eoi_token_index": 0, "mm_tokens_per_image": 1, "tie_word_embeddings": False,
+        "text_config": {**TINY_TEXT, "model_type": "gemma3_text"},
+        "vision_config": {"model_type": "siglip_vision_model", "hidden_size": 4,
+                          "num_attention_heads": 1, "num_hidden_layers": 1,
+                          "intermediate_size": 6, "image_size": 4, "patch_size": 2,
+                          "vision_use_head": False, "num_channels": 1},
+    },
+    "llava CLIP, full strategy, two feature layers, no projector bias": {
+        "model_type": "llava", "image_token_index": 39,
+        "vision_feature_select_strategy": "full", "vision_feature_layer": [-2, -1],
+        "multimodal_projector_bias": False, "projector_hidden_act": "silu",
+        "text_config": {**TINY_TEXT, "model_type": "llama", "tie_word_embeddings": True},
+        "vision_config": {"model_type": "clip_vision_model", "hidden_size": 8,
+                          "num_attention_heads": 2, "num_hidden_layers": 2,
+                          "intermediate_size": 10, "image_size": 6, "patch_size": 3},
+    },
+    "llava SigLIP tower": {
+        "model_type": "llava", "image_token_index": 39,
+        "text_config": {**TINY_TEXT, "model_type": "llama"},
+        "vision_config": {"model_type": "siglip_vision_model", "hidden_size": 8,
+                          "num_attention_heads": 2, "num_hidden_layers": 1,
+                          "intermediate_size": 10, "image_size": 4, "patch_size": 2,
+                          "vision_use_head": False},
+    },
+}  # fmt: skip
+
 EXPLICIT: Cases = {
     **_MODEL_CONFIGS,
     **_ENCODER_DECODER,
@@ -742,6 +787,7 @@ EXPLICIT: Cases = {
     **_ENCODERS_2025,
     **_DECODERS_2025,
     **_DECODERS_MOE_2025,
+    **_MULTIMODAL,
 }
 
 

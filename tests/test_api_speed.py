@@ -14,11 +14,13 @@ import pytest
 
 import ffn_calc
 from ffn_calc.counts import params as pm
+from ffn_calc.counts.towers import language_model_params
 from ffn_calc.errors import FfnCalcError
 from ffn_calc.model import sources as presets
 from ffn_calc.model.config import ModelConfig
 from ffn_calc.reports.base import share
 from ffn_calc.reports.params import ParamsReport, params_report
+from ffn_calc.reports.params import _tower_params as tower_report
 
 PRESETS = ffn_calc.preset_names()
 
@@ -58,6 +60,9 @@ def eager(cfg: ModelConfig) -> ParamsReport:
             "components": comps, "shares": {k: share(v, tot) for k, v in comps.items()},
             "ffn_to_attention": share(comps["ffn"], comps["attention"]),
             "layers": layers, "other_terms": other, "active_terms": [str(x) for x in lines],
+            # a multimodal wrapper: the language model's share and each tower (built eagerly)
+            "language_model_params": language_model_params(cfg, tot),
+            "towers": [tower_report(t) for t in cfg.towers],
         }
     )  # fmt: skip
     report._active_lines = tuple(lines)  # the messages a view translates

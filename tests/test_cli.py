@@ -33,7 +33,11 @@ def _preset_total(name: str) -> int:
     if name in CASES_BY_NAME:
         return int(CASES_BY_NAME[name]["total_params"])
     from test_families import BY_NAME, PRESETS
+    from test_towers import CASES as FRONTIER
+    from test_towers import PRESETS as WRAPPER_PRESETS
 
+    if name in WRAPPER_PRESETS:  # a multimodal wrapper: its frontier.json case
+        return int(FRONTIER[WRAPPER_PRESETS[name]]["total_params"])
     case, override = PRESETS[name]
     return override or int(BY_NAME[case]["total_params"])
 

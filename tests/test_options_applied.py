@@ -90,6 +90,8 @@ VALUES: dict[str, list[str]] = {
     "--causal": ["--causal"],
     "--lm-head": ["--no-lm-head"],
     "--explain": ["--explain"],
+    "--images": ["--images", "1"],
+    "--image-size": ["--image-size", "896x896"],
     "--grid": ["--grid"],
     "--dtype": ["--dtype", "fp32"],
     "--gpu-memory": ["--gpu-memory", "80GB"],

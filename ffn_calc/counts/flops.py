@@ -662,7 +662,10 @@ def scaled(cfg: ModelConfig, d_model: int) -> ModelConfig:
     # sizes that input files are held to, which the exact integer counts do not need.
     return ModelConfig.model_construct(
         **{
-            **cfg.model_dump(exclude={"name", "head_dim", "n_heads", "n_kv_heads", "d_ff"}),
+            **cfg.model_dump(
+                exclude={"name", "head_dim", "n_heads", "n_kv_heads", "d_ff", "towers"}
+            ),
+            "towers": cfg.towers,
             "name": f"{cfg.name} @ d_model {d_model}",
             "d_model": d_model,
             "d_ff": max(1, round(Fraction(cfg.d_ff * d_model, cfg.d_model))),

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ffn_calc.counts.terms import Term, term, total
+from ffn_calc.counts.totals import wrapper_components
 from ffn_calc.i18n.translate import N_, Text, say
 from ffn_calc.model.config import ModelConfig, ffn_biases
 from ffn_calc.model.layer_kinds import CSA, HCA, LayerKind, first_layer_kind, layer_kinds
@@ -488,7 +489,8 @@ COMPONENTS = ("embedding", "attention", "ffn", "norm", "lm_head", "pooler")
 
 
 def components(cfg: ModelConfig) -> dict[str, int]:
-    """Parameters per contract component; `pooler` only where the model has one."""
+    """Parameters per contract component; `pooler` only where the model has one; a key per
+    tower (`vision`, `audio`) and `projector` only where the model has towers."""
     out = dict.fromkeys(COMPONENTS, 0)
     for layer in layer_counts(cfg):
         for t in layer.terms:
@@ -497,6 +499,8 @@ def components(cfg: ModelConfig) -> dict[str, int]:
         out[t.group] += t.value
     if not cfg.pooler:
         del out["pooler"]
+    if cfg.towers:  # a multimodal wrapper: each tower and the projector (counts.towers)
+        out.update(wrapper_components(cfg))
     return out
 
 

@@ -17,7 +17,10 @@ puts in the model's notes) is its own business.
 
 The names are data in the model layer (ffn_calc.model.families: `REGISTRY` maps each
 `model_type` to its module here, `OTHER_FAMILIES` the families without a config.json), so
-ModelConfig checks its `family` without importing this package. The counting code never
+ModelConfig checks its `family` without importing this package. A multimodal wrapper (gemma3,
+llava) is a REGISTRY row whose `fields` reads text_config with its language model's module and
+each tower's config with a tower module (`TOWER_FAMILIES`: `tower(r, prefix)` gives a
+model.towers.Tower's fields; families/wrappers.py holds what the wrappers share). The counting code never
 imports a family; `family_module` imports only the one asked for, so start-up does not grow
 with the number of families. Adding a family: one module here, one row in REGISTRY, its test
 data and its README row.
@@ -28,10 +31,10 @@ from __future__ import annotations
 from importlib import import_module
 from types import ModuleType
 
-from ffn_calc.model.families import OTHER_FAMILIES, REGISTRY
+from ffn_calc.model.families import OTHER_FAMILIES, REGISTRY, TOWER_FAMILIES
 
 
 def family_module(family: str) -> ModuleType | None:
     """The module of a family (None for 'custom' or an unknown name)."""
-    name = REGISTRY.get(family) or OTHER_FAMILIES.get(family)
+    name = REGISTRY.get(family) or TOWER_FAMILIES.get(family) or OTHER_FAMILIES.get(family)
     return import_module(f"{__name__}.{name}") if name else None

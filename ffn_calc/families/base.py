@@ -355,3 +355,24 @@ LLAMA_NAMING = Naming(
     prefixes=("model.",),
     architecture="decoder-only",
 )
+
+
+def sub_reader(r: Reader, key: str, defaults: dict[str, int | None] | None) -> Reader:
+    """A reader of a wrapper's nested config (text_config, vision_config): its own fields
+    over the sub-config class's `defaults`; absent or null, the class's defaults alone.
+    Defaults it takes are noted in `r`'s, as `key.field` (merge_defaults)."""
+    value = r.data.get(key)
+    if value is None:
+        value = {}
+    if not isinstance(value, dict):
+        raise ConfigError(
+            _("{where}: {field} = {value}: expected an object.").format(
+                where=r.where(key), field=key, value=shown(value)
+            )
+        )
+    return Reader(value, f"{r.origin}, {key}", r.text, defaults)
+
+
+def merge_defaults(r: Reader, sub: Reader, key: str) -> None:
+    """Note the defaults a nested reader took in the wrapper's reader, as `key.field`."""
+    r.defaults.update({f"{key}.{k}": v for k, v in sub.defaults.items()})

@@ -139,3 +139,24 @@ GENERIC = Naming(
     o="attn.o_proj", up="mlp.up_proj", down="mlp.down_proj", gate="mlp.gate_proj",
     final_norm="{stack}.norm", tok="embed_tokens",
 )  # fmt: skip
+
+
+# Fields of a Naming that hold whole names (the rest are relative to a layer's prefix).
+WHOLE_NAMES = (
+    "layer", "final_norm", "tok", "lm_head", "pos", "types", "emb_norm", "proj_in", "proj_out",
+    "head_dense", "head_norm", "lm_head_bias", "pooler", "target_tok", "stack_tok",
+)  # fmt: skip
+
+
+def moved(naming: Naming, old: str, new: str, keep: tuple[str, ...] = ("lm_head",)) -> Naming:
+    """The same names with the whole names under `old` moved under `new`: a language model
+    inside a multimodal wrapper (`model.layers.` -> `model.language_model.layers.`), a tower
+    under its prefix (old ""). The fields in `keep` stay (the wrapper's head is its own)."""
+    from dataclasses import replace
+
+    changes: dict[str, Any] = {}
+    for key in WHOLE_NAMES:
+        value = getattr(naming, key)
+        if key not in keep and value.startswith(old):
+            changes[key] = new + value[len(old) :]
+    return replace(naming, **changes, prefixes=(), aliases={}, renames={})

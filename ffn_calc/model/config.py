@@ -15,9 +15,11 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    SerializerFunctionWrapHandler,
     ValidationError,
     create_model,
     field_validator,
+    model_serializer,
     model_validator,
 )
 
@@ -395,15 +397,40 @@ class ModelConfig(BaseModel):
         "one of its own (BART with tie_word_embeddings false unties all three in transformers; "
         "the shared one stays, unused).",
     )
+    text_family: str | None = Field(
+        None,
+        description="A multimodal wrapper: the model_type of its language model, whose "
+        "module names the language model's tensors (LLaVA's llama; default: the family's own).",
+    )
+    towers: list[Tower] = Field(
+        [],
+        description="Encoders beside the language model (a multimodal wrapper's vision or "
+        "audio tower), each a stack of its own with its patch embedding and projector "
+        "(model.towers); the other fields describe the language model.",
+    )
 
-    @field_validator("family")
+    @field_validator("family", "text_family")
     @classmethod
-    def _known_family(cls, value: str) -> str:
+    def _known_family(cls, value: str | None) -> str | None:
+        if value is None:
+            return value
         if value not in family_names():
             raise InvariantError(
                 N_("unknown family; use one of {families}"), families=", ".join(family_names())
             )
         return value
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
+        """A language model alone dumps no `towers` and no `text_family` (as before they
+        existed): the keys appear only where the model is a multimodal wrapper."""
+        out = handler(self)
+        if isinstance(out, dict):
+            if not self.towers:
+                out.pop("towers", None)
+            if self.text_family is None:
+                out.pop("text_family", None)
+        return out
 
     @model_validator(mode="after")
     def _check(self) -> ModelConfig:
@@ -423,7 +450,7 @@ class ModelConfig(BaseModel):
         value of an axis once), so only the invariants are left to check."""
         if not changes:
             return self
-        if "family" in changes:  # the one field with a validator of its own
+        if "family" in changes or "text_family" in changes:  # fields with validators of their own
             return ModelConfig.model_validate({**self.__dict__, **changes})
         values = (
             changes
@@ -662,6 +689,19 @@ class ModelConfig(BaseModel):
     def param_layers(self, layers: int) -> int:
         """How many of `layers` applied layers hold parameters of their own."""
         return layers if self.unique_layers is None else self.unique_layers
+
+
+# A tower holds a ModelConfig (its stack): both are complete once both exist.
+from ffn_calc.model.towers import Tower  # noqa: E402
+
+Tower.model_rebuild(_types_namespace={"ModelConfig": ModelConfig})
+ModelConfig.model_rebuild(_types_namespace={"Tower": Tower})
+
+
+def dumped(cfg: ModelConfig) -> dict[str, Any]:
+    """The fields as a config file holds them: unset optional fields left out, and `towers`
+    only where the model has some."""
+    return cfg.model_dump(exclude_none=True)
 
 
 @lru_cache(maxsize=256)

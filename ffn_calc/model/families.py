@@ -59,6 +59,14 @@ REGISTRY: dict[str, str] = {
     "ernie4_5": "ernie4_5",
     "hunyuan_v1_dense": "hunyuan_v1_dense",
     "hunyuan_v1_moe": "hunyuan_v1_moe",
+    "gemma3": "gemma3",
+    "llava": "llava",
+}
+# The towers of multimodal wrappers, by the model_type of their vision_config (or
+# audio_config): each module reads one into a Tower and names its tensors.
+TOWER_FAMILIES: dict[str, str] = {
+    "siglip_vision_model": "siglip_vision_model",
+    "clip_vision_model": "clip_vision_model",
 }
 # Families with tensor names but no config.json: torch.nn.Transformer; "custom" has neither.
 OTHER_FAMILIES: dict[str, str | None] = {"transformer": "transformer", "custom": None}
@@ -66,4 +74,4 @@ OTHER_FAMILIES: dict[str, str | None] = {"transformer": "transformer", "custom":
 
 def family_names() -> list[str]:
     """Every value ModelConfig.family may take."""
-    return sorted([*REGISTRY, *OTHER_FAMILIES])
+    return sorted([*REGISTRY, *TOWER_FAMILIES, *OTHER_FAMILIES])

@@ -221,13 +221,33 @@ def describe_error(err: Mapping[str, Any], origin: str, text: str | None) -> str
 
 def dump_toml(cfg: ModelConfig) -> str:
     """The config as TOML in ffn-calc's schema (unset optional fields left out)."""
+    from ffn_calc.model.config import dumped
+
+    lines = [f"{key} = {_toml(value)}" for key, value in dumped(cfg).items()]
+    return "\n".join(lines) + "\n"
+
+
+def dump_json(cfg: ModelConfig) -> str:
+    """The config as JSON in ffn-calc's schema (unset optional fields left out)."""
     import json
 
-    lines = []
-    for key, value in cfg.model_dump(exclude_none=True).items():
-        text = ("true" if value else "false") if isinstance(value, bool) else json.dumps(value)
-        lines.append(f"{key} = {text}")
-    return "\n".join(lines) + "\n"
+    from ffn_calc.model.config import dumped
+
+    return json.dumps(dumped(cfg), indent=2, ensure_ascii=False)
+
+
+def _toml(value: Any) -> str:
+    """A value in TOML: a table (a tower, its stack) inline, lists and strings as JSON
+    spells them (TOML reads those alike)."""
+    import json
+
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k} = {_toml(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    return json.dumps(value)
 
 
 def build_config(data: Mapping[str, Any], origin: str, text: str | None = None) -> ModelConfig:

@@ -21,8 +21,9 @@ from dataclasses import dataclass, field, replace
 from math import prod
 from typing import TypeAlias
 
-from ffn_calc.families.tensor_names import GENERIC, Naming
+from ffn_calc.families.tensor_names import GENERIC, Naming, moved
 from ffn_calc.model.config import ModelConfig
+from ffn_calc.model.towers import Tower
 
 # The values an index takes: n (0 .. n-1), a range (MoE layers 3..60, every second layer) or
 # the indices themselves (a MoE model's dense layers).
@@ -665,8 +666,32 @@ class _Walker:
 
 
 def instantiate(
-    cfg: ModelConfig, batch: int = 1, seq_len: int = 1, target_len: int | None = None
+    cfg: ModelConfig,
+    batch: int = 1,
+    seq_len: int = 1,
+    target_len: int | None = None,
+    images: int = 0,
 ) -> Inventory:
-    """Every parameter tensor and the matmuls of one forward pass at (batch, S, T)."""
+    """Every parameter tensor and the matmuls of one forward pass at (batch, S, T); with
+    towers, `images` images per sequence through them (their tokens are part of S)."""
     t = seq_len if target_len is None else target_len
-    return _Walker(cfg, naming_for(cfg), batch, seq_len, t).build()
+    inv = _Walker(cfg, naming_for(cfg), batch, seq_len, t).build()
+    for tower in cfg.towers:
+        _tower(inv, tower, batch * images)
+    return inv
+
+
+def _tower(inv: Inventory, tower: Tower, images: int) -> None:
+    """A tower's stack under its prefix with its family's names, and its parts; the matmuls
+    of `images` images (over the batch). Its tensors count in the component named after the
+    tower, the projector's in `projector`."""
+    naming = moved(naming_for(tower.stack), "", tower.prefix)
+    own = _Walker(tower.stack, naming, images, tower.tokens, tower.tokens).build()
+    inv.tensors += [replace(x, component=tower.name) for x in own.tensors]
+    for p in tower.parts:
+        component = "projector" if p.projector else tower.name
+        inv.tensors.append(Tensor(p.name, tuple(p.shape), component))
+        if images and p.macs:  # as one [images, macs] x [macs, 1] product: its multiply-adds
+            inv.matmuls.append(Matmul(p.name.removesuffix(".weight"), component, images, p.macs, 1))
+    if images:
+        inv.matmuls += [replace(m, component=tower.name) for m in own.matmuls]

@@ -10,9 +10,12 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from pydantic import Field, PrivateAttr, SerializerFunctionWrapHandler, model_serializer
 
 from ffn_calc.counts import params as pm
+from ffn_calc.counts.terms import Term
 from ffn_calc.counts.totals import param_components
+from ffn_calc.counts.towers import language_model_params
 from ffn_calc.i18n.translate import Text
 from ffn_calc.model.config import ModelConfig
+from ffn_calc.model.towers import Part, Tower
 from ffn_calc.reports.base import KindResult, Result, TermReport
 
 
@@ -27,6 +30,23 @@ class ParamLayer(KindResult):
     terms: list[TermReport]
 
 
+class TowerParams(Result):
+    """One tower of a multimodal wrapper: its stack's layers (the attention / FFN split), its
+    own tensors outside the layers, and the projector that maps it into the language model."""
+
+    name: str = Field(description="vision or audio: its key in the wrapper's components")
+    family: str = Field(description="the tower's model_type (siglip_vision_model, ...)")
+    total_params: int = Field(description="the tower's parameters, its projector's not")
+    components: dict[str, int] = Field(description="embedding, attention, ffn, norm")
+    layers: list[ParamLayer]
+    other_terms: list[TermReport] = Field(description="the tower's tensors outside its layers")
+    projector_params: int
+    projector_terms: list[TermReport]
+    stack_tokens: int = Field(description="tokens through the tower's stack per image")
+    tokens_per_image: int = Field(description="tokens each image gives the language model")
+    image_size: list[int] | None = Field(description="[height, width] the tower takes")
+
+
 class ParamsReport(Result):
     """The counts of `ffn-calc params`. From params_report, the totals come from the closed
     form (ffn_calc/counts/totals.py) and the term lists (`layers`, `other_terms`, `active_terms`) are
@@ -39,6 +59,11 @@ class ParamsReport(Result):
     source: str | None
     note: str | None = Field(None, description="a convention stated with the counts")
     total_params: int
+    language_model_params: int | None = Field(
+        None,
+        description="a multimodal wrapper: the language model and its head (a tied head "
+        "once), the total less the towers and projectors; null for a language model alone",
+    )
     active_params: int
     active_params_without_embedding: int = Field(
         description="active_params less the input embedding (how some vendors quote it)"
@@ -53,6 +78,9 @@ class ParamsReport(Result):
     layers: list[ParamLayer]
     other_terms: list[TermReport]
     active_terms: list[str] = Field(description="how active_params adds up (MoE)")
+    towers: list[TowerParams] = Field(
+        [], description="a multimodal wrapper's towers (the key only where there are some)"
+    )
     # The same as messages (not in JSON), for a view to show in the reader's language. An
     # immutable default: a default_factory makes Pydantic inspect the factory's signature,
     # which for a builtin such as `list` costs milliseconds at start-up.
@@ -75,7 +103,7 @@ class ParamsReport(Result):
             return
         built = _param_terms(cfg)
         values = self.__dict__
-        ordered = {k: values[k] if k in values else built[k] for k in type(self).model_fields}
+        ordered = {k: built[k] if k in built else values[k] for k in type(self).model_fields}
         values.clear()
         values.update(ordered)
         private["_active_lines"] = built["_active_lines"]
@@ -93,7 +121,10 @@ class ParamsReport(Result):
     @model_serializer(mode="wrap")
     def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
         self._build_terms()
-        return handler(self)
+        out = handler(self)
+        if isinstance(out, dict) and not out.get("towers"):
+            out.pop("towers", None)  # a language model alone: no key, as `pooler`
+        return out
 
     def __eq__(self, other: object) -> bool:
         self._build_terms()
@@ -110,28 +141,55 @@ class ParamsReport(Result):
         return super().__repr_args__()
 
 
-_TERM_FIELDS = frozenset({"layers", "other_terms", "active_terms"})
+_TERM_FIELDS = frozenset({"layers", "other_terms", "active_terms", "towers"})
 
 
 def _param_terms(cfg: ModelConfig) -> dict[str, Any]:
     """A ParamsReport's term lists (and its active lines as messages): what --explain and the
     tables read."""
-    layers = [
+    layers = _layers(cfg)
+    active = pm.active_lines(cfg)
+    return {
+        "layers": layers,
+        "other_terms": [TermReport.of(t) for t in pm.model_terms(cfg)],
+        "active_terms": [str(line) for line in active],
+        "towers": [_tower_params(t) for t in cfg.towers],
+        "_active_lines": tuple(active),
+    }
+
+
+def _layers(cfg: ModelConfig, stack: str | None = None) -> list[ParamLayer]:
+    """The layer kinds of the model's stacks (`stack`: a tower's name in place of its stack's)."""
+    return [
         ParamLayer(
-            stack=layer.stack, kind=str(layer.kind), count=layer.count,
+            stack=stack or layer.stack, kind=str(layer.kind), count=layer.count,
             attention=layer.group("attention"),
             ffn=layer.group("ffn"), norm=layer.group("norm"), total=layer.total,
             terms=[TermReport.of(t) for t in layer.terms],
         ).with_kind(layer.kind)
         for layer in pm.layer_counts(cfg)
     ]  # fmt: skip
-    active = pm.active_lines(cfg)
-    return {
-        "layers": layers,
-        "other_terms": [TermReport.of(t) for t in pm.model_terms(cfg)],
-        "active_terms": [str(line) for line in active],
-        "_active_lines": tuple(active),
-    }
+
+
+def _part_term(p: Part) -> TermReport:
+    """A tensor outside a tower's layers, as a term: its name and shape."""
+    t = Term(p.name, " x ".join(f"{x:,}" for x in p.shape), tuple(p.shape), p.group)
+    return TermReport.of(t)
+
+
+def _tower_params(t: Tower) -> TowerParams:
+    from ffn_calc.counts import towers as tw
+
+    comps = tw.tower_components(t)
+    return TowerParams(
+        name=t.name, family=t.family, total_params=sum(comps.values()), components=comps,
+        layers=_layers(t.stack, t.name),
+        other_terms=[TermReport.of(x) for x in pm.model_terms(t.stack)]
+        + [_part_term(p) for p in t.own_parts],
+        projector_params=tw.projector_params(t),
+        projector_terms=[_part_term(p) for p in t.projector_parts],
+        stack_tokens=t.tokens, tokens_per_image=t.output_tokens, image_size=t.image_size,
+    )  # fmt: skip
 
 
 def _ratio(part: int, whole: int) -> float:
@@ -148,6 +206,7 @@ def params_report(cfg: ModelConfig) -> ParamsReport:
         source=cfg.source,
         note=cfg.note,
         total_params=tot,
+        language_model_params=language_model_params(cfg, tot),
         active_params=tot - idle,
         active_params_without_embedding=tot - idle - comps["embedding"],
         checkpoint_elements=tot + pm.stored_buffers(cfg),

@@ -44,7 +44,16 @@ Value = int | float | str | bool | None
 # --- axes -----------------------------------------------------------------------------------
 
 # Fields that describe a model's shape and can be varied (names and lists of layers cannot).
-_FIXED = {"name", "family", "source", "note", "dense_ffn_layers", "window_layers"}
+_FIXED = {
+    "name",
+    "family",
+    "source",
+    "note",
+    "dense_ffn_layers",
+    "window_layers",
+    "towers",
+    "text_family",
+}
 
 
 def variable_fields() -> list[str]:

@@ -41,6 +41,13 @@ def config_tables(cfg: ModelConfig) -> list[Table]:
     )
     for name, info in ModelConfig.model_fields.items():
         value = getattr(cfg, name)
+        if name in ("towers", "text_family"):
+            if not value:  # a language model alone: no row
+                continue
+            value = ", ".join(
+                f"{t.name} ({t.family}, {t.stack.n_layers} layers, d_model {t.stack.d_model})"
+                for t in value
+            )
         if isinstance(value, bool):
             value = str(value).lower()
         elif value is None:
