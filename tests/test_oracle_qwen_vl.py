@@ -45,7 +45,10 @@ from oracle_support import (  # noqa: E402
 
 from ffn_calc.counts.flops import Workload, forward_flops  # noqa: E402
 from ffn_calc.counts.params import active_params, total_params  # noqa: E402
+from ffn_calc.counts.towers import image_flops, sized  # noqa: E402
+from ffn_calc.errors import UsageError  # noqa: E402
 from ffn_calc.families.resolve import resolve_model  # noqa: E402
+from ffn_calc.model.config import ModelConfig  # noqa: E402
 
 transformers.logging.set_verbosity_error()
 warnings.filterwarnings("ignore")
@@ -244,10 +247,33 @@ def check(data: dict[str, Any], batch: int, s: int, tmp: Path) -> None:
     ids = token_ids(vocab, batch, s)
     assert counted_flops(model, input_ids=ids) == forward_flops(cfg, Workload(batch, s))
     check_cache(model, cfg, ids)
+    # With images: each image's tokens through the vision blocks (windows and whole images),
+    # the Conv3d, the mergers; the language model over the image and text tokens.
+    grid = cfg.towers[0].grid
+    assert grid is not None
+    for images, a, b in ((1, 1, 1), (2, 2, 3), (1, 3, 2)):
+        check_images(model, cfg, images, grid.multiple * a, grid.multiple * b, 3)
     # The checkpoint save_pretrained writes (Qwen2.5-VL: its legacy names) and its config.json.
     out = save(model, tmp / "ckpt")
     assert total_params(resolve_model(hf_config=out)) == total_params(cfg)
     check_verifies(out, cfg)
+
+
+def check_images(model: Any, cfg: ModelConfig, images: int, h: int, w: int, text: int) -> None:
+    """FlopCounterMode over a forward pass with `images` images of h x w pixels and `text`
+    text tokens equals the language model over the whole sequence plus the images' FLOPs
+    (a tower whose windows hold no merged token refuses: transformers cannot run it)."""
+    try:
+        at = sized(cfg, h, w, "--image-size")
+    except UsageError:
+        grid = cfg.towers[0].grid
+        assert grid is not None and grid.window == 0 and grid.window_layers
+        return
+    inputs = images_input(model, images, h, w, text)
+    s = inputs["input_ids"].shape[1]
+    assert s == images * (1 + at.towers[0].output_tokens) + text
+    expected = forward_flops(cfg, Workload(1, s)) + sum(image_flops(at, images).values())
+    assert counted_flops(model, **inputs) == expected
 
 
 def check_case(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> None:

@@ -16,7 +16,7 @@ output elements x C x p x p; the projector's matmuls), and gives the language mo
 
 from __future__ import annotations
 
-from ffn_calc.counts.flops import Workload, forward_flops
+from ffn_calc.counts.flops import Workload, forward_flops, score_terms
 
 # The parameter counts live with the fast totals (counts.totals, which the components of every
 # model come from); re-exported here, so the towers' counts are in one place for a reader.
@@ -37,12 +37,30 @@ def image_tokens(cfg: ModelConfig, images: int) -> int:
 
 def tower_flops(t: Tower, images: int) -> dict[str, int]:
     """Forward FLOPs of `images` images (over the whole batch) through the tower: its stack
-    at its tokens per image, its own parts (the patch convolution), and its projector."""
+    at its tokens per image (its windowed layers' scores within each window), its own parts
+    (the patch convolution), and its projector."""
     stack = forward_flops(t.stack, Workload(batch=images, seq_len=t.tokens)) if images else 0
+    if images and t.grid is not None and t.grid.window_layers:
+        # A windowed layer's QK^T and AV run over each window's square, not the image's.
+        layers = sum(1 for i in t.grid.window_layers if i < t.stack.n_layers)
+        full = _scores(t, images, t.tokens)
+        stack += layers * (sum(_scores(t, images, n) for n in t.windows()) - full)
     return {
         t.name: stack + 2 * images * t.part_macs(projector=False),
         "projector": 2 * images * t.part_macs(projector=True),
     }
+
+
+def _scores(t: Tower, images: int, n: int) -> int:
+    """The score FLOPs of one of the tower's layers over `n` tokens, for `images` images."""
+    return sum(x.value for x in score_terms(t.stack, images, n, n))
+
+
+def sized(cfg: ModelConfig, height: int, width: int, what: str) -> ModelConfig:
+    """The model with its towers taking images of height x width pixels (`what`: the option
+    that gave the size; Tower.sized refuses a size a tower cannot take)."""
+    towers = [t.sized(height, width, what) for t in cfg.towers]
+    return cfg.model_copy(update={"towers": towers})
 
 
 def image_flops(cfg: ModelConfig, images: int) -> dict[str, int]:
