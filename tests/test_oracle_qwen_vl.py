@@ -49,6 +49,7 @@ from ffn_calc.counts.towers import image_flops, sized  # noqa: E402
 from ffn_calc.errors import UsageError  # noqa: E402
 from ffn_calc.families.resolve import resolve_model  # noqa: E402
 from ffn_calc.model.config import ModelConfig  # noqa: E402
+from ffn_calc.reference.instantiate import instantiate  # noqa: E402
 
 transformers.logging.set_verbosity_error()
 warnings.filterwarnings("ignore")
@@ -274,6 +275,9 @@ def check_images(model: Any, cfg: ModelConfig, images: int, h: int, w: int, text
     assert s == images * (1 + at.towers[0].output_tokens) + text
     expected = forward_flops(cfg, Workload(1, s)) + sum(image_flops(at, images).values())
     assert counted_flops(model, **inputs) == expected
+    # The inventory's matmuls (tensors --explain, verify) add up to the same.
+    inventory = instantiate(at, 1, s, images=images)
+    assert sum(2 * m.m * m.k * m.n * m.times for m in inventory.matmuls) == expected
 
 
 def check_case(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> None:
