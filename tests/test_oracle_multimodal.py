@@ -43,6 +43,7 @@ from ffn_calc.counts.flops import Workload, forward_flops  # noqa: E402
 from ffn_calc.counts.params import total_params  # noqa: E402
 from ffn_calc.counts.towers import image_flops, image_tokens  # noqa: E402
 from ffn_calc.families.resolve import resolve_model  # noqa: E402
+from ffn_calc.reports.flops import flops_report  # noqa: E402
 
 transformers.logging.set_verbosity_error()
 warnings.filterwarnings("ignore")
@@ -146,6 +147,8 @@ def check_case(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> N
     got = counted_flops(model, input_ids=with_images, pixel_values=pixels)
     lm = forward_flops(cfg, Workload(batch=batch, seq_len=s + extra))
     assert got == lm + sum(image_flops(cfg, batch * images).values())
+    report = flops_report(cfg, Workload(batch=batch, seq_len=s), images=images)
+    assert report.forward_flops == got
     assert vocab > image_token(data)
     # The checkpoint and the config.json that save_pretrained writes.
     out = save(model, tmp / "ckpt")

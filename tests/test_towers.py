@@ -109,3 +109,113 @@ def test_language_models_dump_no_towers() -> None:
 
     text = dump_toml(resolve_model(preset="gpt2-small"))
     assert "towers" not in text and "text_family" not in text
+
+
+# --- presets: the frontier cases they reproduce ------------------------------------------------
+
+PRESETS = {"gemma-3-4b": GEMMA, "gemma-3-27b": "google/gemma-3-27b-it"}
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_presets_equal_their_frontier_case(preset: str, tmp_path: Path) -> None:
+    case = CASES[PRESETS[preset]]
+    out = params_json("--preset", preset)
+    # frontier.json: total_params and language_model_params of the same config
+    assert out["total_params"] == case["total_params"]
+    assert out["language_model_params"] == case["language_model_params"]
+    assert (
+        out["components"]
+        == params_json("--hf-config", str(hf(case["name"], tmp_path)))["components"]
+    )
+    source = run("show", preset, "-f", "json").json()["source"]
+    assert PRESETS[preset].split("/")[-1] in source
+
+
+# --- tables in every language -------------------------------------------------------------------
+
+TOWER_WORDS = {
+    "en": ("vision tower", "projector", "language model"),
+    "ja": ("視覚タワー", "プロジェクタ", "言語モデル"),
+    "zh": ("视觉塔", "投影器", "语言模型"),
+}
+
+
+@pytest.mark.parametrize("lang", sorted(TOWER_WORDS))
+def test_tower_tables_in_every_language(lang: str) -> None:
+    r = run("params", "--preset", "gemma-3-4b", "--lang", lang)
+    assert r.exit_code == 0, r.stderr
+    for word in TOWER_WORDS[lang]:
+        assert word in r.stdout
+    assert "416,866,032" in r.stdout  # the tower: frontier.json non_language_params - projector
+    assert "3,880,263,168" in r.stdout  # frontier.json language_model_params
+    csv = run("params", "--preset", "gemma-3-4b", "--format", "csv", "--lang", lang)
+    assert csv.exit_code == 0 and "416866032" in csv.stdout
+    md = run("params", "--preset", "gemma-3-4b", "--format", "markdown", "--lang", lang)
+    assert md.exit_code == 0 and TOWER_WORDS[lang][0] in md.stdout
+
+
+# --- FLOPs with images --------------------------------------------------------------------------
+
+
+def flops_json(*args: str) -> dict[str, Any]:
+    r = run("flops", *args, "--format", "json")
+    assert r.exit_code == 0, r.stderr
+    out: dict[str, Any] = json.loads(r.stdout)
+    return out
+
+
+def test_text_only_flops_are_the_language_models() -> None:
+    out = flops_json("--preset", "gemma-3-4b", "--seq-len", "64")
+    assert "vision" not in out["components"] and "images" not in out
+    # the language model alone: the same figures with the towers taken off
+    cfg = resolve_model(preset="gemma-3-4b")
+    from ffn_calc.counts.flops import Workload, forward_flops
+
+    bare = cfg.varied({"towers": [], "family": "gemma3_text"})
+    assert out["forward_flops"] == forward_flops(bare, Workload(batch=1, seq_len=64))
+
+
+def test_images_add_the_tower_and_their_tokens() -> None:
+    out = flops_json("--preset", "gemma-3-4b", "--seq-len", "64", "--images", "2", "--batch", "3")
+    assert out["images"] == 2 and out["image_tokens"] == 512  # 2 x mm_tokens_per_image 256
+    assert out["seq_len"] == 64 + 512
+    (tower,) = out["towers"]
+    assert tower["images"] == 6  # images x batch
+    d, f, n, tokens, layers = 1152, 4304, 6, 4096, 27
+    # SigLIP per layer: Q, K, V, O and the FFN (2 x tokens x (4 d^2 + 2 d f)), both score
+    # matmuls (2 x 2 x tokens^2 x d), over 6 images; the patch conv 2 x 4,096 x 1,152 x 3 x 14 x 14
+    stack = layers * n * (2 * tokens * (4 * d * d + 2 * d * f) + 4 * tokens * tokens * d)
+    conv = 2 * n * tokens * d * 3 * 14 * 14
+    assert tower["flops"] == out["components"]["vision"] == stack + conv
+    # the projector: [256, 1,152] x [1,152, 2,560] per image
+    assert tower["projector_flops"] == out["components"]["projector"] == 2 * n * 256 * d * 2560
+    assert out["forward_flops"] == sum(out["components"].values())
+
+
+def fails(*args: str) -> str:
+    r = run(*args)
+    assert r.exit_code == 2 and r.stdout == ""
+    assert "Traceback" not in r.stderr
+    return r.stderr
+
+
+def test_images_refused_without_a_vision_tower() -> None:
+    err = fails("flops", "--preset", "gpt2-small", "--seq-len", "8", "--images", "1")
+    assert "--images 1" in err and "no vision tower" in err
+
+
+def test_wrong_image_size_refused() -> None:
+    err = fails("flops", "-p", "gemma-3-4b", "-s", "8", "--images", "1", "--image-size", "448x448")
+    assert "--image-size 448x448" in err and "896x896" in err
+    err = fails("flops", "-p", "gemma-3-4b", "-s", "8", "--images", "1", "--image-size", "big")
+    assert "--image-size big" in err and "HxW" in err
+    assert "--images" in fails("flops", "-p", "gemma-3-4b", "-s", "8", "--image-size", "896")
+    ok = run("flops", "-p", "gemma-3-4b", "-s", "8", "--images", "1", "--image-size", "896")
+    assert ok.exit_code == 0, ok.stderr  # the size the tower takes
+
+
+def test_images_refused_with_decode_and_generate() -> None:
+    err = fails("flops", "-p", "gemma-3-4b", "--decode", "--context", "8", "--images", "1")
+    assert "--images" in err
+    err = fails("flops", "-p", "gemma-3-4b", "-s", "8", "--generate", "2", "--images", "1")
+    assert "--images" in err

@@ -76,6 +76,23 @@ def params_cmd(
     emit_checked(report, format, required(ctx, model, require), explain)
 
 
+def parse_image_size(text: str) -> tuple[int, int]:
+    """--image-size: HxW (896x896) or one side N for a square image."""
+    import re
+
+    from ffn_calc.files import printable
+
+    m = re.fullmatch(r"\s*(\d{1,7})\s*(?:[xX]\s*(\d{1,7})\s*)?", text)
+    if m is None or int(m.group(1)) == 0 or (m.group(2) is not None and int(m.group(2)) == 0):
+        raise UsageError(
+            _("--image-size {value}: expected HxW in pixels, e.g. 896x896.").format(
+                value=printable(text)
+            )
+        )
+    h = int(m.group(1))
+    return h, int(m.group(2)) if m.group(2) is not None else h
+
+
 @model_command("flops")
 def flops_cmd(
     ctx: typer.Context,
@@ -91,6 +108,8 @@ def flops_cmd(
     causal: Annotated[bool, typer.Option("--causal", help="Decoder self-attention scores over the S(S+1)/2 visible pairs only (with --generate: the prefill's).")] = False,
     lm_head: Annotated[bool, typer.Option("--lm-head/--no-lm-head", help="Count the output projection (also with --decode and --generate).")] = True,
     explain: Annotated[bool, typer.Option("--explain", help="Print every term's formula with the numbers put in (not with --generate).")] = False,
+    images: Annotated[int | None, typer.Option("--images", min=1, max=MAX_SIZE, help="A multimodal model: N images per sequence through its vision tower and projector; their tokens join the sequence.")] = None,
+    image_size: Annotated[str | None, typer.Option("--image-size", help="With --images: the image size HxW (a tower whose config fixes it takes that size only).")] = None,
     require: RequireOpt = None,
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
@@ -122,7 +141,7 @@ def flops_cmd(
         )
         refuse(
             ctx,
-            ("seq_len", "target_len", "causal"),
+            ("seq_len", "target_len", "causal", "images", "image_size"),
             _(
                 "{option} applies to a forward pass over S tokens, not to --decode (one new token per sequence with --context L cached)."
             ),
@@ -152,6 +171,11 @@ def flops_cmd(
             ("explain",),
             _("{option} goes with a forward pass or --decode: --generate shows no terms."),
         )
+        refuse(
+            ctx,
+            ("images", "image_size"),
+            _("{option} goes with a forward pass over S tokens, not with --generate."),
+        )
         from ffn_calc.reports.inference import generation_report
 
         _generates(model, "--generate")
@@ -164,7 +188,10 @@ def flops_cmd(
     w = Workload(
         batch=batch, seq_len=seq_len, target_len=target_len, causal=causal, lm_head=lm_head
     )
-    report = flops_report(model, w, unit.value)
+    if image_size is not None and images is None:
+        raise UsageError(_("--image-size goes with --images N."))
+    size = None if image_size is None else parse_image_size(image_size)
+    report = flops_report(model, w, unit.value, images or 0, size)
     emit_checked(report, format, results, explain)
 
 

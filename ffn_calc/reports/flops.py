@@ -4,15 +4,17 @@ with the rules of thumb they are set against."""
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from pydantic import Field
+from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from ffn_calc.counts import flops as fl
 from ffn_calc.counts import params as pm
+from ffn_calc.counts.totals import wrapper_components
 from ffn_calc.errors import UsageError
 from ffn_calc.i18n.translate import N_, Text, _, say
 from ffn_calc.model.config import ModelConfig
+from ffn_calc.model.towers import Tower
 from ffn_calc.reports.base import (
     KindResult,
     Number,
@@ -45,6 +47,20 @@ class Approximation(Result):
     error: float = Field(description="(approximation - exact) / exact")
 
 
+class TowerFlops(Result):
+    """The images through one tower: its layers at its tokens per image, its parts' matmuls
+    (the patch convolution), its projector's."""
+
+    name: str
+    images: int = Field(description="images through the tower, over the whole batch")
+    tokens_per_image: int = Field(description="tokens through the tower's stack per image")
+    output_tokens_per_image: int = Field(description="tokens each image gives the language model")
+    image_size: list[int] | None
+    flops: int = Field(description="the tower's: its layers and its own parts")
+    projector_flops: int
+    layers: list[FlopLayer]
+
+
 class FlopsReport(Stated):
     view: ClassVar[str] = "ffn_calc.views.flops:flops_tables"
 
@@ -65,6 +81,19 @@ class FlopsReport(Stated):
     layers: list[FlopLayer]
     approximations: list[Approximation]
     convention: str
+    images: int | None = Field(None, description="--images: images per sequence (else no key)")
+    image_tokens: int | None = Field(
+        None, description="--images: the tokens they add to each sequence of the language model"
+    )
+    towers: list[TowerFlops] | None = Field(None, description="--images: each tower's FLOPs")
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
+        out = handler(self)
+        if isinstance(out, dict) and out.get("images") is None:  # no --images: no keys
+            for key in ("images", "image_tokens", "towers"):
+                out.pop(key, None)
+        return out
 
 
 # The sentences a FlopsReport's convention is made of (JSON: English, one string; the tables
@@ -113,25 +142,73 @@ def check_workload(cfg: ModelConfig, w: fl.Workload) -> None:
         )
 
 
-def flops_report(cfg: ModelConfig, w: fl.Workload, unit: str = "flops") -> FlopsReport:
+IMAGES_NOTE = N_(
+    "--images: each image runs the {tower} over its {tokens} tokens (batch = images x batch), "
+    "its patch convolution (2 x output elements x C x p x p) and the projector's matmuls; its "
+    "{out} tokens join the language model's sequence (S = {text} text + {added} image tokens)."
+)
+
+
+def check_images(cfg: ModelConfig, images: int, image_size: tuple[int, int] | None) -> None:
+    """--images needs a vision tower; --image-size must be one the tower takes."""
+    towers = [t for t in cfg.towers if t.name == "vision"]
+    if not towers:
+        raise UsageError(
+            _("--images {images}: {model} has no vision tower (it reads text only).").format(
+                images=images, model=cfg.name
+            )
+        )
+    if image_size is None:
+        return
+    for t in towers:
+        if t.image_size is not None and list(image_size) != t.image_size:
+            h, w = t.image_size
+            raise UsageError(
+                _(
+                    "--image-size {size}: the vision tower of {model} takes {h}x{w} images "
+                    "only (its config fixes the size and the position table)."
+                ).format(size=f"{image_size[0]}x{image_size[1]}", model=cfg.name, h=h, w=w)
+            )
+
+
+def flops_report(
+    cfg: ModelConfig,
+    w: fl.Workload,
+    unit: str = "flops",
+    images: int = 0,
+    image_size: tuple[int, int] | None = None,
+) -> FlopsReport:
+    """FLOPs of a forward pass; `images` images per sequence through the towers (their tokens
+    join the language model's sequence)."""
+    from dataclasses import replace
+
     check_workload(cfg, w)
+    text_len = w.seq_len
+    if images:
+        from ffn_calc.counts import towers as tw
+
+        check_images(cfg, images, image_size)
+        w = replace(w, seq_len=w.seq_len + tw.image_tokens(cfg, images))
     fl.check_lengths(cfg, w)
     div = 2 if unit == "macs" else 1  # every term carries the factor 2: exact
     comps = {k: v // div for k, v in fl.flop_components(cfg, w).items()}
+    lm_forward = sum(comps.values())
+    tower_reports: list[TowerFlops] | None = None
+    if images:
+        comps |= {k: v // div for k, v in tw.image_flops(cfg, images * w.batch).items()}
+        tower_reports = [_tower_flops(t, images * w.batch, div) for t in cfg.towers]
     fwd = sum(comps.values())
-    layers = [
-        FlopLayer(
-            stack=layer.stack, kind=str(layer.kind), count=layer.count,
-            attention_projections=layer.group("attention_projections") // div,
-            attention_scores=layer.group("attention_scores") // div,
-            ffn=layer.group("ffn") // div, total=layer.total // div,
-            terms=[TermReport.of(t, macs=div == 2) for t in layer.terms],
-        ).with_kind(layer.kind)
-        for layer in fl.layer_flops(cfg, w)
-    ]  # fmt: skip
+    layers = _flop_layers(cfg, w, div)
     t = w.target_len if w.target_len is not None else w.seq_len
     tokens = w.batch * (w.seq_len + t if cfg.architecture == "encoder-decoder" else w.seq_len)
     stated = conventions((fl.CONVENTION,), unit, w.lm_head, w.causal)
+    if images:
+        added = w.seq_len - text_len
+        stated += [
+            say(IMAGES_NOTE, tower=say(N_("vision tower")), tokens=f"{x.tokens:,}",
+                out=f"{x.output_tokens:,}", text=f"{text_len:,}", added=f"{added:,}")
+            for x in cfg.towers
+        ]  # fmt: skip
     return FlopsReport(
         model=cfg.name, batch=w.batch, seq_len=w.seq_len,
         target_len=w.target_len if cfg.architecture == "encoder-decoder" else None,
@@ -140,9 +217,38 @@ def flops_report(cfg: ModelConfig, w: fl.Workload, unit: str = "flops") -> Flops
         flops_per_token=num(Fraction(fwd, tokens)), flops_per_token_exact=exact(Fraction(fwd, tokens)),
         components=comps,
         shares={k: share(v, fwd) for k, v in comps.items()},
-        layers=layers, approximations=_approximations(cfg, w, fwd * div, div, tokens),
+        layers=layers, approximations=_approximations(cfg, w, lm_forward * div, div, tokens),
         convention=english(stated),
+        images=images or None, image_tokens=(w.seq_len - text_len) if images else None,
+        towers=tower_reports,
     ).stated(stated)  # fmt: skip
+
+
+def _flop_layers(
+    cfg: ModelConfig, w: fl.Workload, div: int, stack: str | None = None
+) -> list[FlopLayer]:
+    return [
+        FlopLayer(
+            stack=stack or layer.stack, kind=str(layer.kind), count=layer.count,
+            attention_projections=layer.group("attention_projections") // div,
+            attention_scores=layer.group("attention_scores") // div,
+            ffn=layer.group("ffn") // div, total=layer.total // div,
+            terms=[TermReport.of(t, macs=div == 2) for t in layer.terms],
+        ).with_kind(layer.kind)
+        for layer in fl.layer_flops(cfg, w)
+    ]  # fmt: skip
+
+
+def _tower_flops(t: Tower, images: int, div: int) -> TowerFlops:
+    from ffn_calc.counts import towers as tw
+
+    counts = tw.tower_flops(t, images)
+    return TowerFlops(
+        name=t.name, images=images, tokens_per_image=t.tokens,
+        output_tokens_per_image=t.output_tokens, image_size=t.image_size,
+        flops=counts[t.name] // div, projector_flops=counts["projector"] // div,
+        layers=_flop_layers(t.stack, fl.Workload(batch=images, seq_len=t.tokens), div, t.name),
+    )  # fmt: skip
 
 
 def _approximations(
@@ -150,7 +256,9 @@ def _approximations(
 ) -> list[Approximation]:
     """Rules of thumb next to the exact figure (N: active parameters for MoE)."""
     idle = pm.idle_params(cfg)
-    n, n_ne = pm.total_params(cfg) - idle, pm.non_embedding_params(cfg) - idle
+    towers = sum(wrapper_components(cfg).values())  # the language model's rules: no towers
+    n = pm.total_params(cfg) - idle - towers
+    n_ne = pm.non_embedding_params(cfg) - idle - towers
     layers = cfg.encoder_layers + cfg.decoder_layers
     d, s = cfg.d_model, w.seq_len
     h, q = cfg.n_heads, cfg.head_size

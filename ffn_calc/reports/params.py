@@ -157,10 +157,11 @@ def _param_terms(cfg: ModelConfig) -> dict[str, Any]:
     }
 
 
-def _layers(cfg: ModelConfig) -> list[ParamLayer]:
+def _layers(cfg: ModelConfig, stack: str | None = None) -> list[ParamLayer]:
+    """The layer kinds of the model's stacks (`stack`: a tower's name in place of its stack's)."""
     return [
         ParamLayer(
-            stack=layer.stack, kind=str(layer.kind), count=layer.count,
+            stack=stack or layer.stack, kind=str(layer.kind), count=layer.count,
             attention=layer.group("attention"),
             ffn=layer.group("ffn"), norm=layer.group("norm"), total=layer.total,
             terms=[TermReport.of(t) for t in layer.terms],
@@ -181,7 +182,7 @@ def _tower_params(t: Tower) -> TowerParams:
     comps = tw.tower_components(t)
     return TowerParams(
         name=t.name, family=t.family, total_params=sum(comps.values()), components=comps,
-        layers=_layers(t.stack),
+        layers=_layers(t.stack, t.name),
         other_terms=[TermReport.of(x) for x in pm.model_terms(t.stack)]
         + [_part_term(p) for p in t.own_parts],
         projector_params=tw.projector_params(t),

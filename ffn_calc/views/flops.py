@@ -26,7 +26,8 @@ def flops_tables(r: FlopsReport, explain: bool = False) -> list[Table]:
     unit = "MACs" if r.unit == "macs" else "FLOPs"
     tables: list[Table] = []
     convention = sentences(*r.sentences())
-    for layer in r.layers:
+    towers = [layer for tower in r.towers or [] for layer in tower.layers]
+    for layer in [*r.layers, *towers]:  # the language model's layers, then each tower's
         title = _("{heading}, forward {unit}").format(
             heading=one_layer(r.model, layer.stack, layer.layer_kind(), layer.count), unit=unit
         )

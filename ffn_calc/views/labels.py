@@ -26,6 +26,9 @@ COMPONENT_LABELS = {
     "norm": N_("norm"),
     "lm_head": N_("lm_head"),
     "pooler": N_("pooler"),
+    "vision": N_("vision tower"),
+    "audio": N_("audio tower"),
+    "projector": N_("projector"),
     "total": N_("total"),
     "logits": N_("logits"),
     "layer inputs (full recomputation)": N_("layer inputs (full recomputation)"),
@@ -91,7 +94,12 @@ TERM_LABELS = {
 }
 
 
-STACK_LABELS = {"decoder": N_("decoder"), "encoder": N_("encoder")}
+STACK_LABELS = {
+    "decoder": N_("decoder"),
+    "encoder": N_("encoder"),
+    "vision": N_("vision tower"),
+    "audio": N_("audio tower"),
+}
 
 
 def _cjk() -> bool:

@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING
 from ffn_calc.i18n.translate import N_, _, shown
 
 if TYPE_CHECKING:  # the report types only annotate: importing them would load every command
-    from ffn_calc.reports.params import ParamsReport
+    from ffn_calc.reports.params import ParamLayer, ParamsReport, TowerParams
 from ffn_calc.views.labels import (
     component_label,
     explained_terms,
+    listed,
     one_layer,
     stack_label,
     term_label,
@@ -26,28 +27,68 @@ from ffn_calc.views.table import Column, Table
 PARAM_LABELS = {"attention": N_("attention"), "ffn": N_("FFN"), "norm": N_("norm")}
 
 
+def _layer_table(model: str, layer: ParamLayer, explain: bool) -> Table:
+    """One layer kind: its terms, the attention / FFN / norm totals."""
+    t = Table(
+        one_layer(model, layer.stack, layer.layer_kind(), layer.count),
+        [Column(_("term"), "text"), Column(_("group"), "text"), Column(_("params")), Column(_("share of layer"), "pct")],
+    )  # fmt: skip
+    for term in layer.terms:
+        t.add(
+            term_label(term.name),
+            _(PARAM_LABELS[term.group]),
+            term.value,
+            term.value / layer.total,
+        )
+    for group in ("attention", "ffn", "norm"):
+        value = getattr(layer, group)
+        label = _("{group} total").format(group=_(PARAM_LABELS[group]))
+        t.add(label, "", value, value / layer.total, style="total")
+    t.add(_("layer total"), "", layer.total, 1.0, style="total")
+    if explain:
+        t.notes += explained_terms(layer.terms)
+    return t
+
+
+def _tower_table(model: str, tower: TowerParams, explain: bool) -> Table:
+    """A tower outside its layers: its components, its tensors outside the layers, then the
+    projector's tensors."""
+    name = component_label(tower.name)
+    t = Table(
+        _("{model}: {tower}").format(model=model, tower=name),
+        [Column(_("term"), "text"), Column(_("group"), "text"), Column(_("params")), Column(_("share"), "pct")],
+    )  # fmt: skip
+    whole = tower.total_params + tower.projector_params
+    for key, value in tower.components.items():
+        t.add(component_label(key), "", value, value / whole)
+    t.add(_("{tower} total").format(tower=name), "", tower.total_params,
+          tower.total_params / whole, style="total")  # fmt: skip
+    for term in tower.projector_terms:
+        t.add(term.name, component_label("projector"), term.value, term.value / whole)
+    t.add(_("{group} total").format(group=component_label("projector")), "",
+          tower.projector_params, tower.projector_params / whole, style="total")  # fmt: skip
+    t.notes.append(
+        _(
+            "{tower}: {layers} layers over {tokens} tokens per image; each image gives the "
+            "language model {out} tokens."
+        ).format(
+            tower=name,
+            layers=sum(layer.count for layer in tower.layers),
+            tokens=f"{tower.stack_tokens:,}",
+            out=f"{tower.tokens_per_image:,}",
+        )
+    )
+    if explain:
+        t.notes += explained_terms(tower.other_terms)
+        t.notes += explained_terms(tower.projector_terms)
+    return t
+
+
 def params_tables(r: ParamsReport, explain: bool = False) -> list[Table]:
-    tables: list[Table] = []
-    for layer in r.layers:
-        t = Table(
-            one_layer(r.model, layer.stack, layer.layer_kind(), layer.count),
-            [Column(_("term"), "text"), Column(_("group"), "text"), Column(_("params")), Column(_("share of layer"), "pct")],
-        )  # fmt: skip
-        for term in layer.terms:
-            t.add(
-                term_label(term.name),
-                _(PARAM_LABELS[term.group]),
-                term.value,
-                term.value / layer.total,
-            )
-        for group in ("attention", "ffn", "norm"):
-            value = getattr(layer, group)
-            label = _("{group} total").format(group=_(PARAM_LABELS[group]))
-            t.add(label, "", value, value / layer.total, style="total")
-        t.add(_("layer total"), "", layer.total, 1.0, style="total")
-        if explain:
-            t.notes += explained_terms(layer.terms)
-        tables.append(t)
+    tables = [_layer_table(r.model, layer, explain) for layer in r.layers]
+    for tower in r.towers:
+        tables += [_layer_table(r.model, layer, explain) for layer in tower.layers]
+        tables.append(_tower_table(r.model, tower, explain))
     t = Table(
         _("{model}: whole model").format(model=r.model),
         [Column(_("component"), "text"), Column(_("params")), Column(_("share"), "pct")],
@@ -55,6 +96,26 @@ def params_tables(r: ParamsReport, explain: bool = False) -> list[Table]:
     for key, value in r.components.items():
         t.add(component_label(key), value, r.shares[key])
     t.add(_("total"), r.total_params, 1.0, style="total")
+    if r.language_model_params is not None:
+        t.add(
+            _("language model"), r.language_model_params,
+            r.language_model_params / r.total_params, style="total",
+        )  # fmt: skip
+        towers = listed(
+            [
+                _("the {tower} ({layers} layers)").format(
+                    tower=component_label(x.name), layers=sum(y.count for y in x.layers)
+                )
+                for x in r.towers
+            ]
+        )
+        t.notes.append(
+            _(
+                "Total counts every parameter of {model}: the language model, {towers} and "
+                "the projector; language model = the total less the towers and the projector "
+                "(its head, once when tied)."
+            ).format(model=r.model, towers=towers)
+        )
     if r.active_params != r.total_params:
         t.add(
             _("active (per token)"), r.active_params, r.active_params / r.total_params,
