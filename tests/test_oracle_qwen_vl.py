@@ -30,7 +30,7 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 from conftest import run  # noqa: E402
-from oracle_cases import classes  # noqa: E402
+from oracle_cases import case, classes  # noqa: E402
 from oracle_support import (  # noqa: E402
     check_cache,
     check_verifies,
@@ -105,14 +105,12 @@ def images_input(model: Any, images: int, h: int, w: int, text: int) -> dict[str
     }
 
 
-def image_flops_cli(data: dict[str, Any], tmp: Path, images: int, h: int, w: int, text: int) -> int:
-    """`ffn-calc flops --hf-config ... --images N --image-size HxW --seq-len S` (S: the text
-    tokens), the forward FLOPs in its JSON."""
-    path = tmp / "config.json"
-    path.write_text(json.dumps(data))
+def image_flops_cli(tmp: Path, images: int, h: int, w: int, text: int) -> int:
+    """`ffn-calc flops --hf-config ... --images N --image-size HxW --seq-len S` on the
+    config.json in `tmp` (S: the text tokens), the forward FLOPs in its JSON."""
     r = run(
-        "flops", "--hf-config", str(path), "--images", str(images), "--image-size", f"{h}x{w}",
-        "--seq-len", str(text), "--batch", "1", "--format", "json",
+        "flops", "--hf-config", str(tmp / "config.json"), "--images", str(images),
+        "--image-size", f"{h}x{w}", "--seq-len", str(text), "--format", "json",
     )  # fmt: skip
     assert r.exit_code == 0, r.stderr
     return int(r.json()["forward_flops"])
@@ -253,17 +251,20 @@ def check(data: dict[str, Any], batch: int, s: int, tmp: Path) -> None:
     grid = cfg.towers[0].grid
     assert grid is not None
     for images, a, b in ((1, 1, 1), (2, 2, 3), (1, 3, 2)):
-        check_images(model, cfg, images, grid.multiple * a, grid.multiple * b, 3)
+        check_images(model, cfg, images, grid.multiple * a, grid.multiple * b, 3, tmp)
     # The checkpoint save_pretrained writes (Qwen2.5-VL: its legacy names) and its config.json.
     out = save(model, tmp / "ckpt")
     assert total_params(resolve_model(hf_config=out)) == total_params(cfg)
     check_verifies(out, cfg)
 
 
-def check_images(model: Any, cfg: ModelConfig, images: int, h: int, w: int, text: int) -> None:
+def check_images(
+    model: Any, cfg: ModelConfig, images: int, h: int, w: int, text: int, tmp: Path
+) -> None:
     """FlopCounterMode over a forward pass with `images` images of h x w pixels and `text`
-    text tokens equals the language model over the whole sequence plus the images' FLOPs
-    (a tower whose windows hold no merged token refuses: transformers cannot run it)."""
+    text tokens equals the language model over the whole sequence plus the images' FLOPs,
+    and `flops --images --image-size` (a tower whose windows hold no merged token refuses:
+    transformers cannot run it)."""
     try:
         at = sized(cfg, h, w, "--image-size")
     except UsageError:
@@ -278,8 +279,67 @@ def check_images(model: Any, cfg: ModelConfig, images: int, h: int, w: int, text
     # The inventory's matmuls (tensors --explain, verify) add up to the same.
     inventory = instantiate(at, 1, s, images=images)
     assert sum(2 * m.m * m.k * m.n * m.times for m in inventory.matmuls) == expected
+    # The command line: the vision-start tokens are text tokens.
+    assert image_flops_cli(tmp, images, h, w, images + text) == expected
 
 
 def check_case(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> None:
     """One case through the harness (tests/test_oracle_cases.py)."""
     check(data, batch, s, tmp)
+
+
+# --- the family's own tests -----------------------------------------------------------------
+
+
+def _config(tmp: Path, label: str) -> str:
+    path = tmp / "config.json"
+    path.write_text(json.dumps(case(label)))
+    return str(path)
+
+
+def test_image_size_is_required_and_a_multiple(tmp_path: Path) -> None:
+    """A Qwen tower takes images of any size whose sides are multiples of patch x merge:
+    --images needs --image-size, and a size off the multiple is refused with the nearest."""
+    path = _config(
+        tmp_path, "qwen3_vl deepstack repeated and past the blocks, biased, null kv heads"
+    )
+    r = run("flops", "--hf-config", path, "-s", "4", "--images", "1")
+    assert r.exit_code == 2 and r.stdout == ""
+    assert "--image-size" in r.stderr and "multiples of 4 pixels" in r.stderr
+    r = run("flops", "--hf-config", path, "-s", "4", "--images", "1", "--image-size", "10x8")
+    assert r.exit_code == 2 and r.stdout == ""
+    # patch 2 x merge 2: 10 rounds to 8 (as the processor's smart_resize rounds), 8 stays.
+    assert "--image-size 10x8" in r.stderr and "say 8x8" in r.stderr
+    assert run("flops", "--hf-config", path, "-s", "4", "--images", "1",
+               "--image-size", "8x12").exit_code == 0  # fmt: skip
+
+
+def test_windows_smaller_than_a_merged_token_refuse_images(tmp_path: Path) -> None:
+    """window_size below patch x merge: transformers' window index divides by zero, so an
+    image cannot run; the parameters still count (the class instantiates)."""
+    data = case("qwen2_5_vl flat text fields (the Hub's), ragged windows, tied")
+    data["vision_config"] = {**data["vision_config"], "window_size": 3}  # patch 2 x merge 2
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(data))
+    assert run("params", "--hf-config", str(path)).exit_code == 0
+    r = run("flops", "--hf-config", str(path), "-s", "4", "--images", "1", "--image-size", "8x8")
+    assert r.exit_code == 2 and r.stdout == "" and "window_size" in r.stderr
+
+
+def test_windowed_layers_split_in_the_tower_table(tmp_path: Path) -> None:
+    """The tower's layers by kind: its full-attention blocks and its windowed ones, whose
+    scores run over each window (an 8x12 image at patch 2, merge 2: 2 x 3 merged tokens, in
+    windows of 2 x 2: one of 4 merged tokens and one of 2, i.e. 16 and 8 tokens)."""
+    path = _config(tmp_path, "qwen2_5_vl flat text fields (the Hub's), ragged windows, tied")
+    r = run("flops", "--hf-config", path, "-s", "4", "--images", "1", "--image-size", "8x12",
+            "-f", "json")  # fmt: skip
+    (tower,) = r.json()["towers"]
+    kinds = [(x["kind"], x["count"]) for x in tower["layers"]]
+    assert kinds == [("full attention", 1), ("chunked attention over 16 tokens", 1)]
+    full, windowed = tower["layers"]
+    # Golden: QK^T and AV, 2 x n_heads 2 x head_dim 8 x (24^2 tokens) vs (16^2 + 8^2).
+    assert full["attention_scores"] == 2 * 2 * 2 * 8 * 24 * 24
+    assert windowed["attention_scores"] == 2 * 2 * 2 * 8 * (16 * 16 + 8 * 8)
+    assert tower["flops"] == sum(x["count"] * x["total"] for x in tower["layers"]) + 2 * 24 * (
+        16 * 3 * 2 * 2 * 2
+    )  # + the Conv3d: 24 patches x d 16 x C 3 x t 2 x p 2 x p 2
