@@ -536,10 +536,10 @@ def _windowed(tower: Tower, matmuls: list[Matmul]) -> list[Matmul]:
     image (its other layers' over the whole image)."""
     g = tower.grid
     layers = tower.stack.n_layers
-    windowed = sorted({i for i in (g.window_layers if g else []) if i < layers})
+    windowed = tuple(sorted({i for i in (g.window_layers if g else []) if i < layers}))
     if not windowed:
         return matmuls
-    full = [i for i in range(layers) if i not in windowed]
+    full = tuple(i for i in range(layers) if i not in windowed)
     out: list[Matmul] = []
     for m in matmuls:
         qk, av = m.name.endswith("scores QK^T"), m.name.endswith("scores AV")
@@ -550,6 +550,8 @@ def _windowed(tower: Tower, matmuls: list[Matmul]) -> list[Matmul]:
         if full:
             out.append(replace(m, ranges=((key, full), *rest)))
         for n in tower.windows():  # [n, hq] x [hq, n], then [n, n] x [n, hv]
-            shape = {"m": n, "n": n} if qk else {"m": n, "k": n}
-            out.append(replace(m, **shape, ranges=((key, windowed), *rest)))
+            m_n_k = (n, m.k, n) if qk else (n, n, m.n)
+            out.append(
+                replace(m, m=m_n_k[0], k=m_n_k[1], n=m_n_k[2], ranges=((key, windowed), *rest))
+            )
     return out
