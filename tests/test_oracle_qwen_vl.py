@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from conftest import run  # noqa: E402
+from conftest import DATA, run  # noqa: E402
 from oracle_cases import case, classes  # noqa: E402
 from oracle_support import (  # noqa: E402
     check_cache,
@@ -343,3 +343,34 @@ def test_windowed_layers_split_in_the_tower_table(tmp_path: Path) -> None:
     assert tower["flops"] == sum(x["count"] * x["total"] for x in tower["layers"]) + 2 * 24 * (
         16 * 3 * 2 * 2 * 2
     )  # + the Conv3d: 24 patches x d 16 x C 3 x t 2 x p 2 x p 2
+
+
+# --- the real-size configs and the presets on the meta device: names, text FLOPs at S = 64 ----
+
+FRONTIER = {c["name"]: c for c in json.loads((DATA / "frontier.json").read_text())["cases"]}
+COVERAGE = {c["name"]: c for c in json.loads((DATA / "coverage.json").read_text())["cases"]}
+REAL = {
+    "Qwen/Qwen2.5-VL-7B-Instruct": ("qwen2.5-vl-7b", FRONTIER),
+    "Qwen/Qwen3-VL-8B-Instruct": ("qwen3-vl-8b", FRONTIER),
+    "Qwen/Qwen3-VL-30B-A3B-Instruct": (None, COVERAGE),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REAL))
+def test_real_size_names_and_flops(name: str, tmp_path: Path) -> None:
+    preset, source = REAL[name]
+    data = source[name]["hf_config"]
+    model = build(data, "meta")
+    names = param_shapes(model)
+    # Golden: frontier.json / coverage.json total_params (transformers 5.24.0, meta device).
+    assert sum(p.numel() for p in model.parameters()) == source[name]["total_params"]
+    configs = [read(data, tmp_path)]
+    if preset is not None:
+        configs.append(resolve_model(preset=preset))
+    moe = data["model_type"] == "qwen3_vl_moe"  # routing cannot run on the meta device
+    flops = None if moe else counted_flops(model, input_ids=token_ids(8, 1, 64, "meta"))
+    for cfg in configs:
+        assert total_params(cfg) == source[name]["total_params"]
+        assert names == inventory_names(cfg)
+        if flops is not None:
+            assert flops == forward_flops(cfg, Workload(1, 64))
