@@ -65,6 +65,7 @@ _WHISPER_MT5 = "test_oracle_whisper_mt5"
 _ENC25 = "test_oracle_encoders_2025"
 _DEC25 = "test_oracle_decoders_2025"
 _2025 = "test_oracle_decoders_moe_2025"
+_QVL = "test_oracle_qwen_vl"
 _MM = "test_oracle_multimodal"
 
 ORACLE: dict[str, Oracle] = {
@@ -124,6 +125,9 @@ ORACLE: dict[str, Oracle] = {
     "ernie4_5": Oracle("Ernie4_5Config", "Ernie4_5ForCausalLM", _2025, CAUSAL),
     "hunyuan_v1_dense": Oracle("HunYuanDenseV1Config", "HunYuanDenseV1ForCausalLM", _2025, CAUSAL),
     "hunyuan_v1_moe": Oracle("HunYuanMoEV1Config", "HunYuanMoEV1ForCausalLM", _2025, CAUSAL),
+    "qwen2_5_vl": Oracle("Qwen2_5_VLConfig", "Qwen2_5_VLForConditionalGeneration", _QVL),
+    "qwen3_vl": Oracle("Qwen3VLConfig", "Qwen3VLForConditionalGeneration", _QVL),
+    "qwen3_vl_moe": Oracle("Qwen3VLMoeConfig", "Qwen3VLMoeForConditionalGeneration", _QVL),
     "gemma3": Oracle("Gemma3Config", "Gemma3ForConditionalGeneration", _MM, examples=8),
     "llava": Oracle("LlavaConfig", "LlavaForConditionalGeneration", _MM, examples=8),
 }
@@ -770,6 +774,84 @@ _MULTIMODAL: Cases = {
     },
 }  # fmt: skip
 
+# The Qwen vision-language wrappers: special tokens at the top of the vocabulary (40).
+_QVL_IDS: dict[str, Any] = {
+    "image_token_id": 39,
+    "video_token_id": 38,
+    "vision_start_token_id": 37,
+    "vision_end_token_id": 36,
+}
+_QVL_TEXT: dict[str, Any] = {
+    "vocab_size": 40,
+    "num_hidden_layers": 2,
+    "num_attention_heads": 2,
+    "num_key_value_heads": 1,
+    "intermediate_size": 12,
+    "max_position_embeddings": 64,
+    "bos_token_id": 0,
+    "eos_token_id": 0,
+    "pad_token_id": None,
+    "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [2, 1, 1]},
+}
+_QWEN_VL: Cases = {
+    "qwen2_5_vl flat text fields (the Hub's), ragged windows, tied": {
+        "model_type": "qwen2_5_vl", **_QVL_IDS, **_QVL_TEXT, "hidden_size": 16,
+        "tie_word_embeddings": True,
+        "vision_config": {"depth": 2, "hidden_size": 16, "num_heads": 2, "intermediate_size": 10,
+                          "patch_size": 2, "spatial_merge_size": 2, "temporal_patch_size": 2,
+                          "window_size": 8, "fullatt_block_indexes": [1],
+                          "out_hidden_size": 16},
+    },
+    "qwen2_5_vl text_config tied, sliding layers, window_size floored, gelu": {
+        "model_type": "qwen2_5_vl", **_QVL_IDS,
+        "text_config": {**_QVL_TEXT, "hidden_size": 16, "tie_word_embeddings": True,
+                        "use_sliding_window": True, "sliding_window": 3, "max_window_layers": 1},
+        "vision_config": {"depth": 2, "hidden_size": 8, "num_heads": 1, "intermediate_size": 6,
+                          "patch_size": 3, "spatial_merge_size": 1, "temporal_patch_size": 1,
+                          "in_channels": 1, "window_size": 7, "fullatt_block_indexes": [],
+                          "hidden_act": "gelu", "out_hidden_size": 16},
+    },
+    "qwen3_vl deepstack repeated and past the blocks, biased, null kv heads": {
+        "model_type": "qwen3_vl", **_QVL_IDS,
+        "text_config": {**_QVL_TEXT, "hidden_size": 12, "head_dim": 4,
+                        "num_key_value_heads": None, "attention_bias": True,
+                        "tie_word_embeddings": True},
+        "vision_config": {"depth": 2, "hidden_size": 8, "num_heads": 2, "intermediate_size": 6,
+                          "patch_size": 2, "spatial_merge_size": 2, "temporal_patch_size": 2,
+                          "num_position_embeddings": 9, "deepstack_visual_indexes": [1, 1, 5],
+                          "out_hidden_size": 12},
+    },
+    "qwen3_vl head_dim 128 by default, tied at the top, no deepstack": {
+        "model_type": "qwen3_vl", **_QVL_IDS, "tie_word_embeddings": True,
+        "text_config": {**_QVL_TEXT, "hidden_size": 8,
+                        "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0,
+                                            "mrope_section": [24, 20, 20]}},
+        "vision_config": {"depth": 1, "hidden_size": 4, "num_heads": 1, "intermediate_size": 6,
+                          "patch_size": 4, "spatial_merge_size": 1, "temporal_patch_size": 1,
+                          "deepstack_visual_indexes": [], "out_hidden_size": 8},
+    },
+    "qwen3_vl_moe both expert keys, sparse step 2, MLP-only layer": {
+        "model_type": "qwen3_vl_moe", **_QVL_IDS,
+        "text_config": {**_QVL_TEXT, "hidden_size": 16, "head_dim": 4, "num_experts": 2,
+                        "num_local_experts": 3, "num_experts_per_tok": 2,
+                        "moe_intermediate_size": 6, "decoder_sparse_step": 1,
+                        "mlp_only_layers": [0], "tie_word_embeddings": True},
+        "vision_config": {"depth": 2, "hidden_size": 8, "num_heads": 2, "intermediate_size": 6,
+                          "patch_size": 2, "spatial_merge_size": 2, "temporal_patch_size": 2,
+                          "num_position_embeddings": 4, "deepstack_visual_indexes": [0],
+                          "out_hidden_size": 16},
+    },
+    "qwen3_vl_moe head_dim hidden / heads, 16 kv heads by default, tied": {
+        "model_type": "qwen3_vl_moe", **_QVL_IDS, "tie_word_embeddings": True,
+        "text_config": {**_QVL_TEXT, "hidden_size": 32, "num_attention_heads": 16,
+                        "num_key_value_heads": 16, "num_experts": 2, "num_experts_per_tok": 1,
+                        "moe_intermediate_size": 4, "decoder_sparse_step": 2},
+        "vision_config": {"depth": 1, "hidden_size": 4, "num_heads": 1, "intermediate_size": 6,
+                          "patch_size": 2, "spatial_merge_size": 1, "temporal_patch_size": 1,
+                          "deepstack_visual_indexes": [0], "out_hidden_size": 32},
+    },
+}  # fmt: skip
+
 EXPLICIT: Cases = {
     **_MODEL_CONFIGS,
     **_ENCODER_DECODER,
@@ -788,6 +870,7 @@ EXPLICIT: Cases = {
     **_DECODERS_2025,
     **_DECODERS_MOE_2025,
     **_MULTIMODAL,
+    **_QWEN_VL,
 }
 
 

@@ -29,9 +29,15 @@ def test_params_json_contract() -> None:
 
 def _preset_total(name: str) -> int:
     """Golden: reference_cases.json total_params for this preset, or for a family's preset the
-    coverage.json case (and override) that tests/test_families.py PRESETS names."""
+    coverage.json case (and override) that tests/test_families.py PRESETS names, or for a
+    multimodal wrapper's the frontier.json case that tests/test_towers.py PRESETS names."""
     if name in CASES_BY_NAME:
         return int(CASES_BY_NAME[name]["total_params"])
+    from test_towers import CASES as FRONTIER
+    from test_towers import PRESETS as WRAPPERS
+
+    if name in WRAPPERS:  # a multimodal wrapper's preset: its frontier.json case
+        return int(FRONTIER[WRAPPERS[name]]["total_params"])
     from test_families import BY_NAME, PRESETS
     from test_towers import CASES as FRONTIER
     from test_towers import PRESETS as WRAPPER_PRESETS

@@ -113,7 +113,12 @@ def test_language_models_dump_no_towers() -> None:
 
 # --- presets: the frontier cases they reproduce ------------------------------------------------
 
-PRESETS = {"gemma-3-4b": GEMMA, "gemma-3-27b": "google/gemma-3-27b-it"}
+PRESETS = {
+    "gemma-3-4b": GEMMA,
+    "gemma-3-27b": "google/gemma-3-27b-it",
+    "qwen2.5-vl-7b": "Qwen/Qwen2.5-VL-7B-Instruct",
+    "qwen3-vl-8b": "Qwen/Qwen3-VL-8B-Instruct",
+}
 
 
 @pytest.mark.parametrize("preset", sorted(PRESETS))

@@ -16,7 +16,11 @@ output elements x C x p x p; the projector's matmuls), and gives the language mo
 
 from __future__ import annotations
 
-from ffn_calc.counts.flops import Workload, forward_flops
+from collections import Counter
+from dataclasses import replace
+
+from ffn_calc.counts.flops import LayerFlops, Workload, layer_flops
+from ffn_calc.counts.terms import term
 
 # The parameter counts live with the fast totals (counts.totals, which the components of every
 # model come from); re-exported here, so the towers' counts are in one place for a reader.
@@ -27,6 +31,7 @@ from ffn_calc.counts.totals import tower_components as tower_components
 from ffn_calc.counts.totals import tower_params as tower_params
 from ffn_calc.counts.totals import wrapper_components as wrapper_components
 from ffn_calc.model.config import ModelConfig
+from ffn_calc.model.layer_kinds import CHUNKED, DENSE, FULL, LayerKind
 from ffn_calc.model.towers import Tower
 
 
@@ -35,14 +40,52 @@ def image_tokens(cfg: ModelConfig, images: int) -> int:
     return images * sum(t.output_tokens for t in cfg.towers)
 
 
+def tower_layers(t: Tower, images: int) -> list[LayerFlops]:
+    """The FLOPs of the tower's layers for `images` images, by kind: a grid tower's windowed
+    layers apart, their QK^T and AV over each window's square (windows of one size grouped),
+    its other layers' over the whole image."""
+    base = layer_flops(t.stack, Workload(batch=images, seq_len=t.tokens))
+    g = t.grid
+    windowed = sorted({i for i in (g.window_layers if g else []) if i < t.stack.n_layers})
+    if not windowed:
+        return base
+    assert len(base) == 1  # a tower's layers are alike but for their windows
+    (layer,) = base
+    full = t.stack.n_layers - len(windowed)
+    h, hd = t.stack.n_heads, t.stack.head_size
+    sizes = Counter(t.windows())
+    formula = "2 x B x windows x n_heads x w x w x head_dim"
+    scores = [
+        term("attention_scores", name, formula, 2, images, c, h, n, n, hd)
+        for n, c in sorted(sizes.items(), reverse=True)
+        for name in ("QK^T", "AV")
+    ]
+    projections = [x for x in layer.terms if x.group == "attention_projections"]
+    ffn = [x for x in layer.terms if x.group not in ("attention_projections", "attention_scores")]
+    out = []
+    if full:
+        out.append(replace(layer, count=full, kind=LayerKind(DENSE, FULL, names_mixer=True)))
+    local = LayerKind(DENSE, CHUNKED, max(sizes), names_mixer=True)
+    out.append(LayerFlops(layer.stack, len(windowed), projections + scores + ffn, local))
+    return out
+
+
 def tower_flops(t: Tower, images: int) -> dict[str, int]:
-    """Forward FLOPs of `images` images (over the whole batch) through the tower: its stack
-    at its tokens per image, its own parts (the patch convolution), and its projector."""
-    stack = forward_flops(t.stack, Workload(batch=images, seq_len=t.tokens)) if images else 0
+    """Forward FLOPs of `images` images (over the whole batch) through the tower: its layers
+    at its tokens per image (tower_layers: windowed layers within each window), its own parts
+    (the patch convolution), and its projector."""
+    stack = sum(x.count * x.total for x in tower_layers(t, images)) if images else 0
     return {
         t.name: stack + 2 * images * t.part_macs(projector=False),
         "projector": 2 * images * t.part_macs(projector=True),
     }
+
+
+def sized(cfg: ModelConfig, height: int, width: int, what: str) -> ModelConfig:
+    """The model with its towers taking images of height x width pixels (`what`: the option
+    that gave the size; Tower.sized refuses a size a tower cannot take)."""
+    towers = [t.sized(height, width, what) for t in cfg.towers]
+    return cfg.model_copy(update={"towers": towers})
 
 
 def image_flops(cfg: ModelConfig, images: int) -> dict[str, int]:

@@ -249,13 +249,13 @@ def every_layer_window(r: Reader, default: int | None = None) -> dict[str, Any]:
     return {"attention_window": window} if window else {}
 
 
-def qwen_windows(r: Reader) -> dict[str, Any]:
+def qwen_windows(r: Reader, first_default: int = 28) -> dict[str, Any]:
     """Qwen2/Qwen3Config: with use_sliding_window (default false), layers from
-    max_window_layers (default 28) on slide over sliding_window (default 4,096) tokens;
-    `layer_types`, when given, says which."""
+    max_window_layers (default 28; Qwen2.5-VL's text: 80) on slide over sliding_window
+    (default 4,096) tokens; `layer_types`, when given, says which."""
     layers = check_listed(r, "num_hidden_layers", r.req("num_hidden_layers"))
     use = r.boolean("use_sliding_window", False)
-    first = r.index("max_window_layers", 28)
+    first = r.index("max_window_layers", first_default)
     window = optional_window(r, "sliding_window", 4096) if use else None
     pattern = [
         "sliding_attention" if window and i >= first else "full_attention" for i in range(layers)

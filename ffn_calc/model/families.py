@@ -61,12 +61,17 @@ REGISTRY: dict[str, str] = {
     "hunyuan_v1_moe": "hunyuan_v1_moe",
     "gemma3": "gemma3",
     "llava": "llava",
+    "qwen2_5_vl": "qwen2_5_vl",
+    "qwen3_vl": "qwen3_vl",
+    "qwen3_vl_moe": "qwen3_vl_moe",
 }
 # The towers of multimodal wrappers, by the model_type of their vision_config (or
 # audio_config): each module reads one into a Tower and names its tensors.
 TOWER_FAMILIES: dict[str, str] = {
     "siglip_vision_model": "siglip_vision_model",
     "clip_vision_model": "clip_vision_model",
+    "qwen2_5_vl_vision": "qwen2_5_vl_vision",
+    "qwen3_vl_vision": "qwen3_vl_vision",
 }
 # Families with tensor names but no config.json: torch.nn.Transformer; "custom" has neither.
 OTHER_FAMILIES: dict[str, str | None] = {"transformer": "transformer", "custom": None}

@@ -16,7 +16,13 @@ the encoders. A tower is data, like the rest of the model:
   Linear as rows x in x out);
 - what one image is for the FLOPs: `tokens` through the stack (the patches, plus a class token
   for CLIP), `output_tokens` it gives the language model (after pooling or dropping the class
-  token), and the input size the tower takes (`image_size`, fixed by its config).
+  token), and the input size the tower takes (`image_size`, fixed by its config);
+- `grid`, for a tower that takes images of any size (Qwen-VL): patch x patch pixels per token
+  through the stack, merge x merge of those per token of the language model, and the layers
+  that attend within windows of the image rather than over all of it. Its tokens,
+  output_tokens and image_size are those of the smallest image it takes (patch x merge pixels
+  a side); `sized(height, width)` gives the tower for an image of that size, and a part's
+  `macs` may be per token through the stack or per token given to the language model (`per`).
 
 Tower names ModelConfig in an annotation only (the config holds towers): ffn_calc.model.config
 completes both classes when it is imported, so import Tower after it (or from it).
@@ -43,6 +49,9 @@ Count = Annotated[int, Field(ge=0, le=MAX_SIZE * MAX_SIZE)]
 
 # Contract groups a part counts in: the tower's own (as a stack's components) or the projector.
 PartGroup = Literal["embedding", "norm", "attention", "ffn", "projector"]
+# What a part's multiply-adds are per: an image, a token through the stack, a token given to
+# the language model.
+PartUnit = Literal["image", "token", "output_token"]
 TowerName = Literal["vision", "audio"]
 
 
@@ -60,6 +69,11 @@ class Part(BaseModel):
         "them (a conv: output elements x C x p x p; a Linear: rows x in x out); 0 for a "
         "bias, a norm or a table.",
     )
+    per: PartUnit = Field(
+        "image",
+        description="What `macs` is per: one image, one token through the stack (a patch "
+        "embedding of a grid tower) or one token given to the language model (a merger).",
+    )
 
     @property
     def numel(self) -> int:
@@ -68,6 +82,30 @@ class Part(BaseModel):
     @property
     def projector(self) -> bool:
         return self.group == "projector"
+
+
+class Grid(BaseModel):
+    """How a tower that takes images of any size cuts them into tokens (Qwen-VL)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    patch: PositiveInt = Field(description="Pixels a side of one token through the stack.")
+    merge: PositiveInt = Field(
+        1, description="Tokens a side merged into one token of the language model."
+    )
+    window: Annotated[int, Field(ge=0, le=MAX_SIZE)] | None = Field(
+        None,
+        description="Merged tokens a side of the windows the window_layers attend within "
+        "(the last windows of a row or column ragged at the image's edge).",
+    )
+    window_layers: list[Annotated[int, Field(ge=0, le=MAX_SIZE)]] = Field(
+        [], description="The stack's layers that attend within windows; the others over the image."
+    )
+
+    @property
+    def multiple(self) -> int:
+        """The pixels an image's height and width are multiples of."""
+        return self.patch * self.merge
 
 
 class Tower(BaseModel):
@@ -88,6 +126,11 @@ class Tower(BaseModel):
     image_size: list[PositiveInt] | None = Field(
         None, description="The input size it takes, [height, width] (fixed by its config)."
     )
+    grid: Grid | None = Field(
+        None,
+        description="A tower that takes images of any size: how it cuts them (tokens, "
+        "output_tokens and image_size are then the smallest image's).",
+    )
 
     @property
     def own_parts(self) -> list[Part]:
@@ -98,9 +141,68 @@ class Tower(BaseModel):
     def projector_parts(self) -> list[Part]:
         return [p for p in self.parts if p.projector]
 
+    def units(self, per: PartUnit) -> int:
+        """How many of `per` one image has: 1 image, its tokens, its output tokens."""
+        return {"image": 1, "token": self.tokens, "output_token": self.output_tokens}[per]
+
     def part_macs(self, projector: bool) -> int:
         """Multiply-adds per image through the tower's own parts, or the projector's."""
-        return sum(p.macs for p in self.parts if p.projector == projector)
+        return sum(p.macs * self.units(p.per) for p in self.parts if p.projector == projector)
+
+    def sized(self, height: int, width: int, what: str) -> Tower:
+        """The tower for images of height x width pixels (`what`: the option that gave the
+        size): a grid tower cuts them into (height / patch) x (width / patch) tokens; a tower
+        of a fixed size takes that size only."""
+        from ffn_calc.errors import UsageError
+        from ffn_calc.i18n.translate import _
+
+        g = self.grid
+        if g is None:
+            if self.image_size in (None, [height, width]):
+                return self
+            h, w = self.image_size
+            raise UsageError(
+                _("{what}: {family} takes images of {h}x{w} pixels only.").format(
+                    what=what, family=self.family, h=h, w=w
+                )
+            )
+        m = g.multiple
+        if height % m or width % m:
+            near = [max(m, round(x / m) * m) for x in (height, width)]
+            raise UsageError(
+                _(
+                    "{what}: {family} takes images whose height and width are multiples of "
+                    "{multiple} pixels (patch {patch} x merge {merge}), as its processor "
+                    "resizes them: say {h}x{w}."
+                ).format(
+                    what=what, family=self.family, multiple=m, patch=g.patch, merge=g.merge,
+                    h=near[0], w=near[1],
+                )
+            )  # fmt: skip
+        if g.window == 0 and g.window_layers:
+            raise UsageError(
+                _(
+                    "{what}: {family}'s windows are smaller than one merged token (window_size "
+                    "below patch x merge pixels): transformers cannot run an image through it."
+                ).format(what=what, family=self.family)
+            )
+        tokens = (height // g.patch) * (width // g.patch)
+        return self.model_copy(
+            update={
+                "tokens": tokens,
+                "output_tokens": tokens // (g.merge * g.merge),
+                "image_size": [height, width],
+            }
+        )
+
+    def windows(self) -> list[int]:
+        """The tokens of each window of one image, row by row (a grid tower with windows):
+        rows and columns of merged tokens cut into runs of `window`, the last ragged."""
+        g = self.grid
+        assert g is not None and g.window and self.image_size is not None
+        rows, cols = (x // g.multiple for x in self.image_size)
+        runs = [[min(g.window, n - i) for i in range(0, n, g.window)] for n in (rows, cols)]
+        return [r * c * g.merge * g.merge for r in runs[0] for c in runs[1]]
 
 
 def conv_part(name: str, d: int, channels: int, patch: int, patches: int, bias: bool) -> list[Part]:

@@ -691,7 +691,34 @@ def _tower(inv: Inventory, tower: Tower, images: int) -> None:
     for p in tower.parts:
         component = "projector" if p.projector else tower.name
         inv.tensors.append(Tensor(p.name, tuple(p.shape), component))
-        if images and p.macs:  # as one [images, macs] x [macs, 1] product: its multiply-adds
-            inv.matmuls.append(Matmul(p.name.removesuffix(".weight"), component, images, p.macs, 1))
+        if images and p.macs:  # as one [rows, macs] x [macs, 1] product: its multiply-adds
+            rows = images * tower.units(p.per)  # per image, per token or per output token
+            inv.matmuls.append(Matmul(p.name.removesuffix(".weight"), component, rows, p.macs, 1))
     if images:
-        inv.matmuls += [replace(m, component=tower.name) for m in own.matmuls]
+        inv.matmuls += [replace(m, component=tower.name) for m in _windowed(tower, own.matmuls)]
+
+
+def _windowed(tower: Tower, matmuls: list[Matmul]) -> list[Matmul]:
+    """The stack's matmuls, a grid tower's windowed layers' scores over each window of the
+    image (its other layers' over the whole image)."""
+    g = tower.grid
+    layers = tower.stack.n_layers
+    windowed = tuple(sorted({i for i in (g.window_layers if g else []) if i < layers}))
+    if not windowed:
+        return matmuls
+    full = tuple(i for i in range(layers) if i not in windowed)
+    out: list[Matmul] = []
+    for m in matmuls:
+        qk, av = m.name.endswith("scores QK^T"), m.name.endswith("scores AV")
+        if not (qk or av):
+            out.append(m)
+            continue
+        (key, _), *rest = m.ranges
+        if full:
+            out.append(replace(m, ranges=((key, full), *rest)))
+        for n in tower.windows():  # [n, hq] x [hq, n], then [n, n] x [n, hv]
+            m_n_k = (n, m.k, n) if qk else (n, n, m.n)
+            out.append(
+                replace(m, m=m_n_k[0], k=m_n_k[1], n=m_n_k[2], ranges=((key, windowed), *rest))
+            )
+    return out

@@ -149,6 +149,13 @@ IMAGES_NOTE = N_(
 )
 
 
+WINDOWS_NOTE = N_(
+    "The vision tower's chunked layers attend within windows of {window} x {window} merged "
+    "tokens ({windows} windows an image, the last of a row or column ragged): their QK^T and "
+    "AV run over each window's square."
+)
+
+
 def check_images(cfg: ModelConfig, images: int, image_size: tuple[int, int] | None) -> None:
     """--images needs a vision tower; --image-size must be one the tower takes."""
     towers = [t for t in cfg.towers if t.name == "vision"]
@@ -159,9 +166,17 @@ def check_images(cfg: ModelConfig, images: int, image_size: tuple[int, int] | No
             )
         )
     if image_size is None:
+        grid = next((t.grid for t in towers if t.grid is not None), None)
+        if grid is not None:  # no size of its own: the user says which
+            raise UsageError(
+                _(
+                    "--images {images}: the vision tower of {model} takes images of any size "
+                    "(multiples of {multiple} pixels a side): give --image-size HxW."
+                ).format(images=images, model=cfg.name, multiple=grid.multiple)
+            )
         return
     for t in towers:
-        if t.image_size is not None and list(image_size) != t.image_size:
+        if t.grid is None and t.image_size is not None and list(image_size) != t.image_size:
             h, w = t.image_size
             raise UsageError(
                 _(
@@ -188,6 +203,9 @@ def flops_report(
         from ffn_calc.counts import towers as tw
 
         check_images(cfg, images, image_size)
+        if image_size is not None:  # a tower of any size cut to this one
+            h, wd = image_size
+            cfg = tw.sized(cfg, h, wd, f"--image-size {h}x{wd}")
         w = replace(w, seq_len=w.seq_len + tw.image_tokens(cfg, images))
     fl.check_lengths(cfg, w)
     div = 2 if unit == "macs" else 1  # every term carries the factor 2: exact
@@ -209,6 +227,11 @@ def flops_report(
                 out=f"{x.output_tokens:,}", text=f"{text_len:,}", added=f"{added:,}")
             for x in cfg.towers
         ]  # fmt: skip
+        stated += [
+            say(WINDOWS_NOTE, window=f"{x.grid.window:,}", windows=f"{len(x.windows()):,}")
+            for x in cfg.towers
+            if x.grid is not None and x.grid.window and x.grid.window_layers
+        ]
     return FlopsReport(
         model=cfg.name, batch=w.batch, seq_len=w.seq_len,
         target_len=w.target_len if cfg.architecture == "encoder-decoder" else None,
@@ -225,8 +248,13 @@ def flops_report(
 
 
 def _flop_layers(
-    cfg: ModelConfig, w: fl.Workload, div: int, stack: str | None = None
+    cfg: ModelConfig,
+    w: fl.Workload,
+    div: int,
+    stack: str | None = None,
+    given: list[fl.LayerFlops] | None = None,
 ) -> list[FlopLayer]:
+    """The layers' FLOPs by kind (`given`: already counted, a tower's)."""
     return [
         FlopLayer(
             stack=stack or layer.stack, kind=str(layer.kind), count=layer.count,
@@ -235,7 +263,7 @@ def _flop_layers(
             ffn=layer.group("ffn") // div, total=layer.total // div,
             terms=[TermReport.of(t, macs=div == 2) for t in layer.terms],
         ).with_kind(layer.kind)
-        for layer in fl.layer_flops(cfg, w)
+        for layer in (fl.layer_flops(cfg, w) if given is None else given)
     ]  # fmt: skip
 
 
@@ -247,7 +275,8 @@ def _tower_flops(t: Tower, images: int, div: int) -> TowerFlops:
         name=t.name, images=images, tokens_per_image=t.tokens,
         output_tokens_per_image=t.output_tokens, image_size=t.image_size,
         flops=counts[t.name] // div, projector_flops=counts["projector"] // div,
-        layers=_flop_layers(t.stack, fl.Workload(batch=images, seq_len=t.tokens), div, t.name),
+        layers=_flop_layers(t.stack, fl.Workload(batch=images, seq_len=t.tokens), div, t.name,
+                            tw.tower_layers(t, images)),
     )  # fmt: skip
 
 

@@ -44,7 +44,15 @@ class TowerParams(Result):
     projector_terms: list[TermReport]
     stack_tokens: int = Field(description="tokens through the tower's stack per image")
     tokens_per_image: int = Field(description="tokens each image gives the language model")
-    image_size: list[int] | None = Field(description="[height, width] the tower takes")
+    image_size: list[int] | None = Field(
+        description="[height, width] the tower takes (null: any size, see grid)"
+    )
+    grid: dict[str, Any] | None = Field(
+        None,
+        description="a tower that takes images of any size: patch (pixels a side per token), "
+        "merge (tokens a side per language-model token), window and window_layers; its "
+        "stack_tokens and tokens_per_image are then those of one patch x merge square",
+    )
 
 
 class ParamsReport(Result):
@@ -188,7 +196,9 @@ def _tower_params(t: Tower) -> TowerParams:
         + [_part_term(p) for p in t.own_parts],
         projector_params=tw.projector_params(t),
         projector_terms=[_part_term(p) for p in t.projector_parts],
-        stack_tokens=t.tokens, tokens_per_image=t.output_tokens, image_size=t.image_size,
+        stack_tokens=t.tokens, tokens_per_image=t.output_tokens,
+        image_size=None if t.grid is not None else t.image_size,
+        grid=None if t.grid is None else t.grid.model_dump(),
     )  # fmt: skip
 
 

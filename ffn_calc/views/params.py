@@ -67,17 +67,28 @@ def _tower_table(model: str, tower: TowerParams, explain: bool) -> Table:
         t.add(term.name, component_label("projector"), term.value, term.value / whole)
     t.add(_("{group} total").format(group=component_label("projector")), "",
           tower.projector_params, tower.projector_params / whole, style="total")  # fmt: skip
-    t.notes.append(
-        _(
-            "{tower}: {layers} layers over {tokens} tokens per image; each image gives the "
-            "language model {out} tokens."
-        ).format(
-            tower=name,
-            layers=sum(layer.count for layer in tower.layers),
-            tokens=f"{tower.stack_tokens:,}",
-            out=f"{tower.tokens_per_image:,}",
+    layers = sum(layer.count for layer in tower.layers)
+    if tower.grid is not None:  # any image size: per H x W image
+        patch, merge = tower.grid["patch"], tower.grid["merge"]
+        t.notes.append(
+            _(
+                "{tower}: {layers} layers over (H / {patch}) x (W / {patch}) tokens of an H x W "
+                "image (height and width multiples of {multiple} pixels); each image gives the "
+                "language model one token per {merge} x {merge} of them."
+            ).format(tower=name, layers=layers, patch=patch, merge=merge, multiple=patch * merge)
         )
-    )
+    else:
+        t.notes.append(
+            _(
+                "{tower}: {layers} layers over {tokens} tokens per image; each image gives the "
+                "language model {out} tokens."
+            ).format(
+                tower=name,
+                layers=layers,
+                tokens=f"{tower.stack_tokens:,}",
+                out=f"{tower.tokens_per_image:,}",
+            )
+        )
     if explain:
         t.notes += explained_terms(tower.other_terms)
         t.notes += explained_terms(tower.projector_terms)
