@@ -14,7 +14,7 @@ import pytest
 from typer.testing import CliRunner
 
 from ffn_calc.cli import app
-from ffn_calc.reference.instantiate import Inventory, values
+from ffn_calc.reference.inventory import Inventory, values
 
 DATA = Path(__file__).parent / "data"
 

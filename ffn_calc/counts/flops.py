@@ -20,10 +20,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from ffn_calc.counts.compressed import (
+    compressed_entries,
+    compressed_flop_terms,
+    compressed_score_terms,
+    compressor_flop_terms,
+    hyper_flop_terms,
+)
+from ffn_calc.counts.mla import mla_flop_terms
 from ffn_calc.counts.terms import Term, term, total
 from ffn_calc.i18n.translate import N_, _
 from ffn_calc.model.config import ModelConfig
-from ffn_calc.model.layer_kinds import CSA, HCA, LayerKind, layer_kinds
+from ffn_calc.model.layer_kinds import LayerKind, layer_kinds
 
 CONVENTION = N_(
     "FLOPs = 2 x multiply-adds of every matmul; QK^T and AV over the full S x S square; "
@@ -93,169 +101,12 @@ class LayerFlops:
         return total(self.terms)
 
 
-def _mla_terms(cfg: ModelConfig, b: int, s: int) -> list[Term]:
-    """Multi-head latent attention's projections, each a matmul over the B x S rows."""
-    d, h, g = cfg.d_model, cfg.n_heads, "attention_projections"
-    qr, kvr = cfg.q_lora_rank, cfg.kv_lora_rank
-    nope, rope, v = cfg.qk_nope_head_dim, cfg.qk_rope_head_dim, cfg.v_head_dim
-    assert kvr is not None and nope is not None and rope is not None and v is not None
-    if qr is None:
-        out = [
-            term(
-                g,
-                "q_proj",
-                "2 x B x S x d_model x n_heads x (nope + rope)",
-                2,
-                b,
-                s,
-                d,
-                h,
-                nope + rope,
-            )
-        ]
-    else:
-        out = [
-            term(g, "q_a_proj", "2 x B x S x d_model x q_lora_rank", 2, b, s, d, qr),
-            term(
-                g,
-                "q_b_proj",
-                "2 x B x S x q_lora_rank x n_heads x (nope + rope)",
-                2,
-                b,
-                s,
-                qr,
-                h,
-                nope + rope,
-            ),
-        ]
-    return [
-        *out,
-        term(g, "kv_a_proj_with_mqa", "2 x B x S x d_model x (kv_lora_rank + rope)", 2, b, s, d, kvr + rope),
-        term(g, "kv_b_proj", "2 x B x S x kv_lora_rank x n_heads x (nope + v_head_dim)", 2, b, s, kvr, h, nope + v),
-        term(g, "o_proj", "2 x B x S x n_heads x v_head_dim x d_model", 2, b, s, h, v, d),
-        *_indexer_terms(cfg, b, s),
-    ]  # fmt: skip
-
-
-def _indexer_terms(cfg: ModelConfig, b: int, s: int) -> list[Term]:
-    """Sparse attention: the lightning indexer's projections over the B x S rows (its
-    queries from the query latent, its one key and each head's weight from the layer input)."""
-    if cfg.indexer_heads is None:
-        return []
-    d, h, hd, qr, g = (
-        cfg.d_model,
-        cfg.indexer_heads,
-        cfg.indexer_head_dim,
-        cfg.q_lora_rank,
-        "attention_projections",
-    )
-    assert hd is not None and qr is not None
-    return [
-        term(g, "indexer.wq_b", "2 x B x S x q_lora_rank x indexer_heads x indexer_head_dim", 2, b, s, qr, h, hd),
-        term(g, "indexer.wk", "2 x B x S x d_model x indexer_head_dim", 2, b, s, d, hd),
-        term(g, "indexer.weights_proj", "2 x B x S x d_model x indexer_heads", 2, b, s, d, h),
-    ]  # fmt: skip
-
-
-def _compressed_terms(cfg: ModelConfig, b: int, s: int) -> list[Term]:
-    """Compressed attention's projections (DeepSeek-V4), each over the B x S rows: low-rank Q,
-    the one key-value head, the grouped output projection (o_a_proj one batched matmul over
-    the o_groups groups), and the hyper-connection around attention: its [n d_model] ->
-    [(2 + n) n] projection and the [n, n] mix of the n streams (a matmul per row)."""
-    d, h, hd, g = cfg.d_model, cfg.n_heads, cfg.head_size, "attention_projections"
-    qr, og, orank = cfg.q_lora_rank, cfg.o_groups, cfg.o_lora_rank
-    assert qr is not None and og is not None and orank is not None
-    return [
-        term(g, "q_a_proj", "2 x B x S x d_model x q_lora_rank", 2, b, s, d, qr),
-        term(g, "q_b_proj", "2 x B x S x q_lora_rank x n_heads x head_dim", 2, b, s, qr, h, hd),
-        term(g, "kv_proj", "2 x B x S x d_model x head_dim", 2, b, s, d, hd),
-        term(g, "o_a_proj", "2 x B x S x n_heads x head_dim x o_lora_rank", 2, b, s, h, hd, orank),
-        term(g, "o_b_proj", "2 x B x S x o_groups x o_lora_rank x d_model", 2, b, s, og, orank, d),
-        *_hyper_terms(cfg, b, s, g, "attn_hc"),
-    ]  # fmt: skip
-
-
-def _hyper_terms(cfg: ModelConfig, b: int, s: int, group: str, name: str) -> list[Term]:
-    """One hyper-connection over the B x S rows (DeepSeek-V4's mHC, n streams): fn maps the
-    n x d_model streams to (2 + n) n weights; the streams are mixed by an [n, n] matrix."""
-    n, d = cfg.hc_streams, cfg.d_model
-    if n is None:
-        return []
-    return [
-        term(group, f"{name} fn", "2 x B x S x n_streams x d_model x (2 + n_streams) x n_streams",
-             2, b, s, n, d, 2 + n, n),
-        term(group, f"{name} mix", "2 x B x S x n_streams x n_streams x d_model", 2, b, s, n, n, d),
-    ]  # fmt: skip
-
-
-def compressed_rate(cfg: ModelConfig, kind: LayerKind) -> int | None:
-    """Tokens per compressed entry of a layer kind's compressor (None: no compressor)."""
-    if kind.mixer is CSA:
-        return cfg.csa_rate
-    return cfg.hca_rate if kind.mixer is HCA else None
-
-
-def compressed_entries(cfg: ModelConfig, kind: LayerKind, s: int) -> int:
-    """The compressed entries a layer's compressor makes of S tokens: one per whole window of
-    csa_rate or hca_rate tokens (the rest waits in the cache's buffer); 0 without one."""
-    rate = compressed_rate(cfg, kind)
-    return s // rate if rate else 0
-
-
-def compressor_flop_terms(cfg: ModelConfig, kind: LayerKind, b: int, s: int) -> list[Term]:
-    """A layer's compressor over the B x S rows (DeepSeek-V4): kv_proj and gate_proj (2 x
-    head_dim wide under compressed sparse attention, head_dim under heavily compressed); the
-    indexer's kv_proj and gate_proj (2 x index_head_dim), q_b_proj and weights_proj, and its
-    scores of every query head against the S // csa_rate compressed keys. The pooling of each
-    window (a softmax-weighted sum) is no matmul; the compressed entries join the keys of the
-    attention (compressed QK^T and AV)."""
-    d, hd, g = cfg.d_model, cfg.head_size, "attention_projections"
-    if kind.mixer is HCA:
-        return [
-            term(g, "compressor kv_proj", "2 x B x S x d_model x head_dim", 2, b, s, d, hd),
-            term(g, "compressor gate_proj", "2 x B x S x d_model x head_dim", 2, b, s, d, hd),
-        ]
-    if kind.mixer is not CSA:
-        return []
-    ih, ihd, qr = cfg.index_heads, cfg.index_head_dim, cfg.q_lora_rank
-    assert ih is not None and ihd is not None and qr is not None
-    t = compressed_entries(cfg, kind, s)
-    return [
-        term(g, "compressor kv_proj", "2 x B x S x d_model x 2 x head_dim", 2, b, s, d, 2, hd),
-        term(g, "compressor gate_proj", "2 x B x S x d_model x 2 x head_dim", 2, b, s, d, 2, hd),
-        term(g, "indexer kv_proj", "2 x B x S x d_model x 2 x index_head_dim", 2, b, s, d, 2, ihd),
-        term(g, "indexer gate_proj", "2 x B x S x d_model x 2 x index_head_dim", 2, b, s, d, 2, ihd),
-        term(g, "indexer q_b_proj", "2 x B x S x q_lora_rank x index_heads x index_head_dim",
-             2, b, s, qr, ih, ihd),
-        term(g, "indexer weights_proj", "2 x B x S x d_model x index_heads", 2, b, s, d, ih),
-        term("attention_scores", "indexer scores",
-             "2 x B x S x index_heads x index_head_dim x (S // csa_rate)", 2, b, s, ih, ihd, t),
-    ]  # fmt: skip
-
-
-def compressed_score_terms(
-    cfg: ModelConfig, kind: LayerKind, b: int, s_q: int, t: int, rows: str | None = "S"
-) -> list[Term]:
-    """QK^T and AV of every query head against a layer's `t` compressed entries (they join
-    the keys and values; the reference computes every query against every entry, then masks)."""
-    if not t:
-        return []
-    rate = "csa_rate" if kind.mixer is CSA else "hca_rate"
-    h, hd, g = cfg.n_heads, cfg.head_size, "attention_scores"
-    cols = f"(S // {rate})" if rows is not None else "compressed entries"
-    pair, q = (cols, ()) if rows is None else (f"{rows} x {cols}", (s_q,))
-    return [
-        term(g, "compressed QK^T", f"2 x B x n_heads x {pair} x head_dim", 2, b, h, *q, t, hd),
-        term(g, "compressed AV", f"2 x B x n_heads x {pair} x head_dim", 2, b, h, *q, t, hd),
-    ]
-
-
 def _projection_terms(cfg: ModelConfig, b: int, s_q: int, s_kv: int, prefix: str) -> list[Term]:
     """Q and O over the query positions, K and V over the key/value positions."""
     if cfg.attention == "mla" and not prefix:
-        return _mla_terms(cfg, b, s_q)
+        return mla_flop_terms(cfg, b, s_q)
     if cfg.compressed and not prefix:
-        return _compressed_terms(cfg, b, s_q)
+        return compressed_flop_terms(cfg, b, s_q)
     d, q, kv, g = cfg.d_model, cfg.q_dim, cfg.kv_dim, "attention_projections"
     s = "T" if prefix == "cross " else "S"
     src = "S" if prefix == "cross " else s
@@ -363,7 +214,7 @@ def _moe_terms(cfg: ModelConfig, b: int, s: int, sym: str) -> list[Term]:
 
 
 def _ffn_terms(cfg: ModelConfig, b: int, s: int, sym: str, width: int | None = None) -> list[Term]:
-    hyper = _hyper_terms(cfg, b, s, "ffn", "ffn_hc")  # the hyper-connection around the FFN
+    hyper = hyper_flop_terms(cfg, b, s, "ffn", "ffn_hc")  # the hyper-connection around the FFN
     if cfg.is_moe and width is None:
         return _moe_terms(cfg, b, s, sym) + hyper
     d, f, g = cfg.d_model, cfg.d_ff if width is None else width, "ffn"

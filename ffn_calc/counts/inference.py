@@ -37,13 +37,13 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from ffn_calc.counts import flops as fl
+from ffn_calc.counts.compressed import compressed_decode_terms, decode_entries, entries_flops
 from ffn_calc.counts.terms import Term, term
 from ffn_calc.errors import UsageError
 from ffn_calc.model.choices import DTYPE_BITS
 from ffn_calc.model.config import ModelConfig
 from ffn_calc.model.layer_kinds import (
     CROSS_ATTENTION,
-    CSA,
     FULL,
     LayerKind,
     layer_kind,
@@ -187,29 +187,6 @@ def _attended(cfg: ModelConfig, context: int, local: bool) -> int:
     return (kept_tokens(cfg, context) if local else context) + 1
 
 
-def compressed_decode_terms(
-    cfg: ModelConfig, kind: LayerKind, batch: int, entries: int
-) -> list[Term]:
-    """A decode step's work on a layer's compressed entries (DeepSeek-V4): the new token's
-    scores against each of them, and under compressed sparse attention the indexer's."""
-    out = fl.compressed_score_terms(cfg, kind, batch, 1, entries, rows=None)
-    if kind.mixer is CSA and entries:
-        ih, ihd = cfg.index_heads, cfg.index_head_dim
-        assert ih is not None and ihd is not None
-        out.append(
-            term("attention_scores", "indexer scores",
-                 "2 x B x index_heads x index_head_dim x compressed entries",
-                 2, batch, ih, ihd, entries)
-        )  # fmt: skip
-    return out
-
-
-def decode_entries(cfg: ModelConfig, kind: LayerKind, context: int) -> int:
-    """The compressed entries a layer attends to at a decode step after `context` tokens: one
-    per whole window of the context and the new token."""
-    return fl.compressed_entries(cfg, kind, context + 1)
-
-
 def decode_layer_terms(
     cfg: ModelConfig,
     batch: int,
@@ -320,29 +297,6 @@ def decode_flops(
     )
 
 
-def _floor_sum(n: int, r: int) -> int:
-    """sum of x // r for x = 0 .. n - 1 (0 for n <= 0)."""
-    if n <= 0:
-        return 0
-    q = n // r  # whole blocks of r values: block j adds r x j; then q for each of the rest
-    return r * q * (q - 1) // 2 + q * (n - q * r)
-
-
-def _entries_flops(cfg: ModelConfig, batch: int, first: int, last: int) -> int:
-    """The work on compressed entries over the decode steps with `first` .. `last` tokens
-    cached: per layer kind, the FLOPs of one entry times the entries of every step, summed in
-    closed form (a step after L tokens attends to (L + 1) // rate of them)."""
-    total = 0
-    for kind, count in layer_kinds(cfg, cfg.decoder_layers):
-        rate = fl.compressed_rate(cfg, kind)
-        if rate is None:
-            continue
-        one = sum(t.value for t in compressed_decode_terms(cfg, kind, batch, 1))
-        entries = _floor_sum(last + 2, rate) - _floor_sum(first + 1, rate)
-        total += count * one * entries
-    return total
-
-
 # --- a whole generation, and where attention overtakes the FFN at decode time -------------------
 
 
@@ -415,7 +369,7 @@ def generation_flops(
         slope = decode_flops(cfg, batch, a + 1, source, **flat) - fa if b - a > 1 else 0
         n = b - a
         total += n * fa + slope * n * (n - 1) // 2
-    return total + _entries_flops(cfg, batch, first, last)
+    return total + entries_flops(cfg, batch, first, last)
 
 
 def _bends(cfg: ModelConfig) -> set[int]:

@@ -11,11 +11,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ffn_calc.counts.terms import Term, term, total
-from ffn_calc.counts.totals import wrapper_components
+from ffn_calc.counts.compressed import (
+    compressed_attention_terms,
+    compressor_terms,
+    hc_head_terms,
+    hyper_connection_terms,
+)
+from ffn_calc.counts.mla import mla_terms
+from ffn_calc.counts.terms import Term, norm_terms, term, total
+from ffn_calc.counts.tower_params import wrapper_components
 from ffn_calc.i18n.translate import N_, Text, say
 from ffn_calc.model.config import ModelConfig, ffn_biases
-from ffn_calc.model.layer_kinds import CSA, HCA, LayerKind, first_layer_kind, layer_kinds
+from ffn_calc.model.layer_kinds import LayerKind, first_layer_kind, layer_kinds
 
 
 @dataclass(frozen=True)
@@ -35,171 +42,32 @@ class LayerCount:
         return total(self.terms)
 
 
-def _norm_terms(
-    cfg: ModelConfig, group: str, name: str, width: int | None = None, symbol: str = "d_model"
-) -> list[Term]:
-    """One norm over `width` (default d_model): weight and bias, or a weight only."""
-    w = cfg.d_model if width is None else width
-    if cfg.norm == "layernorm" and cfg.norm_bias:
-        return [term(group, name, f"2 x {symbol} (weight, bias)", 2, w)]
-    return [term(group, name, f"{symbol} (weight)", w)]
-
-
 def _qk_norm_terms(cfg: ModelConfig) -> list[Term]:
     """Norms on queries and keys (weights only counted as the norm kind has them)."""
     hd, h, kv = cfg.head_size, cfg.n_heads, cfg.kv_heads
     if cfg.qk_norm == "head":  # one weight over head_dim, shared by every head
-        return _norm_terms(cfg, "norm", "q_norm", hd, "head_dim") + _norm_terms(
+        return norm_terms(cfg, "norm", "q_norm", hd, "head_dim") + norm_terms(
             cfg, "norm", "k_norm", hd, "head_dim"
         )
     if cfg.qk_norm == "per_head":  # a weight per head: [n_heads, head_dim]
-        return _norm_terms(cfg, "norm", "q_norm", h * hd, "n_heads x head_dim") + _norm_terms(
+        return norm_terms(cfg, "norm", "q_norm", h * hd, "n_heads x head_dim") + norm_terms(
             cfg, "norm", "k_norm", kv * hd, "n_kv_heads x head_dim"
         )
     if cfg.qk_norm == "full":  # over the whole projection width
-        return _norm_terms(cfg, "norm", "q_norm", h * hd, "n_heads x head_dim") + _norm_terms(
+        return norm_terms(cfg, "norm", "q_norm", h * hd, "n_heads x head_dim") + norm_terms(
             cfg, "norm", "k_norm", kv * hd, "n_kv_heads x head_dim"
         )
     return []
 
 
-def _layer_norm_terms(cfg: ModelConfig, first: bool = False) -> list[Term]:
+def _layernorm_terms(cfg: ModelConfig, first: bool = False) -> list[Term]:
     """The norms around self-attention and the FFN of one layer (`first`: of layer 0, which
     keeps the last first_layer_norms of them)."""
     names = {0: [], 1: ["norm (shared by attention and FFN)"], 2: ["norm_attn", "norm_ffn"]}
     labels = names.get(cfg.norms_per_layer) or [f"norm {i + 1}" for i in range(cfg.norms_per_layer)]
     if first:
         labels = labels[len(labels) - cfg.first_norms :]
-    return [t for n in labels for t in _norm_terms(cfg, "norm", n)]
-
-
-def mla_terms(cfg: ModelConfig) -> list[Term]:
-    """Multi-head latent attention (DeepSeek-V2/V3): low-rank Q, a compressed KV latent plus a
-    shared rotary key, per-head K (no rotary) and V decompressed from the latent, O."""
-    d, h, g = cfg.d_model, cfg.n_heads, "attention"
-    qr, kvr = cfg.q_lora_rank, cfg.kv_lora_rank
-    nope, rope, v = cfg.qk_nope_head_dim, cfg.qk_rope_head_dim, cfg.v_head_dim
-    assert kvr is not None and nope is not None and rope is not None and v is not None
-    b = cfg.attention_bias
-    out: list[Term] = []
-    if qr is None:  # q_proj [h (nope + rope), d]
-        out.append(term(g, "q_proj", "d_model x n_heads x (nope + rope)", d, h, nope + rope))
-    else:  # q_a_proj [q_lora, d] (+ bias), q_a_layernorm [q_lora], q_b_proj [h (nope + rope), q_lora]
-        out.append(term(g, "q_a_proj", "d_model x q_lora_rank", d, qr))
-        if b:
-            out.append(term(g, "q_a_proj bias", "q_lora_rank", qr))
-        out += _norm_terms(cfg, "norm", "q_a_layernorm", qr, "q_lora_rank")
-        out.append(term(g, "q_b_proj", "q_lora_rank x n_heads x (nope + rope)", qr, h, nope + rope))
-    # kv_a_proj_with_mqa [kv_lora + rope, d] (+ bias), kv_a_layernorm [kv_lora],
-    # kv_b_proj [h (nope + v), kv_lora], o_proj [d, h v] (+ bias)
-    out.append(term(g, "kv_a_proj_with_mqa", "d_model x (kv_lora_rank + rope)", d, kvr + rope))
-    if b:
-        out.append(term(g, "kv_a_proj bias", "kv_lora_rank + rope", kvr + rope))
-    out += _norm_terms(cfg, "norm", "kv_a_layernorm", kvr, "kv_lora_rank")
-    out.append(
-        term(g, "kv_b_proj", "kv_lora_rank x n_heads x (nope + v_head_dim)", kvr, h, nope + v)
-    )
-    out.append(term(g, "o_proj", "n_heads x v_head_dim x d_model", h, v, d))
-    if b:
-        out.append(term(g, "b_O", "d_model", d))
-    return out + indexer_terms(cfg)  # fmt: skip
-
-
-def indexer_terms(cfg: ModelConfig) -> list[Term]:
-    """Sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5), no biases on its
-    projections: `indexer.wq_b` [indexer_heads x indexer_head_dim, q_lora_rank] (it reads
-    the query latent), `indexer.wk` [indexer_head_dim, d_model] (one key shared by its heads),
-    `indexer.k_norm` a LayerNorm [indexer_head_dim] with weight and bias whatever the model's
-    norm, `indexer.weights_proj` [indexer_heads, d_model] (each head's weight per token)."""
-    if cfg.indexer_heads is None:
-        return []
-    d, h, hd, qr, g = (
-        cfg.d_model,
-        cfg.indexer_heads,
-        cfg.indexer_head_dim,
-        cfg.q_lora_rank,
-        "attention",
-    )
-    assert hd is not None and qr is not None
-    return [
-        term(g, "indexer.wq_b", "q_lora_rank x indexer_heads x indexer_head_dim", qr, h, hd),
-        term(g, "indexer.wk", "d_model x indexer_head_dim", d, hd),
-        term("norm", "indexer.k_norm", "2 x indexer_head_dim (weight, bias)", 2, hd),
-        term(g, "indexer.weights_proj", "d_model x indexer_heads", d, h),
-    ]  # fmt: skip
-
-
-def compressed_attention_terms(cfg: ModelConfig) -> list[Term]:
-    """Compressed attention's own block (DeepSeek-V4), in every layer: low-rank Q with a
-    weighted norm between (q_a_proj, q_a_norm, q_b_proj; the norm after q_b_proj has no
-    weight), one key head that is also the value (kv_proj, kv_norm), and the grouped output
-    projection: o_a_proj maps each of o_groups groups of n_heads x head_dim / o_groups
-    outputs to o_lora_rank (one [o_groups x o_lora_rank, n_heads x head_dim / o_groups]
-    weight), o_b_proj the o_groups x o_lora_rank of them to d_model."""
-    d, h, hd, g = cfg.d_model, cfg.n_heads, cfg.head_size, "attention"
-    qr, og, orank = cfg.q_lora_rank, cfg.o_groups, cfg.o_lora_rank
-    assert qr is not None and og is not None and orank is not None
-    return [
-        term(g, "q_a_proj", "d_model x q_lora_rank", d, qr),
-        *_norm_terms(cfg, "norm", "q_a_norm", qr, "q_lora_rank"),
-        term(g, "q_b_proj", "q_lora_rank x n_heads x head_dim", qr, h, hd),
-        term(g, "kv_proj", "d_model x head_dim", d, hd),
-        *_norm_terms(cfg, "norm", "kv_norm", hd, "head_dim"),
-        term(g, "o_a_proj", "n_heads x head_dim x o_lora_rank", h, hd, orank),
-        term(g, "o_b_proj", "o_groups x o_lora_rank x d_model", og, orank, d),
-    ]
-
-
-def compressor_terms(cfg: ModelConfig, kind: LayerKind) -> list[Term]:
-    """A layer's compressor (DeepSeek-V4), by its kind. Heavily compressed attention: kv_proj
-    and gate_proj [head_dim, d_model], position_bias [hca_rate, head_dim], kv_norm. Compressed
-    sparse attention: the same at 2 x head_dim (two overlapping series of windows) with
-    position_bias [csa_rate, 2 x head_dim], and the lightning indexer: its own compressor at
-    2 x index_head_dim, q_b_proj [index_heads x index_head_dim, q_lora_rank] and the scorer's
-    weights_proj [index_heads, d_model]."""
-    d, hd, g = cfg.d_model, cfg.head_size, "attention"
-    if kind.mixer is HCA and cfg.hca_rate is not None:
-        r = cfg.hca_rate
-        return [
-            term(g, "compressor kv_proj", "d_model x head_dim", d, hd),
-            term(g, "compressor gate_proj", "d_model x head_dim", d, hd),
-            term(g, "compressor position_bias", "hca_rate x head_dim", r, hd),
-            *_norm_terms(cfg, "norm", "compressor kv_norm", hd, "head_dim"),
-        ]
-    if kind.mixer is not CSA or cfg.csa_rate is None:
-        return []
-    r, ih, ihd, qr = cfg.csa_rate, cfg.index_heads, cfg.index_head_dim, cfg.q_lora_rank
-    assert ih is not None and ihd is not None and qr is not None
-    return [
-        term(g, "compressor kv_proj", "d_model x 2 x head_dim", d, 2, hd),
-        term(g, "compressor gate_proj", "d_model x 2 x head_dim", d, 2, hd),
-        term(g, "compressor position_bias", "csa_rate x 2 x head_dim", r, 2, hd),
-        *_norm_terms(cfg, "norm", "compressor kv_norm", hd, "head_dim"),
-        term(g, "indexer kv_proj", "d_model x 2 x index_head_dim", d, 2, ihd),
-        term(g, "indexer gate_proj", "d_model x 2 x index_head_dim", d, 2, ihd),
-        term(g, "indexer position_bias", "csa_rate x 2 x index_head_dim", r, 2, ihd),
-        *_norm_terms(cfg, "norm", "indexer kv_norm", ihd, "index_head_dim"),
-        term(g, "indexer q_b_proj", "q_lora_rank x index_heads x index_head_dim", qr, ih, ihd),
-        term(g, "indexer weights_proj", "d_model x index_heads", d, ih),
-    ]
-
-
-def hyper_connection_terms(cfg: ModelConfig) -> list[Term]:
-    """Hyper-connections (DeepSeek-V4's mHC) of one layer, n streams: around attention
-    (attn_hc) and around the FFN (ffn_hc), each fn [(2 + n) n, n x d_model], base
-    [(2 + n) n] and scale [3]."""
-    n, d = cfg.hc_streams, cfg.d_model
-    if n is None:
-        return []
-    out = []
-    for g, name in (("attention", "attn_hc"), ("ffn", "ffn_hc")):
-        out += [
-            term(g, f"{name} fn", "(2 + n_streams) x n_streams x n_streams x d_model",
-                 2 + n, n, n, d),
-            term(g, f"{name} base", "(2 + n_streams) x n_streams", 2 + n, n),
-            term(g, f"{name} scale", "3", 3),
-        ]  # fmt: skip
-    return out
+    return [t for n in labels for t in norm_terms(cfg, "norm", n)]
 
 
 def attention_terms(cfg: ModelConfig, prefix: str = "") -> list[Term]:
@@ -323,7 +191,7 @@ def layer_counts(cfg: ModelConfig) -> list[LayerCount]:
     own = attention_terms(cfg) + _qk_norm_terms(cfg) + _layer_rel_bias_terms(cfg)
     if cfg.has_encoder:
         for kind, count, ffn in ffn_kinds(cfg, cfg.encoder_layers):
-            terms = own + ffn + _layer_norm_terms(cfg)
+            terms = own + ffn + _layernorm_terms(cfg)
             layers.append(LayerCount("encoder", cfg.param_layers(count), terms, kind))
     if cfg.first_layer_norms is not None and layers:  # one stack (an invariant)
         layers = _first_layer_apart(cfg, layers)
@@ -332,10 +200,10 @@ def layer_counts(cfg: ModelConfig) -> list[LayerCount]:
         cross: list[Term] = []
         if cfg.architecture == "encoder-decoder":
             cross_attn = attention_terms(cfg, prefix="cross ")
-            cross = _norm_terms(cfg, "norm", "norm_cross")
+            cross = norm_terms(cfg, "norm", "norm_cross")
         for kind, count, ffn in ffn_kinds(cfg, cfg.decoder_layers):
             terms = own + compressor_terms(cfg, kind) + cross_attn + ffn
-            terms += _layer_norm_terms(cfg) + cross + hyper_connection_terms(cfg)
+            terms += _layernorm_terms(cfg) + cross + hyper_connection_terms(cfg)
             layers.append(LayerCount("decoder", cfg.param_layers(count), terms, kind))
         if cfg.first_layer_norms is not None:  # one stack (an invariant)
             layers = _first_layer_apart(cfg, layers)
@@ -354,8 +222,8 @@ def _first_layer_apart(cfg: ModelConfig, layers: list[LayerCount]) -> list[Layer
     """Layer 0 with fewer norms (first_layer_norms) as a kind of its own, after the others:
     the stack's first kind (it holds layer 0) loses one layer."""
     first = layers[0]
-    norms = _layer_norm_terms(cfg)
-    terms = [t for t in first.terms if t not in norms] + _layer_norm_terms(cfg, first=True)
+    norms = _layernorm_terms(cfg)
+    terms = [t for t in first.terms if t not in norms] + _layernorm_terms(cfg, first=True)
     rest = [LayerCount(first.stack, first.count - 1, first.terms, first.kind)]
     layer0 = LayerCount(first.stack, 1, terms, first_layer_kind(first.kind))
     return [*(rest if first.count > 1 else []), *layers[1:], layer0]
@@ -415,7 +283,7 @@ def _embedding_terms(cfg: ModelConfig) -> list[Term]:
     if cfg.embedding_norm:
         for stack in _stacks(cfg) if cfg.architecture == "encoder-decoder" else [""]:
             label = f"{stack} embedding norm".strip()
-            out += _norm_terms(cfg, "norm", label, side, sw)
+            out += norm_terms(cfg, "norm", label, side, sw)
     return out  # fmt: skip
 
 
@@ -441,7 +309,7 @@ def _head_terms(cfg: ModelConfig) -> list[Term]:
         out.append(term("lm_head", "head dense", f"d_model x {ew}", d, e))
         if cfg.lm_head_transform_bias:
             out.append(term("lm_head", "head dense bias", ew, e))
-        out += _norm_terms(cfg, "norm", "head norm", e, ew)
+        out += norm_terms(cfg, "norm", "head norm", e, ew)
     if cfg.tie_embeddings:
         out.append(term("lm_head", "lm_head (tied to the token embedding)", "0", 0))
     else:
@@ -460,22 +328,16 @@ def model_terms(cfg: ModelConfig) -> list[Term]:
         for stack in _stacks(cfg):  # T5: in the first layer's self-attention of each stack
             out.append(term("attention", f"{stack} relative attention bias",
                             "buckets x n_heads", cfg.relative_attention_buckets, cfg.n_heads))  # fmt: skip
-    if cfg.hc_streams is not None:  # collapses the streams before the final norm
-        n = cfg.hc_streams
-        out += [
-            term("norm", "hc_head fn", "n_streams x n_streams x d_model", n, n, d),
-            term("norm", "hc_head base", "n_streams", n),
-            term("norm", "hc_head scale", "1", 1),
-        ]
+    out += hc_head_terms(cfg)
     if cfg.relative_position_rows is not None:  # DeBERTa: one table every layer reads
         rows = cfg.relative_position_rows
         out.append(term("embedding", "relative position embedding",
                         "relative_position_rows x d_model", rows, d))  # fmt: skip
     if cfg.relative_position_norm:
-        out += _norm_terms(cfg, "norm", "relative position norm")
+        out += norm_terms(cfg, "norm", "relative position norm")
     if cfg.final_norm:
         for stack in _stacks(cfg):
-            out += _norm_terms(cfg, "norm", f"final {stack} norm")
+            out += norm_terms(cfg, "norm", f"final {stack} norm")
     out += _head_terms(cfg)
     if cfg.pooler:
         out += [
@@ -500,7 +362,7 @@ def components(cfg: ModelConfig) -> dict[str, int]:
     if not cfg.pooler:
         del out["pooler"]
     if cfg.towers:  # a multimodal wrapper: each tower and the projector (counts.towers)
-        out.update(wrapper_components(cfg))
+        out.update(wrapper_components(cfg, components))
     return out
 
 

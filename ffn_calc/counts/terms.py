@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from math import prod
+from typing import TYPE_CHECKING
 
 from ffn_calc.i18n.translate import Text
+
+if TYPE_CHECKING:  # annotations only
+    from ffn_calc.model.config import ModelConfig
 
 
 @dataclass(frozen=True)
@@ -46,3 +50,13 @@ def term(group: str, name: str, formula: str | Text, *factors: int) -> Term:
 def total(terms: list[Term], group: str | None = None) -> int:
     """Sum of the terms (of one group, if given)."""
     return sum(t.value for t in terms if group is None or t.group == group)
+
+
+def norm_terms(
+    cfg: ModelConfig, group: str, name: str, width: int | None = None, symbol: str = "d_model"
+) -> list[Term]:
+    """One norm over `width` (default d_model): weight and bias, or a weight only."""
+    w = cfg.d_model if width is None else width
+    if cfg.norm == "layernorm" and cfg.norm_bias:
+        return [term(group, name, f"2 x {symbol} (weight, bias)", 2, w)]
+    return [term(group, name, f"{symbol} (weight)", w)]

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ffn_calc.counts.tower_params import wrapper_components
 from ffn_calc.model.config import GATED_ACTIVATIONS, ModelConfig, ffn_biases
-from ffn_calc.model.towers import Tower
 
 if TYPE_CHECKING:
     from ffn_calc.counts.flops import Workload
@@ -215,51 +215,8 @@ def param_components(cfg: ModelConfig) -> dict[str, int]:
     if cfg.pooler:
         out["pooler"] = d * d + d  # pooler W [d, d], b [d]
     if cfg.towers:  # a multimodal wrapper: each tower and the projector
-        out.update(wrapper_components(cfg))
+        out.update(wrapper_components(cfg, param_components))
     return out
-
-
-# --- towers (model.towers): counts.towers re-exports these ----------------------------------
-
-# A tower's own components, as a stack's (it has no head).
-TOWER_GROUPS = ("embedding", "attention", "ffn", "norm")
-
-
-def tower_components(t: Tower) -> dict[str, int]:
-    """The tower's parameters by group: its stack's and its own parts' (not the projector)."""
-    comps = param_components(t.stack)
-    out = {g: comps[g] for g in TOWER_GROUPS}
-    for p in t.own_parts:
-        out[p.group] += p.numel
-    return out
-
-
-def tower_params(t: Tower) -> int:
-    return sum(tower_components(t).values())
-
-
-def projector_params(t: Tower) -> int:
-    """The parameters of the projector that maps this tower's output into the language model."""
-    return sum(p.numel for p in t.projector_parts)
-
-
-def wrapper_components(cfg: ModelConfig) -> dict[str, int]:
-    """One key per tower (its name) and `projector`; empty for a language model alone."""
-    out: dict[str, int] = {}
-    if not cfg.towers:
-        return out
-    for t in cfg.towers:
-        out[t.name] = out.get(t.name, 0) + tower_params(t)
-    out["projector"] = sum(projector_params(t) for t in cfg.towers)
-    return out
-
-
-def language_model_params(cfg: ModelConfig, total: int) -> int | None:
-    """The total less the towers and projectors; None for a model that is only a language
-    model (contract: `language_model_params` is null there)."""
-    if not cfg.towers:
-        return None
-    return total - sum(wrapper_components(cfg).values())
 
 
 def flop_components(cfg: ModelConfig, w: Workload) -> dict[str, int]:

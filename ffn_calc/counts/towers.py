@@ -19,20 +19,38 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 
+from ffn_calc.counts import tower_params as tp
 from ffn_calc.counts.flops import LayerFlops, Workload, layer_flops
 from ffn_calc.counts.terms import term
-
-# The parameter counts live with the fast totals (counts.totals, which the components of every
-# model come from); re-exported here, so the towers' counts are in one place for a reader.
-from ffn_calc.counts.totals import TOWER_GROUPS as TOWER_GROUPS
-from ffn_calc.counts.totals import language_model_params as language_model_params
-from ffn_calc.counts.totals import projector_params as projector_params
-from ffn_calc.counts.totals import tower_components as tower_components
-from ffn_calc.counts.totals import tower_params as tower_params
-from ffn_calc.counts.totals import wrapper_components as wrapper_components
+from ffn_calc.counts.totals import param_components
 from ffn_calc.model.config import ModelConfig
 from ffn_calc.model.layer_kinds import CHUNKED, DENSE, FULL, LayerKind
 from ffn_calc.model.towers import Tower
+
+TOWER_GROUPS = tp.TOWER_GROUPS
+projector_params = tp.projector_params
+
+
+def tower_components(t: Tower) -> dict[str, int]:
+    """The tower's parameters by group (its stack counted as any model is)."""
+    return tp.tower_components(t, param_components)
+
+
+def tower_params(t: Tower) -> int:
+    return tp.tower_params(t, param_components)
+
+
+def wrapper_components(cfg: ModelConfig) -> dict[str, int]:
+    """One key per tower (its name) and `projector`; empty for a language model alone."""
+    return tp.wrapper_components(cfg, param_components)
+
+
+def language_model_params(cfg: ModelConfig, total: int) -> int | None:
+    """The total less the towers and projectors; None for a model that is only a language
+    model (contract: `language_model_params` is null there)."""
+    if not cfg.towers:
+        return None
+    return total - sum(wrapper_components(cfg).values())
 
 
 def image_tokens(cfg: ModelConfig, images: int) -> int:

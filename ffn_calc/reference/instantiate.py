@@ -15,115 +15,23 @@ layers or experts.
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from math import prod
-from typing import TypeAlias
+from collections.abc import Sequence
+from dataclasses import replace
 
 from ffn_calc.families.tensor_names import GENERIC, Naming, moved
 from ffn_calc.model.config import ModelConfig
 from ffn_calc.model.towers import Tower
-
-# The values an index takes: n (0 .. n-1), a range (MoE layers 3..60, every second layer) or
-# the indices themselves (a MoE model's dense layers).
-Span: TypeAlias = int | range | tuple[int, ...]
-# The indices of a name template, outermost first: (("i", 32), ("e", 8)) is {i} in 0..31 and
-# {e} in 0..7, 32 x 8 copies.
-Ranges: TypeAlias = tuple[tuple[str, Span], ...]
-
-
-def values(span: Span) -> range | tuple[int, ...]:
-    """The indices of a span, in order (a range for n, never a list of n numbers)."""
-    return range(span) if isinstance(span, int) else span
-
-
-def index_set(indices: Sequence[int]) -> range | tuple[int, ...]:
-    """Sorted indices as a range when they step evenly (3..60; 1, 3, 5 ...), else a tuple."""
-    if isinstance(indices, range):
-        return indices
-    xs = sorted(indices)
-    if len(xs) > 1 and all(b - a == xs[1] - xs[0] for a, b in itertools.pairwise(xs)):
-        return range(xs[0], xs[-1] + 1, xs[1] - xs[0])
-    return range(xs[0], xs[0] + 1) if len(xs) == 1 else tuple(xs)
-
-
-def span_text(span: Span) -> str:
-    """An index set as shell braces: `5`, `{0..31}`, `{1..47..2}`, `{0,1,5}`."""
-    vs = values(span)
-    if len(vs) == 1:
-        return str(vs[0])
-    step = vs[1] - vs[0]
-    if isinstance(vs, range) or all(b - a == step for a, b in itertools.pairwise(vs)):
-        return f"{{{vs[0]}..{vs[-1]}}}" if step == 1 else f"{{{vs[0]}..{vs[-1]}..{step}}}"
-    parts, start = [], 0  # runs of 3 or more consecutive indices as nested {a..b}
-    for i in range(1, len(vs) + 1):
-        if i == len(vs) or vs[i] != vs[i - 1] + 1:
-            run = vs[start:i]
-            parts += [f"{{{run[0]}..{run[-1]}}}"] if len(run) > 2 else [str(v) for v in run]
-            start = i
-    return "{" + ",".join(parts) + "}"
-
-
-def spell(template: str, spans: Mapping[str, Span]) -> str:
-    """A template with each index's values written out: range(0, 32) -> `{0..31}`, (5,) -> `5`."""
-    return template.format_map({key: span_text(span) for key, span in spans.items()})
-
-
-def label(template: str, ranges: Ranges) -> str:
-    """The name of every copy at once: `model.layers.{0..31}.mlp.up_proj.weight`."""
-    return template.format_map({key: span_text(values(span)) for key, span in ranges})
-
-
-@dataclass(frozen=True)
-class Tensor:
-    """One parameter as a state_dict holds it, once for every index in `ranges`."""
-
-    name: str  # a template when ranges is not empty
-    shape: tuple[int, ...]
-    component: str
-    tied_to: str | None = None  # a tied tensor shares its storage and counts once
-    ranges: Ranges = ()
-
-    @property
-    def numel(self) -> int:
-        """Parameters of one copy."""
-        return prod(self.shape)
-
-    @property
-    def count(self) -> int:
-        """How many tensors the template stands for."""
-        return prod(len(values(span)) for _, span in self.ranges)
-
-    @property
-    def label(self) -> str:
-        return label(self.name, self.ranges)
-
-
-@dataclass(frozen=True)
-class Matmul:
-    """[m, k] x [k, n], `count` times per copy (e.g. once per batch element and head)."""
-
-    name: str
-    component: str
-    m: int
-    k: int
-    n: int
-    count: int = 1
-    ranges: Ranges = ()  # the layers that run it
-
-    @property
-    def times(self) -> int:
-        """How often the forward pass runs it: count x copies."""
-        return self.count * prod(len(values(span)) for _, span in self.ranges)
-
-    @property
-    def flops(self) -> int:
-        return 2 * self.m * self.k * self.n * self.times
-
-    @property
-    def label(self) -> str:
-        return label(self.name, self.ranges)
+from ffn_calc.reference import attention
+from ffn_calc.reference.inventory import (
+    Inventory,
+    Matmul,
+    Ranges,
+    Span,
+    Tensor,
+    index_set,
+    spell,
+    values,
+)
 
 
 def naming_for(cfg: ModelConfig) -> Naming:
@@ -135,27 +43,6 @@ def naming_for(cfg: ModelConfig) -> Naming:
     if naming is None or naming.architecture != cfg.architecture:
         return GENERIC
     return naming
-
-
-@dataclass
-class Inventory:
-    """The parameter tensors and forward matmuls of one model, as templates with counts."""
-
-    tensors: list[Tensor] = field(default_factory=list)
-    matmuls: list[Matmul] = field(default_factory=list)
-    # Prefixes the family's checkpoints may add or leave out (`model.`, `transformer.`).
-    prefixes: tuple[str, ...] = ()
-    # Prefixes checkpoints store in place of the reference's: stored -> reference (Naming.renames).
-    renames: Mapping[str, str] = field(default_factory=dict)
-
-    def params(self, component: str | None = None) -> int:
-        return sum(
-            t.numel * t.count for t in self.tensors
-            if t.tied_to is None and (component is None or t.component == component)
-        )  # fmt: skip
-
-    def flops(self, component: str | None = None) -> int:
-        return sum(m.flops for m in self.matmuls if component is None or m.component == component)
 
 
 def _in_stack(template: str, stack: str) -> str:
@@ -202,106 +89,6 @@ class _Walker:
         if self.cfg.norm == "layernorm" and self.cfg.norm_bias:
             self.tensor(f"{name}.bias", shape, "norm")
 
-    def mla(self, p: str, rows: int) -> None:
-        """Multi-head latent attention: low-rank Q, the KV latent with a shared rotary key,
-        per-head K (no rotary) and V from the latent, O (DeepseekV3Attention's modules)."""
-        cfg, nm = self.cfg, self.nm
-        d, h, b = cfg.d_model, cfg.n_heads, cfg.attention_bias
-        qr, kvr = cfg.q_lora_rank, cfg.kv_lora_rank
-        nope, rope, v = cfg.qk_nope_head_dim, cfg.qk_rope_head_dim, cfg.v_head_dim
-        assert kvr is not None and nope is not None and rope is not None and v is not None
-        g, proj = "attention", "attention_projections"
-        if qr is None:
-            self.linear(p + nm.mla_q, d, h * (nope + rope), g, rows, proj, False)
-        else:
-            self.linear(p + nm.mla_q_a, d, qr, g, rows, proj, b)
-            self.norm(p + nm.mla_q_a_norm, (qr,))
-            self.linear(p + nm.mla_q_b, qr, h * (nope + rope), g, rows, proj, False)
-        self.linear(p + nm.mla_kv_a, d, kvr + rope, g, rows, proj, b)
-        self.norm(p + nm.mla_kv_a_norm, (kvr,))
-        self.linear(p + nm.mla_kv_b, kvr, h * (nope + v), g, rows, proj, False)
-        self.linear(p + nm.o, h * v, d, g, rows, proj, b)
-        if cfg.indexer_heads is not None:  # sparse attention's lightning indexer, no biases
-            ih, iw, ix = cfg.indexer_heads, cfg.indexer_head_dim, p + nm.mla_indexer
-            assert iw is not None and qr is not None
-            self.linear(ix + "wq_b", qr, ih * iw, g, rows, proj, False)
-            self.linear(ix + "wk", d, iw, g, rows, proj, False)
-            self.tensor(ix + "k_norm.weight", (iw,), "norm")  # nn.LayerNorm, whatever cfg.norm
-            self.tensor(ix + "k_norm.bias", (iw,), "norm")
-            self.linear(ix + "weights_proj", d, ih, g, rows, proj, False)
-
-    def compressed(self, p: str, rows: int) -> None:
-        """Compressed attention's own modules (DeepseekV4Attention): low-rank Q, the one
-        key-value head, the grouped output projection (o_a_proj: one batched matmul over the
-        o_groups groups)."""
-        cfg, nm = self.cfg, self.nm
-        d, h, hd = cfg.d_model, cfg.n_heads, cfg.head_size
-        qr, og, orank = cfg.q_lora_rank, cfg.o_groups, cfg.o_lora_rank
-        assert qr is not None and og is not None and orank is not None
-        g, proj = "attention", "attention_projections"
-        self.linear(p + nm.mla_q_a, d, qr, g, rows, proj, False)
-        self.norm(p + nm.mla_q_a_norm, (qr,))
-        self.linear(p + nm.mla_q_b, qr, h * hd, g, rows, proj, False)
-        self.linear(p + nm.kv_proj, d, hd, g, rows, proj, False)
-        self.norm(p + nm.kv_norm, (hd,))
-        self.tensor(p + nm.o_a + ".weight", (og * orank, h * hd // og), g)
-        if rows:
-            self.matmul(p + nm.o_a, proj, rows, h * hd // og, orank, og)
-        self.linear(p + nm.o_b, og * orank, d, g, rows, proj, False)
-
-    def compressors(self, p: str, length: int) -> None:
-        """Each layer's compressor (DeepseekV4HCACompressor, DeepseekV4CSACompressor with its
-        DeepseekV4Indexer), walked over the layers that have it, and the scores of the
-        queries against the compressed entries (S // rate of them)."""
-        cfg, nm = self.cfg, self.nm
-        if not (cfg.csa_layers or cfg.hca_layers) or "{i}" not in p:
-            return
-        d, h, hd, b = cfg.d_model, cfg.n_heads, cfg.head_size, self.batch
-        rows, g, proj = b * length, "attention", "attention_projections"
-        ranges, runs = self.ranges, self.runs
-        for layers, rate, width in (
-            (cfg.hca_layers, cfg.hca_rate, hd),
-            (cfg.csa_layers, cfg.csa_rate, 2 * hd),
-        ):
-            if not layers or rate is None:
-                continue
-            self.ranges = self.runs = (("i", index_set(layers)),)
-            c = p + nm.compressor
-            self.linear(c + nm.comp_kv, d, width, g, rows, proj, False)
-            self.linear(c + nm.comp_gate, d, width, g, rows, proj, False)
-            self.tensor(c + nm.comp_bias, (rate, width), g)
-            self.norm(c + nm.comp_norm, (hd,))
-            t = length // rate
-            if width != hd:  # compressed sparse attention: the lightning indexer
-                ih, ihd, qr = cfg.index_heads, cfg.index_head_dim, cfg.q_lora_rank
-                assert ih is not None and ihd is not None and qr is not None
-                x, xc = p + nm.indexer, p + nm.indexer_compressor
-                self.linear(xc + nm.comp_kv, d, 2 * ihd, g, rows, proj, False)
-                self.linear(xc + nm.comp_gate, d, 2 * ihd, g, rows, proj, False)
-                self.tensor(xc + nm.comp_bias, (rate, 2 * ihd), g)
-                self.norm(xc + nm.comp_norm, (ihd,))
-                self.linear(x + nm.index_q_b, qr, ih * ihd, g, rows, proj, False)
-                self.linear(x + nm.index_weights, d, ih, g, rows, proj, False)
-                if t and length:
-                    self.matmul(x + "scores", "attention_scores", length, ihd, t, b * ih)
-            if t and length:
-                self.matmul(c + "scores QK^T", "attention_scores", length, hd, t, b * h)
-                self.matmul(c + "scores AV", "attention_scores", length, t, hd, b * h)
-        self.ranges, self.runs = ranges, runs
-
-    def hyper(self, p: str, rows: int, component: str, flops: str) -> None:
-        """One hyper-connection (DeepseekV4HyperConnection, n streams): fn, base, scale; its
-        projection of the n x d_model streams and the [n, n] mix of the streams."""
-        n, d = self.cfg.hc_streams, self.cfg.d_model
-        if n is None:
-            return
-        self.tensor(p + "fn", ((2 + n) * n, n * d), component)
-        self.tensor(p + "base", ((2 + n) * n,), component)
-        self.tensor(p + "scale", (3,), component)
-        if rows:
-            self.matmul(p + "fn", flops, rows, n * d, (2 + n) * n)
-            self.matmul(p + "mix", flops, n, n, d, rows)
-
     def attention(
         self, p: str, q_rows: int, kv_rows: int, q_len: int, kv_len: int, cross: bool
     ) -> None:
@@ -309,11 +96,11 @@ class _Walker:
         if cfg.attention_sinks and not cross:  # gpt-oss: one sink logit per head
             self.tensor(p + nm.sinks, (cfg.n_heads,), "attention")
         if cfg.attention == "mla" and not cross:
-            self.mla(p, q_rows)
+            attention.mla(self, p, q_rows)
             self.scores(p, q_len, kv_len, "")
             return
         if cfg.compressed and not cross:
-            self.compressed(p, q_rows)
+            attention.compressed(self, p, q_rows)
             self.scores(p, q_len, kv_len, "")
             return
         d, q, kv = cfg.d_model, cfg.q_dim, cfg.kv_dim
@@ -518,10 +305,10 @@ class _Walker:
             self.attention(p, rows, self.batch * source_len, length, source_len, cross=True)
         for name in rest:
             self.layer_norm(p + name, name in skipped)
-        self.compressors(p, length)
-        self.hyper(p + nm.attn_hc, rows, "attention", "attention_projections")
+        attention.compressors(self, p, length)
+        attention.hyper(self, p + nm.attn_hc, rows, "attention", "attention_projections")
         self.ffn_kinds(p, rows)
-        self.hyper(p + nm.ffn_hc, rows, "ffn", "ffn")
+        attention.hyper(self, p + nm.ffn_hc, rows, "ffn", "ffn")
 
     def layer_norm(self, name: str, after_first: bool) -> None:
         """A norm of every layer, or (`after_first`) of layers 1 and up only (one stack of

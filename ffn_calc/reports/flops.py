@@ -10,7 +10,7 @@ from pydantic import Field, SerializerFunctionWrapHandler, model_serializer
 
 from ffn_calc.counts import flops as fl
 from ffn_calc.counts import params as pm
-from ffn_calc.counts.totals import wrapper_components
+from ffn_calc.counts.towers import wrapper_components
 from ffn_calc.errors import UsageError
 from ffn_calc.i18n.translate import N_, Text, _, say
 from ffn_calc.model.config import ModelConfig

@@ -11,15 +11,8 @@ from typing import ClassVar
 from ffn_calc.counts import flops as fl
 from ffn_calc.counts import params as pm
 from ffn_calc.model.config import ModelConfig
-from ffn_calc.reference.instantiate import (
-    Inventory,
-    Ranges,
-    Span,
-    Tensor,
-    instantiate,
-    spell,
-    values,
-)
+from ffn_calc.reference.instantiate import instantiate
+from ffn_calc.reference.inventory import Inventory, Ranges, Span, Tensor, spell, values
 from ffn_calc.reference.safetensors import Entry
 from ffn_calc.reports.base import Result
 
@@ -263,11 +256,15 @@ def compare_checkpoint(path: str, inv: Inventory, entries: list[Entry]) -> Check
         if t.tied_to is None or not found[t]:
             continue
         stand_in = next((u for u in inv.tensors if u.name == t.tied_to), None)
-        if stand_in is not None and not found[stand_in]:
-            if stand_in.ranges == t.ranges and stand_in.shape == t.shape:
-                found[stand_in] = set(found[t])
-                params += stand_in.numel * len(found[stand_in])
-                tied = [n for n in tied if n not in tied_entries[t.name]]
+        if (
+            stand_in is not None
+            and not found[stand_in]
+            and stand_in.ranges == t.ranges
+            and stand_in.shape == t.shape
+        ):
+            found[stand_in] = set(found[t])
+            params += stand_in.numel * len(found[stand_in])
+            tied = [n for n in tied if n not in tied_entries[t.name]]
     missing, missing_count = [], 0
     for t in inv.tensors:
         if t.tied_to is None:
