@@ -165,6 +165,9 @@ def _term_bytes(
     if t.name == "kv_b_proj over the cache":  # reads the cached latent, expands on chip
         _two, bb, cached, kvr, _h, _w = t.factors
         return bb * cached * kvr * BYTES[d.kv]
+    if t.name == "pooler":  # (2, B, d_model, d_model): the first token of each sequence
+        _two, bb, d_in, d_out = t.factors
+        return d_in * d_out * BYTES[d.weights] + bb * (d_in + d_out) * BYTES[d.activations]
     if len(t.factors) >= 5 and t.factors[0] == 2:
         return _linear(t, d)
     return None
@@ -213,6 +216,8 @@ def decode(cfg: ModelConfig, batch: int, context: int, d: Dtypes) -> Phase:
 # --- crossovers in time ---------------------------------------------------------------------
 
 ATTENTION = ("attention_projections", "attention_scores")
+# Routing matmuls (n_experts or 1 columns) stay memory-bound at any batch: not the FFN's matmuls.
+ROUTING = ("router", "shared expert gate")
 FFN = ("ffn",)
 
 
@@ -257,11 +262,13 @@ def batch_crossover(
 def ffn_compute_batch(
     cfg: ModelConfig, context: int, d: Dtypes, dev: Device, limit: int = 1 << 20
 ) -> int | None:
-    """The least batch where every FFN matmul of a decode step is compute-bound."""
+    """The least batch where every FFN matmul of a decode step (not the routing) is
+    compute-bound."""
 
     def ok(n: int) -> bool:
         p = decode(cfg, n, context, d)
-        return all(c.bound(dev, 1) == "compute" for c in p.components if c.group == "ffn")
+        mats = [c for c in p.components if c.group == "ffn" and c.name not in ROUTING]
+        return all(c.bound(dev, 1) == "compute" for c in mats)
 
     return _first(1, limit, ok)
 

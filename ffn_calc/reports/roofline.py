@@ -40,6 +40,11 @@ TP_NOTE = N_(
     "--tp {tp}: FLOPs and bytes per device divided by {tp}; the all-reduces are not modelled."
 )
 UNMODELLED_NOTE = N_("Bytes not modelled (counted as 0) for: {names}.")
+KV_REACHES_NOTE = N_(
+    "The decode scores' intensity tends to {intensity} FLOPs per byte as the context grows, at "
+    "any batch (the re-expansion of each cached latent is counted with the cache read), above "
+    "the ridge point {ridge}: here long contexts turn the cache's work compute-bound."
+)
 KV_NOTE = N_(
     "Cache reads never turn compute-bound: the decode scores' intensity tends to {intensity} "
     "FLOPs per byte at any batch (each sequence reads its own cache), below the ridge point "
@@ -202,7 +207,7 @@ def roofline_report(
     if cfg.is_moe and cfg.n_experts and cfg.experts_per_token:
         e, k = cfg.n_experts, cfg.experts_per_token
         dec = rl.distinct_experts(e, k, batch)
-        pre = rl.distinct_experts(e, k, batch * (seq_len or 1))
+        pre = rl.distinct_experts(e, k, batch * seq_len) if seq_len is not None else dec
         notes.append(say(MOE_NOTE, decode=f"{dec:.2f}", prefill=f"{pre:.2f}", experts=str(e)))
     if tp > 1:
         notes.append(say(TP_NOTE, tp=str(tp)))
@@ -219,7 +224,8 @@ def roofline_report(
             ffn_compute_bound_batch=rl.ffn_compute_batch(cfg, context, dtypes, dev),
             kv_intensity_limit=float(kv),
         )
-        notes.append(say(KV_NOTE, intensity=f"{float(kv):.3g}", ridge=f"{dev.ridge:.3g}"))
+        which = KV_NOTE if kv < Fraction(dev.ridge) else KV_REACHES_NOTE
+        notes.append(say(which, intensity=f"{float(kv):.3g}", ridge=f"{dev.ridge:.3g}"))
     meas = None
     if measured is not None:
         meas = _measured(cfg, measured, measured_phase, phases, dev, tp, seq_len, batch, notes)
