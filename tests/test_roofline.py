@@ -37,8 +37,17 @@ def groups(p: rl.Phase) -> dict[str, int]:
     return out
 
 
-PRESETS = ["gpt2-small", "llama-3-8b", "mixtral-8x7b", "gemma-3-1b", "deepseek-v2-lite",
-           "deepseek-v3.2", "t5-base", "gpt-oss-20b", "qwen1.5-moe-a2.7b"]  # fmt: skip
+PRESETS = [
+    "gpt2-small",
+    "llama-3-8b",
+    "mixtral-8x7b",
+    "gemma-3-1b",
+    "deepseek-v2-lite",
+    "deepseek-v3.2",
+    "t5-base",
+    "gpt-oss-20b",
+    "qwen1.5-moe-a2.7b",
+]
 
 
 @pytest.mark.parametrize("name", PRESETS)
@@ -53,14 +62,40 @@ def test_flops_are_the_flop_terms(name: str) -> None:
 
 
 def test_flops_through_the_cli() -> None:
-    r = run("roofline", "-p", "llama-3-8b", "--gpu", "h100-sxm", "-s", "128", "-L", "512",
-            "-b", "4", "-f", "json").json()  # fmt: skip
+    r = run(
+        "roofline",
+        "-p",
+        "llama-3-8b",
+        "--gpu",
+        "h100-sxm",
+        "-s",
+        "128",
+        "-L",
+        "512",
+        "-b",
+        "4",
+        "-f",
+        "json",
+    ).json()
     f = run("flops", "-p", "llama-3-8b", "-s", "128", "-b", "4", "-f", "json").json()
     d = run("flops", "-p", "llama-3-8b", "--decode", "-L", "512", "-b", "4", "-f", "json").json()
     pre, dec = r["phases"]
-    assert (pre["phase"], pre["seq_len"], dec["phase"], dec["context"]) == ("prefill", 128, "decode", 512)
+    assert (pre["phase"], pre["seq_len"], dec["phase"], dec["context"]) == (
+        "prefill",
+        128,
+        "decode",
+        512,
+    )
     assert pre["flops"] == f["forward_flops"] and dec["flops"] == d["decode_flops"]
-    for key in ("model", "accelerator", "batch", "dtype", "peak_flops", "bandwidth_bytes", "ridge_point"):
+    for key in (
+        "model",
+        "accelerator",
+        "batch",
+        "dtype",
+        "peak_flops",
+        "bandwidth_bytes",
+        "ridge_point",
+    ):
         assert key in r
     for c in dec["components"]:
         assert set(c) >= {"name", "group", "flops", "bytes", "intensity", "bound", "time_s"}
@@ -147,8 +182,21 @@ def test_llama_2_7b_decode_on_a100_and_databricks_mbu() -> None:
     # ... and the cache (32 layers x 17 tokens x 2 x 4,096 x 2 bytes) and the rows in and out
     assert weights + 32 * 17 * 2 * 4096 * 2 < step["bytes"] < weights * 1.0015
     assert step["time_s"] == pytest.approx(6.48e-3, rel=0.01)
-    m = run("roofline", "-p", "llama-2-7b", "--peak-flops", "312e12", "--bandwidth", "2e12",
-            "-L", "16", "--measured", str(1000 / 14), "-f", "json").json()["measured"]  # fmt: skip
+    m = run(
+        "roofline",
+        "-p",
+        "llama-2-7b",
+        "--peak-flops",
+        "312e12",
+        "--bandwidth",
+        "2e12",
+        "-L",
+        "16",
+        "--measured",
+        str(1000 / 14),
+        "-f",
+        "json",
+    ).json()["measured"]
     assert m["mbu"] == pytest.approx(0.5, abs=0.035)
 
 
@@ -158,8 +206,21 @@ def test_palm_mfu_convention() -> None:
     n = 6_738_415_616 - 2 * 131_072_000  # embedding and the untied head... N as given
     full, causal = rl.palm_training_flops_per_token(cfg, n, 4096)
     assert full - causal == 6 * 32 * 32 * 128 * 4096
-    r = run("roofline", "-p", "llama-2-7b", "--gpu", "a100-80gb", "-s", "4096",
-            "--measured", "3000", "--measured-phase", "training", "-f", "json").json()  # fmt: skip
+    r = run(
+        "roofline",
+        "-p",
+        "llama-2-7b",
+        "--gpu",
+        "a100-80gb",
+        "-s",
+        "4096",
+        "--measured",
+        "3000",
+        "--measured-phase",
+        "training",
+        "-f",
+        "json",
+    ).json()
     m = r["measured"]
     assert m["mfu"] > m["mfu_causal"] > 0
 
@@ -214,13 +275,16 @@ def test_accelerators_are_dense_and_sourced() -> None:
 
 def test_tp_divides_time() -> None:
     one = run("roofline", "-p", "llama-3-8b", "--gpu", "h100-sxm", "-L", "64", "-f", "json").json()
-    two = run("roofline", "-p", "llama-3-8b", "--gpu", "h100-sxm", "-L", "64", "--tp", "2",
-              "-f", "json").json()  # fmt: skip
+    two = run(
+        "roofline", "-p", "llama-3-8b", "--gpu", "h100-sxm", "-L", "64", "--tp", "2", "-f", "json"
+    ).json()
     assert two["phases"][0]["time_s"] == pytest.approx(one["phases"][0]["time_s"] / 2)
     assert any("not modelled" in n for n in two["notes"])
 
 
 @pytest.mark.parametrize("fmt", ["table", "csv", "markdown"])
 def test_formats(fmt: str) -> None:
-    r = run("roofline", "-p", "mixtral-8x7b", "--gpu", "h100-sxm", "-s", "64", "-L", "64", "-f", fmt)
+    r = run(
+        "roofline", "-p", "mixtral-8x7b", "--gpu", "h100-sxm", "-s", "64", "-L", "64", "-f", fmt
+    )
     assert r.exit_code == 0 and "experts" in r.stdout

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ffn_calc.cli.app import Format, FormatOpt, emit
-from ffn_calc.cli.commands import Dtype
+from ffn_calc.cli.commands import BF16, Dtype
 from ffn_calc.cli.options import choice_enum, model_command
 from ffn_calc.limits import MAX_SIZE
 
@@ -21,6 +21,7 @@ else:
 
 # Weight-only quantisation computes in bf16 and keeps a bf16 cache.
 WEIGHT_ONLY = ("int8", "int4")
+DECODE = Phase("decode")
 
 
 @model_command("roofline")
@@ -34,12 +35,12 @@ def roofline_cmd(
     peak_flops: Annotated[float | None, typer.Option("--peak-flops", metavar="FLOP/S", help="Dense peak FLOP/s (any other accelerator, or to override --gpu's).")] = None,
     bandwidth: Annotated[float | None, typer.Option("--bandwidth", metavar="BYTES/S", help="Memory bandwidth in bytes/s (with --peak-flops, or to override --gpu's).")] = None,
     efficiency: Annotated[float, typer.Option("--efficiency", help="Fraction of peak and bandwidth reached (default 1.0: a bound).")] = 1.0,
-    dtype: Annotated[Dtype, typer.Option("--dtype", help="Weights' dtype.")] = Dtype("bf16"),
+    dtype: Annotated[Dtype, typer.Option("--dtype", help="Weights' dtype.")] = BF16,
     act_dtype: Annotated[Dtype | None, typer.Option("--act-dtype", help="Activations' dtype, whose peak the matmuls run at (default --dtype; bf16 for int8/int4 weights).")] = None,
     kv_dtype: Annotated[Dtype | None, typer.Option("--kv-dtype", help="KV cache dtype (default as --act-dtype).")] = None,
     tp: Annotated[int, typer.Option("--tp", min=1, max=MAX_SIZE, help="Tensor-parallel degree: divides FLOPs and bytes (communication not modelled).")] = 1,
     measured: Annotated[float | None, typer.Option("--measured", metavar="TOKENS_PER_S", help="A measured throughput: report MFU and MBU.")] = None,
-    measured_phase: Annotated[Phase, typer.Option("--measured-phase", help="What --measured measured: decode, prefill or training.")] = Phase("decode"),
+    measured_phase: Annotated[Phase, typer.Option("--measured-phase", help="What --measured measured: decode, prefill or training.")] = DECODE,
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
     """Time lower bounds per component on an accelerator: FLOPs, bytes, intensity and bound for

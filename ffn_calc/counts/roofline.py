@@ -129,9 +129,10 @@ def _experts(cfg: ModelConfig, t: Term, d: Dtypes) -> Fraction:
     _two, b, s, k, mats, dm, f = t.factors
     assert cfg.n_experts is not None
     touched = Fraction(distinct_experts(cfg.n_experts, k, b * s))
-    return touched * mats * dm * f * BYTES[d.weights] + b * s * k * mats * (dm + f) * BYTES[
-        d.activations
-    ]
+    return (
+        touched * mats * dm * f * BYTES[d.weights]
+        + b * s * k * mats * (dm + f) * BYTES[d.activations]
+    )
 
 
 def _scores(
@@ -185,7 +186,7 @@ def _add(out: dict[tuple[str, str], Component], t: Term, count: int, by: Fractio
 def _kv_len(cfg: ModelConfig, kind: LayerKind, t: Term, context: int, source: int) -> int:
     if t.name.startswith("cross "):
         return source
-    return inf._attended(cfg, context, kind.is_local)  # noqa: SLF001 - the one rule of it
+    return inf._attended(cfg, context, kind.is_local)  # the one rule of it
 
 
 def prefill(cfg: ModelConfig, batch: int, seq_len: int, d: Dtypes) -> Phase:

@@ -80,9 +80,15 @@ class PhaseBase(Result):
 class PrefillPhase(PhaseBase):
     seq_len: int
 
+    def length(self) -> int:
+        return self.seq_len
+
 
 class DecodePhase(PhaseBase):
     context: int
+
+    def length(self) -> int:
+        return self.context
 
 
 class Crossovers(Result):
@@ -132,44 +138,67 @@ def device(
 ) -> tuple[rl.Device, str, int | None]:
     """The accelerator: a named one (its peak in `dtype`), or --peak-flops and --bandwidth."""
     if not 0 < efficiency <= 1:
-        raise UsageError(_("--efficiency {value}: give a factor above 0 and at most 1.").format(
-            value=efficiency))  # fmt: skip
+        raise UsageError(
+            _("--efficiency {value}: give a factor above 0 and at most 1.").format(value=efficiency)
+        )
     for option, value in (("--peak-flops", peak), ("--bandwidth", bandwidth)):
         if value is not None and not 0 < value < 1e21:
-            raise UsageError(_("{option} {value}: give a positive figure (FLOP/s or bytes/s).")
-                             .format(option=option, value=value))  # fmt: skip
+            raise UsageError(
+                _("{option} {value}: give a positive figure (FLOP/s or bytes/s).").format(
+                    option=option, value=value
+                )
+            )
     if gpu is None:
         if peak is None or bandwidth is None:
             raise UsageError(_("roofline needs --gpu NAME, or both --peak-flops and --bandwidth."))
         return rl.Device("custom", peak * efficiency, bandwidth * efficiency), "", None
     a = ACCELERATORS.get(gpu.lower())
     if a is None:
-        raise UsageError(_("--gpu {name}: unknown accelerator; known: {names}.").format(
-            name=gpu, names=", ".join(ACCELERATORS)))  # fmt: skip
+        raise UsageError(
+            _("--gpu {name}: unknown accelerator; known: {names}.").format(
+                name=gpu, names=", ".join(ACCELERATORS)
+            )
+        )
     p = peak if peak is not None else a.peaks.get(dtype)
     if p is None:
-        raise UsageError(_("--gpu {name} lists no {dtype} peak; give --peak-flops.").format(
-            name=a.name, dtype=dtype))  # fmt: skip
+        raise UsageError(
+            _("--gpu {name} lists no {dtype} peak; give --peak-flops.").format(
+                name=a.name, dtype=dtype
+            )
+        )
     bw = bandwidth if bandwidth is not None else a.bandwidth
     return rl.Device(a.name, p * efficiency, bw * efficiency), a.source, a.memory
 
 
 def _phase(p: rl.Phase, dev: rl.Device, tp: int) -> PrefillPhase | DecodePhase:
     comps = [
-        RoofComponent(name=c.name, group=c.group, flops=c.flops, bytes=ceil(c.bytes),
-                      intensity=c.intensity() if c.bytes else 0.0, bound=c.bound(dev, tp),  # type: ignore[arg-type]
-                      time_s=c.time(dev, tp))  # fmt: skip
+        RoofComponent(
+            name=c.name,
+            group=c.group,
+            flops=c.flops,
+            bytes=ceil(c.bytes),
+            intensity=c.intensity() if c.bytes else 0.0,
+            bound=c.bound(dev, tp),
+            time_s=c.time(dev, tp),
+        )
         for c in p.components
     ]
     total = p.time(dev, tp)
     shares = {
         g: p.group_time(dev, (g,), tp) / total for g in GROUPS if any(c.group == g for c in comps)
     }
-    common = dict(phase=p.phase, components=comps, flops=p.flops, bytes=p.bytes, time_s=total,
-                  tokens_per_s=p.tokens / total, time_shares=shares)  # fmt: skip
+    common = dict(
+        phase=p.phase,
+        components=comps,
+        flops=p.flops,
+        bytes=p.bytes,
+        time_s=total,
+        tokens_per_s=p.tokens / total,
+        time_shares=shares,
+    )
     if p.phase == "prefill":
-        return PrefillPhase(seq_len=p.length, **common)  # type: ignore[arg-type]
-    return DecodePhase(context=p.length, **common)  # type: ignore[arg-type]
+        return PrefillPhase(seq_len=p.length, **common)
+    return DecodePhase(context=p.length, **common)
 
 
 def roofline_report(
@@ -178,7 +207,7 @@ def roofline_report(
     seq_len: int | None,
     context: int | None,
     batch: int = 1,
-    dtypes: rl.Dtypes = rl.Dtypes(),
+    dtypes: rl.Dtypes | None = None,
     gpu: str | None = None,
     peak: float | None = None,
     bandwidth: float | None = None,
@@ -188,6 +217,7 @@ def roofline_report(
     measured: float | None = None,
     measured_phase: str = "decode",
 ) -> RooflineReport:
+    dtypes = dtypes or rl.Dtypes()
     dev, source, memory = device(gpu, peak, bandwidth, dtypes.activations, efficiency)
     notes: list[Text] = [say(BOUND_NOTE), say(BYTES_NOTE)]
     phases: list[rl.Phase] = []
@@ -196,14 +226,19 @@ def roofline_report(
         phases.append(rl.prefill(cfg, batch, seq_len, dtypes))
     if context is not None:
         if not cfg.has_decoder:
-            raise UsageError(_("--context: {model} is encoder-only: it has no decode step.")
-                             .format(model=cfg.name))  # fmt: skip
+            raise UsageError(
+                _("--context: {model} is encoder-only: it has no decode step.").format(
+                    model=cfg.name
+                )
+            )
         from ffn_calc.counts.inference import check_decode
 
         check_decode(cfg, context)
         phases.append(rl.decode(cfg, batch, context, dtypes))
     if not phases:
-        raise UsageError(_("roofline needs --seq-len S (a prefill), --context L (a decode step) or both."))
+        raise UsageError(
+            _("roofline needs --seq-len S (a prefill), --context L (a decode step) or both.")
+        )
     if cfg.is_moe and cfg.n_experts and cfg.experts_per_token:
         e, k = cfg.n_experts, cfg.experts_per_token
         dec = rl.distinct_experts(e, k, batch)
@@ -230,13 +265,25 @@ def roofline_report(
     if measured is not None:
         meas = _measured(cfg, measured, measured_phase, phases, dev, tp, seq_len, batch, notes)
     out = RooflineReport(
-        model=cfg.name, accelerator=dev.name, accelerator_source=source, batch=batch,
-        dtype=dtypes.weights, weights_dtype=dtypes.weights, activations_dtype=dtypes.activations,
-        kv_dtype=dtypes.kv, peak_flops=dev.peak, bandwidth_bytes=dev.bandwidth,
-        memory_bytes=memory, efficiency=efficiency, tp=tp, ridge_point=dev.ridge,
-        phases=[_phase(p, dev, tp) for p in phases], crossovers=cross, measured=meas,
+        model=cfg.name,
+        accelerator=dev.name,
+        accelerator_source=source,
+        batch=batch,
+        dtype=dtypes.weights,
+        weights_dtype=dtypes.weights,
+        activations_dtype=dtypes.activations,
+        kv_dtype=dtypes.kv,
+        peak_flops=dev.peak,
+        bandwidth_bytes=dev.bandwidth,
+        memory_bytes=memory,
+        efficiency=efficiency,
+        tp=tp,
+        ridge_point=dev.ridge,
+        phases=[_phase(p, dev, tp) for p in phases],
+        crossovers=cross,
+        measured=meas,
         notes=[english([n]) for n in notes],
-    )  # fmt: skip
+    )
     out._notes = tuple(notes)
     return out
 
@@ -255,25 +302,41 @@ def _measured(
     """MFU = model FLOPs per second over the dense peak; MBU = bytes per second over the
     bandwidth (per device: divided by --tp)."""
     if not 0 < tokens_per_s < 1e18:
-        raise UsageError(_("--measured {value}: give a positive throughput in tokens per second.")
-                         .format(value=tokens_per_s))  # fmt: skip
+        raise UsageError(
+            _("--measured {value}: give a positive throughput in tokens per second.").format(
+                value=tokens_per_s
+            )
+        )
     peak, bw = dev.peak * tp, dev.bandwidth * tp
     if phase == "training":
         if seq_len is None:
-            raise UsageError(_("--measured-phase training needs --seq-len S (the sequence length T)."))
+            raise UsageError(
+                _("--measured-phase training needs --seq-len S (the sequence length T).")
+            )
         from ffn_calc.reports.params import params_report
 
         pr = params_report(cfg)
         n = pr.total_params - pr.components.get("embedding", 0)
         full, causal = rl.palm_training_flops_per_token(cfg, n, seq_len)
         notes.append(say(PALM_NOTE, causal=f"{tokens_per_s * causal / peak:.2%}"))
-        return Measured(phase=phase, tokens_per_s=tokens_per_s, mfu=tokens_per_s * full / peak,
-                        mbu=None, mfu_causal=tokens_per_s * causal / peak)  # fmt: skip
+        return Measured(
+            phase=phase,
+            tokens_per_s=tokens_per_s,
+            mfu=tokens_per_s * full / peak,
+            mbu=None,
+            mfu_causal=tokens_per_s * causal / peak,
+        )
     match = [p for p in phases if p.phase == phase]
     if not match:
         option = "--seq-len S" if phase == "prefill" else "--context L"
-        raise UsageError(_("--measured-phase {phase} needs {option}.").format(phase=phase, option=option))
+        raise UsageError(
+            _("--measured-phase {phase} needs {option}.").format(phase=phase, option=option)
+        )
     p = match[0]
     steps = Fraction(tokens_per_s) / p.tokens
-    return Measured(phase=phase, tokens_per_s=tokens_per_s, mfu=float(steps * p.flops) / peak,
-                    mbu=float(steps * p.bytes) / bw)  # fmt: skip
+    return Measured(
+        phase=phase,
+        tokens_per_s=tokens_per_s,
+        mfu=float(steps * p.flops) / peak,
+        mbu=float(steps * p.bytes) / bw,
+    )
