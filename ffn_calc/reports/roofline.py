@@ -33,8 +33,8 @@ BYTES_NOTE = N_(
 )
 MOE_NOTE = N_(
     "MoE: the routed experts' weights read are the expected distinct experts a step touches, "
-    "E x (1 - (1 - k/E)^(B x tokens)) = {decode} per layer at decode and {prefill} at prefill "
-    "(of {experts}), routing taken as uniform and independent."
+    "E x (1 - (1 - k/E)^(B x S)) = {decode} per layer at decode (S = 1) and {prefill} at "
+    "prefill (of {experts}), routing taken as uniform and independent."
 )
 TP_NOTE = N_(
     "--tp {tp}: FLOPs and bytes per device divided by {tp}; the all-reduces are not modelled."
@@ -311,7 +311,9 @@ def _measured(
     if phase == "training":
         if seq_len is None:
             raise UsageError(
-                _("--measured-phase training needs --seq-len S (the sequence length T).")
+                _("{option} needs --seq-len S (the sequence length T).").format(
+                    option="--measured-phase training"
+                )
             )
         from ffn_calc.reports.params import params_report
 
