@@ -288,3 +288,60 @@ def test_formats(fmt: str) -> None:
         "roofline", "-p", "mixtral-8x7b", "--gpu", "h100-sxm", "-s", "64", "-L", "64", "-f", fmt
     )
     assert r.exit_code == 0 and "experts" in r.stdout
+
+
+@pytest.mark.parametrize(
+    ("marker", "args"),
+    [
+        (
+            "`ffn-calc roofline --preset llama-3-8b --gpu h100-sxm --context 2048 --batch 1`:",
+            [
+                "roofline",
+                "-p",
+                "llama-3-8b",
+                "--gpu",
+                "h100-sxm",
+                "--context",
+                "2048",
+                "--batch",
+                "1",
+            ],
+        ),
+        (
+            "`ffn-calc roofline --preset llama-3-8b --gpu h100-sxm --context 2048 --batch 64`:",
+            [
+                "roofline",
+                "-p",
+                "llama-3-8b",
+                "--gpu",
+                "h100-sxm",
+                "--context",
+                "2048",
+                "--batch",
+                "64",
+            ],
+        ),
+        (
+            "For the example above at batch 64:",
+            [
+                "roofline",
+                "-p",
+                "llama-3-8b",
+                "--gpu",
+                "h100-sxm",
+                "--context",
+                "2048",
+                "--batch",
+                "64",
+            ],
+        ),
+    ],
+)
+def test_the_docs_examples_are_current(marker: str, args: list[str]) -> None:
+    """docs/roofline.md shows runs of lines cut from today's output (120 columns)."""
+    from conftest import readme_block, shown
+
+    block = readme_block(marker).split("\n")
+    out = shown(args, 120).split("\n")
+    runs = (out[i : i + len(block)] for i in range(len(out) - len(block) + 1))
+    assert block in runs, f"the example after {marker!r} is not in today's output"
