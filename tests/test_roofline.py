@@ -345,3 +345,32 @@ def test_the_docs_examples_are_current(marker: str, args: list[str]) -> None:
     out = shown(args, 120).split("\n")
     runs = (out[i : i + len(block)] for i in range(len(out) - len(block) + 1))
     assert block in runs, f"the example after {marker!r} is not in today's output"
+
+
+def test_api_and_sweep_metrics_agree_with_the_command() -> None:
+    import ffn_calc
+    from ffn_calc.sweeps.metrics import METRICS
+
+    m = ffn_calc.load(preset="llama-3-8b")
+    r = ffn_calc.roofline(m, seq_len=256, context=1024, batch=4)
+    cli = run("roofline", "-p", "llama-3-8b", "--gpu", "h100-sxm", "-s", "256", "-L", "1024",
+              "-b", "4", "-f", "json").json()  # fmt: skip
+    assert r.model_dump(mode="json") == cli
+    pre, dec = cli["phases"]
+    cache = {"batch": 4}
+    assert METRICS["decode_time"].compute(m, cache, 1024) == pytest.approx(dec["time_s"] * 1e6)
+    assert METRICS["prefill_time"].compute(m, cache, 256) == pytest.approx(pre["time_s"] * 1e6)
+    with pytest.raises(ffn_calc.UsageError):
+        ffn_calc.roofline(m, context=16, gpu="h100")
+
+
+def test_require_on_roofline() -> None:
+    ok = run("roofline", "-p", "llama-3-8b", "--gpu", "h100-sxm", "-L", "2048",
+             "--require", "decode_time<5000", "-f", "json")  # fmt: skip
+    assert ok.exit_code == 0 and ok.json()["requirements"][0]["holds"]
+    bad = run("roofline", "-p", "llama-3-8b", "--gpu", "h100-sxm", "-L", "2048",
+              "--require", "decode_time<4000", "-f", "json")  # fmt: skip
+    assert bad.exit_code == 1
+    other = run("roofline", "-p", "llama-3-8b", "--gpu", "l4", "-L", "2048",
+                "--require", "decode_time<4000")  # fmt: skip
+    assert other.exit_code == 2 and "H100 SXM" in other.stderr and other.stdout == ""

@@ -5,9 +5,12 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ffn_calc.cli.app import Format, FormatOpt, emit
+from ffn_calc.cli.app import Format, FormatOpt, refuse
 from ffn_calc.cli.commands import BF16, Dtype
 from ffn_calc.cli.options import choice_enum, model_command
+from ffn_calc.cli.require import RequireOpt, emit_checked, required
+from ffn_calc.errors import UsageError
+from ffn_calc.i18n.translate import _
 from ffn_calc.limits import MAX_SIZE
 
 if TYPE_CHECKING:
@@ -41,6 +44,7 @@ def roofline_cmd(
     tp: Annotated[int, typer.Option("--tp", min=1, max=MAX_SIZE, help="Tensor-parallel degree: divides FLOPs and bytes (communication not modelled).")] = 1,
     measured: Annotated[float | None, typer.Option("--measured", metavar="TOKENS_PER_S", help="A measured throughput: report MFU and MBU.")] = None,
     measured_phase: Annotated[Phase, typer.Option("--measured-phase", help="What --measured measured: decode, prefill or training.")] = DECODE,
+    require: RequireOpt = None,
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
     """Time lower bounds per component on an accelerator: FLOPs, bytes, intensity and bound for
@@ -48,12 +52,25 @@ def roofline_cmd(
     from ffn_calc.counts.roofline import Dtypes
     from ffn_calc.reports.roofline import roofline_report
 
+    if measured is None:
+        refuse(ctx, ("measured_phase",), _("{option} goes with --measured TOKENS_PER_S."))
     w = dtype.value
     act = act_dtype.value if act_dtype is not None else ("bf16" if w in WEIGHT_ONLY else w)
     kv = kv_dtype.value if kv_dtype is not None else act
+    timed = [t for t in require or [] if t.strip().startswith(("decode_time", "prefill_time"))]
+    own = (gpu or "").lower() != "h100-sxm" or (w, act, kv) != ("bf16",) * 3
+    if timed and (own or peak_flops or bandwidth or efficiency != 1.0 or tp != 1):
+        raise UsageError(
+            _(
+                "--require {text}: the time metrics count an H100 SXM in bf16 at full "
+                "efficiency; give --gpu h100-sxm alone, or bound the table's times yourself."
+            ).format(text=timed[0].strip())
+        )
+    results = required(ctx, model, require, (), {"S": "--seq-len S", "L": "--context L"},
+                       seq_len=seq_len, context=context, batch=batch, dtype=w)  # fmt: skip
     report = roofline_report(
         model, seq_len=seq_len, context=context, batch=batch, dtypes=Dtypes(w, act, kv),
         gpu=gpu, peak=peak_flops, bandwidth=bandwidth, efficiency=efficiency, tp=tp,
         measured=measured, measured_phase=measured_phase.value,
     )  # fmt: skip
-    emit(report, format)
+    emit_checked(report, format, results)
