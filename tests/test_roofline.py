@@ -9,6 +9,7 @@ writes the output (fused: no score matrix); bf16 = 2 bytes everywhere here.
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 from conftest import run
@@ -374,3 +375,13 @@ def test_require_on_roofline() -> None:
     other = run("roofline", "-p", "llama-3-8b", "--gpu", "l4", "-L", "2048",
                 "--require", "decode_time<4000")  # fmt: skip
     assert other.exit_code == 2 and "H100 SXM" in other.stderr and other.stdout == ""
+
+
+def test_plot_draws_the_decode_step_over_the_context(tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "roofline.svg"
+    r = run("roofline", "-p", "gemma-3-1b", "--gpu", "l4", "-L", "1024", "-b", "8",
+            "--plot", str(out), "-f", "json")  # fmt: skip
+    assert r.exit_code == 0 and out.stat().st_size > 0 and r.json()["phases"]
+    bad = run("roofline", "-p", "gpt2-small", "--gpu", "l4", "-s", "64", "--plot", str(out))
+    assert bad.exit_code == 2 and "--context" in bad.stderr and bad.stdout == ""

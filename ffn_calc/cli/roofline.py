@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ffn_calc.cli.app import Format, FormatOpt, refuse
-from ffn_calc.cli.commands import BF16, Dtype
+from ffn_calc.cli.commands import BF16, Dtype, PlotOpt
 from ffn_calc.cli.options import choice_enum, model_command
 from ffn_calc.cli.require import RequireOpt, emit_checked, required
 from ffn_calc.errors import UsageError
@@ -44,6 +44,7 @@ def roofline_cmd(
     tp: Annotated[int, typer.Option("--tp", min=1, max=MAX_SIZE, help="Tensor-parallel degree: divides FLOPs and bytes (communication not modelled).")] = 1,
     measured: Annotated[float | None, typer.Option("--measured", metavar="TOKENS_PER_S", help="A measured throughput: report MFU and MBU.")] = None,
     measured_phase: Annotated[Phase, typer.Option("--measured-phase", help="What --measured measured: decode, prefill or training.")] = DECODE,
+    plot: PlotOpt = None,
     require: RequireOpt = None,
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
@@ -73,4 +74,10 @@ def roofline_cmd(
         gpu=gpu, peak=peak_flops, bandwidth=bandwidth, efficiency=efficiency, tp=tp,
         measured=measured, measured_phase=measured_phase.value,
     )  # fmt: skip
+    if plot is not None:
+        from ffn_calc.counts.roofline import Device
+        from ffn_calc.output.roofline_plot import decode_times
+
+        device = Device(report.accelerator, report.peak_flops, report.bandwidth_bytes)
+        decode_times(report, model, Dtypes(w, act, kv), device, plot)
     emit_checked(report, format, results)
