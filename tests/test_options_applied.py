@@ -355,6 +355,7 @@ PLOTS = [
     ["compare", "gpt2-small", "llama-2-7b"],
     ["activations"],
     ["sweep", "-p", "gpt2-small", "-V", "n_layers=1:4"],
+    ["roofline", "-p", "gpt2-small", "--gpu", "l4", "-L", "64"],
 ]
 
 
