@@ -36,6 +36,11 @@ MOE_NOTE = N_(
     "E x (1 - (1 - k/E)^(B x S)) = {decode} per layer at decode (S = 1) and {prefill} at "
     "prefill (of {experts}), routing taken as uniform and independent."
 )
+MOE_DECODE_NOTE = N_(
+    "MoE: the routed experts' weights read are the expected distinct experts a step touches, "
+    "E x (1 - (1 - k/E)^B) = {decode} per layer (of {experts}), routing taken as uniform and "
+    "independent."
+)
 TP_NOTE = N_(
     "--tp {tp}: FLOPs and bytes per device divided by {tp}; the all-reduces are not modelled."
 )
@@ -242,8 +247,11 @@ def roofline_report(
     if cfg.is_moe and cfg.n_experts and cfg.experts_per_token:
         e, k = cfg.n_experts, cfg.experts_per_token
         dec = rl.distinct_experts(e, k, batch)
-        pre = rl.distinct_experts(e, k, batch * seq_len) if seq_len is not None else dec
-        notes.append(say(MOE_NOTE, decode=f"{dec:.2f}", prefill=f"{pre:.2f}", experts=str(e)))
+        if seq_len is None:
+            notes.append(say(MOE_DECODE_NOTE, decode=f"{dec:.2f}", experts=str(e)))
+        else:
+            pre = rl.distinct_experts(e, k, batch * seq_len)
+            notes.append(say(MOE_NOTE, decode=f"{dec:.2f}", prefill=f"{pre:.2f}", experts=str(e)))
     if tp > 1:
         notes.append(say(TP_NOTE, tp=str(tp)))
     loose = sorted({c.name for p in phases for c in p.components if not c.modelled})
