@@ -339,7 +339,7 @@ def memory(
 def roofline(
     model: ModelConfig,
     seq_len: int | None = None,
-    context: int | None = None,
+    context: int | None = 512,
     batch: int = 1,
     gpu: str | None = "h100-sxm",
     peak_flops: float | None = None,
@@ -354,8 +354,27 @@ def roofline(
 ) -> RooflineReport:
     """`ffn-calc roofline`: per component FLOPs, bytes, intensity, bound and time lower bound
     for a prefill of seq_len tokens and a decode step after context tokens on an accelerator
-    (gpu=None: peak_flops and bandwidth)."""
+    (gpu=None: peak_flops and bandwidth). context=None: the prefill alone."""
+    import math
+
     from ffn_calc.counts.inference import DTYPE_BYTES
+
+    def real(name: str, value: object) -> float | None:
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if value is None and name != "efficiency":
+            return None
+        big = isinstance(value, int) and abs(value) > 10**21
+        if not ok or big or not math.isfinite(float(value)) or float(value) <= 0:  # type: ignore[arg-type]
+            raise UsageError(
+                _("{name} must be a positive number; got {value}.").format(
+                    name=name, value=shown(value)
+                )
+            )
+        return float(value)  # type: ignore[arg-type]
+
+    peak_flops, bandwidth = real("peak_flops", peak_flops), real("bandwidth", bandwidth)
+    efficiency = real("efficiency", efficiency) or 1.0
+    measured = real("measured", measured)
     from ffn_calc.counts.roofline import Dtypes
     from ffn_calc.reports.roofline import roofline_report
 
