@@ -28,6 +28,7 @@ if TYPE_CHECKING:
         memory,
         params,
         preset_names,
+        roofline,
         sweep,
         training_memory,
     )
@@ -54,6 +55,7 @@ __all__ = [
     "memory",
     "params",
     "preset_names",
+    "roofline",
     "sweep",
     "training_memory",
 ]

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         MemoryReport,
     )
     from ffn_calc.reports.params import ParamsReport
+    from ffn_calc.reports.roofline import RooflineReport
     from ffn_calc.reports.training import TrainingReport
     from ffn_calc.sweeps.run import Sweep, Value
 
@@ -335,6 +336,61 @@ def memory(
     return memory_report(
         _model(model), _choice("dtype", dtype, DTYPE_BYTES), _gpu(gpu_memory),
         _size("batch", batch), _optional_size("context", context),
+    )  # fmt: skip
+
+
+def roofline(
+    model: ModelConfig,
+    seq_len: int | None = None,
+    context: int | None = 512,
+    batch: int = 1,
+    gpu: str | None = "h100-sxm",
+    peak_flops: float | None = None,
+    bandwidth: float | None = None,
+    efficiency: float = 1.0,
+    dtype: str = "bf16",
+    act_dtype: str | None = None,
+    kv_dtype: str | None = None,
+    tp: int = 1,
+    measured: float | None = None,
+    measured_phase: str = "decode",
+) -> RooflineReport:
+    """`ffn-calc roofline`: per component FLOPs, bytes, intensity, bound and time lower bound
+    for a prefill of seq_len tokens and a decode step after context tokens on an accelerator
+    (gpu=None: peak_flops and bandwidth). context=None: the prefill alone."""
+    import math
+
+    from ffn_calc.counts.inference import DTYPE_BYTES
+
+    def real(name: str, value: object) -> float | None:
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if value is None and name != "efficiency":
+            return None
+        big = isinstance(value, int) and abs(value) > 10**21
+        if not ok or big or not math.isfinite(float(value)) or float(value) <= 0:  # type: ignore[arg-type]
+            raise UsageError(
+                _("{name} must be a positive number; got {value}.").format(
+                    name=name, value=shown(value)
+                )
+            )
+        return float(value)  # type: ignore[arg-type]
+
+    peak_flops, bandwidth = real("peak_flops", peak_flops), real("bandwidth", bandwidth)
+    efficiency = real("efficiency", efficiency) or 1.0
+    measured = real("measured", measured)
+    from ffn_calc.counts.roofline import Dtypes
+    from ffn_calc.reports.roofline import roofline_report
+
+    w = _choice("dtype", dtype, DTYPE_BYTES)
+    act = _choice("act_dtype", act_dtype, DTYPE_BYTES) if act_dtype is not None else None
+    act = act or ("bf16" if w in ("int8", "int4") else w)
+    kv = _choice("kv_dtype", kv_dtype, DTYPE_BYTES) if kv_dtype is not None else act
+    return roofline_report(
+        _model(model), seq_len=_optional_size("seq_len", seq_len),
+        context=_optional_size("context", context), batch=_size("batch", batch),
+        dtypes=Dtypes(w, act, kv), gpu=_optional_text("gpu", gpu), peak=peak_flops,
+        bandwidth=bandwidth, efficiency=efficiency, tp=_size("tp", tp), measured=measured,
+        measured_phase=_choice("measured_phase", measured_phase, ("decode", "prefill", "training")),
     )  # fmt: skip
 
 

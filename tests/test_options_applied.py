@@ -71,6 +71,10 @@ MODES: dict[str, list[list[str]]] = {
     "import-hf": [],  # no option besides --format
     "check": [],  # no option besides --format: tests/test_check.py
     "sweep": [["-p", "gpt2-small", "-V", "n_layers=1:4"]],
+    "roofline": [
+        ["-p", "gpt2-small", "--gpu", "h100-sxm", "-s", "64", "-L", "64"],
+        ["-p", "mixtral-8x7b", "--gpu", "h100-sxm", "-L", "64", "--measured", "100"],
+    ],
     "exercise list": [[]],
     "exercise show": [["ffn-4096"]],
     "exercise check": [["ffn-4096", "134217728"]],
@@ -116,6 +120,14 @@ VALUES: dict[str, list[str]] = {
     "--config": ["--config", "{config}"],
     "--hf-config": ["--hf-config", "{hf_config}"],
     "--exercises": ["--exercises", "{catalog}"],
+    "--gpu": ["--gpu", "l4"],
+    "--peak-flops": ["--peak-flops", "1e15"],
+    "--bandwidth": ["--bandwidth", "1e12"],
+    "--efficiency": ["--efficiency", "0.5"],
+    "--act-dtype": ["--act-dtype", "fp32"],
+    "--kv-dtype": ["--kv-dtype", "fp8"],
+    "--measured": ["--measured", "1000"],
+    "--measured-phase": ["--measured-phase", "prefill"],
 }
 
 # Options checked elsewhere, with the reason.
@@ -345,6 +357,7 @@ PLOTS = [
     ["compare", "gpt2-small", "llama-2-7b"],
     ["activations"],
     ["sweep", "-p", "gpt2-small", "-V", "n_layers=1:4"],
+    ["roofline", "-p", "gpt2-small", "--gpu", "l4", "-L", "64"],
 ]
 
 
@@ -484,10 +497,10 @@ NOTE_WORDS = {
                    "ffn_share", "weights_bytes"},
     "bytes": {"weights_bytes", "kv_bytes"},
     "training": {"training_flops"},
-    "decode": {"decode_flops"},
+    "decode": {"decode_flops", "decode_time"},
     "FLOPs @S": {"forward_flops", "training_flops"},
     "Crossovers": {"scores_vs_ffn", "scores_vs_projections", "scores_vs_dense"},
-    "prefill": {"kv_elements", "kv_bytes"},
+    "prefill": {"kv_elements", "kv_bytes", "prefill_time"},
 }  # fmt: skip
 
 

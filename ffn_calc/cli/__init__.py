@@ -10,6 +10,7 @@ import sys
 
 from ffn_calc.cli import commands as _commands  # noqa: F401  (registers the commands)
 from ffn_calc.cli import exercise as _exercise  # noqa: F401  (registers the exercise group)
+from ffn_calc.cli import roofline as _roofline  # noqa: F401
 from ffn_calc.cli import sweep as _sweep  # noqa: F401
 
 # isort: off

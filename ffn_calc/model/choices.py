@@ -61,4 +61,6 @@ SWEEP_METRICS: dict[str, tuple[str, str, Kind]] = {
     "kv_elements": ("L", "KV-cache elements after L tokens, batch 1", "count"),
     "kv_bytes": ("L", "the KV cache in bf16 after L tokens, batch 1", "bytes"),
     "decode_flops": ("L", "FLOPs of one decode step after L tokens", "count"),
+    "decode_time": ("L", "microseconds of a decode step after L tokens, H100 SXM bf16 bound", "count"),
+    "prefill_time": ("S", "microseconds of a prefill of S tokens, H100 SXM bf16 bound", "count"),
 }  # fmt: skip

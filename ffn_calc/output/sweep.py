@@ -87,6 +87,22 @@ def conventions(s: Sweep) -> list[str]:
         )
     if "weights_bytes" in names:
         out.append(N_("weights_bytes: every parameter in bf16 (2 bytes)."))
+    if "decode_time" in names:
+        out.append(
+            N_(
+                "decode_time @L: microseconds of one decode step, batch 1, bounded on an H100 "
+                "SXM in bf16 (the roofline: each kernel's larger of compute and memory time, "
+                "summed)."
+            )
+        )
+    if "prefill_time" in names:
+        out.append(
+            N_(
+                "prefill_time @S: microseconds of a prefill of S tokens, batch 1, bounded on an "
+                "H100 SXM in bf16 (the roofline: each kernel's larger of compute and memory "
+                "time, summed)."
+            )
+        )
     return out
 
 

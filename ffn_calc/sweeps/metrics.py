@@ -177,6 +177,38 @@ def _decode(cfg: ModelConfig, c: Cache, context: int) -> int:
     return decode_flops(cfg, _batch(c), context)
 
 
+# The roofline metrics' accelerator: `roofline --gpu h100-sxm`, bf16 weights, activations, cache.
+ROOFLINE_GPU = "h100-sxm"
+
+
+def _device() -> Any:
+    from ffn_calc.counts.roofline import Device
+    from ffn_calc.model.accelerators import ACCELERATORS
+
+    a = ACCELERATORS[ROOFLINE_GPU]
+    return Device(a.name, a.peaks["bf16"], a.bandwidth)
+
+
+def _decode_time(cfg: ModelConfig, c: Cache, context: int) -> float:
+    """`roofline --gpu h100-sxm --context L`'s decode time_s in microseconds (at the
+    setting's batch)."""
+    from ffn_calc.counts import roofline as rl
+    from ffn_calc.counts.inference import kv_kinds
+
+    kv_kinds(cfg, 1, context, None)  # a model without a cache first
+    cfg.check_positions(context + 1, f"decode_time@{context}", "decode")
+    return 1e6 * rl.decode(cfg, _batch(c), context, rl.Dtypes()).time(_device())
+
+
+def _prefill_time(cfg: ModelConfig, c: Cache, s: int) -> float:
+    """`roofline --gpu h100-sxm --seq-len S`'s prefill time_s in microseconds (at the
+    setting's batch)."""
+    from ffn_calc.counts import roofline as rl
+
+    cfg.check_positions(s, f"prefill_time@{s}")
+    return 1e6 * rl.prefill(cfg, _batch(c), s, rl.Dtypes()).time(_device())
+
+
 def _weights_bytes(cfg: ModelConfig, c: Cache, _: int) -> int:
     if DTYPE not in c:
         return BF16_BYTES * _total(cfg, c, 0)
@@ -217,6 +249,8 @@ _COMPUTE: dict[str, Callable[[ModelConfig, Cache, int], Number | None]] = {
     "kv_elements": _kv_elements,
     "kv_bytes": _kv_bytes,
     "decode_flops": _decode,
+    "decode_time": _decode_time,
+    "prefill_time": _prefill_time,
 }
 METRICS: dict[str, MetricKind] = {
     name: MetricKind(_COMPUTE[name], argument, help, unit)
@@ -228,6 +262,9 @@ _EXACT: dict[str, Callable[[ModelConfig, Cache, int], Fraction | None]] = {
     "scores_vs_ffn": _crossover_exact("scores_vs_ffn"),
     "scores_vs_projections": _crossover_exact("scores_vs_projections"),
     "scores_vs_dense": _crossover_exact("scores_vs_dense"),
+    # a time bound is a float (bytes / bandwidth): its exact value is that float's
+    "decode_time": lambda cfg, c, n: Fraction(_decode_time(cfg, c, n)),
+    "prefill_time": lambda cfg, c, n: Fraction(_prefill_time(cfg, c, n)),
 }
 
 

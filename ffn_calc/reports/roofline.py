@@ -1,0 +1,352 @@
+"""The answer to `ffn-calc roofline`: per component FLOPs, bytes, intensity, bound and time on an
+accelerator, for a prefill and a decode step; the crossovers in time; utilisation from a
+measured throughput."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from math import ceil
+from typing import ClassVar, Literal
+
+from pydantic import PrivateAttr
+
+from ffn_calc.counts import roofline as rl
+from ffn_calc.errors import UsageError
+from ffn_calc.i18n.translate import N_, Text, _, say
+from ffn_calc.limits import MAX_SIZE
+from ffn_calc.model.accelerators import ACCELERATORS
+from ffn_calc.model.config import ModelConfig
+from ffn_calc.reports.base import Result, english
+
+GROUPS = ("attention_projections", "attention_scores", "ffn", "lm_head", "embedding", "pooler")
+
+BOUND_NOTE = N_(
+    "Each time is a lower bound: max(FLOPs / peak, bytes / bandwidth) per kernel, summed over "
+    "the kernels (no overlap between them); tokens per second is an upper bound. Not counted: "
+    "norms, softmax, activations, rotary and residual adds, the embedding lookup, kernel "
+    "launches and, under tensor parallelism, the communication."
+)
+BYTES_NOTE = N_(
+    "Bytes: each weight once per step; each matmul's input rows read and output rows written; "
+    "QK^T and AV fused (the score matrix stays on chip): each sequence's cached keys and values "
+    "read once, a sliding window at most its window; MLA reads its latent and rotary key."
+)
+MOE_NOTE = N_(
+    "MoE: the routed experts' weights read are the expected distinct experts a step touches, "
+    "E x (1 - (1 - k/E)^(B x S)) = {decode} per layer at decode (S = 1) and {prefill} at "
+    "prefill (of {experts}), routing taken as uniform and independent."
+)
+MOE_DECODE_NOTE = N_(
+    "MoE: the routed experts' weights read are the expected distinct experts a step touches, "
+    "E x (1 - (1 - k/E)^B) = {decode} per layer (of {experts}), routing taken as uniform and "
+    "independent."
+)
+TP_NOTE = N_(
+    "--tp {tp}: FLOPs and bytes per device divided by {tp}; the all-reduces are not modelled."
+)
+UNMODELLED_NOTE = N_("Bytes not modelled (counted as 0) for: {names}.")
+KV_REACHES_NOTE = N_(
+    "The decode scores' intensity tends to {intensity} FLOPs per byte as the context grows, at "
+    "any batch (the re-expansion of each cached latent is counted with the cache read), above "
+    "the ridge point {ridge}: here long contexts turn the cache's work compute-bound."
+)
+KV_NOTE = N_(
+    "Cache reads never turn compute-bound: the decode scores' intensity tends to {intensity} "
+    "FLOPs per byte at any batch (each sequence reads its own cache), below the ridge point "
+    "{ridge}."
+)
+PALM_NOTE = N_(
+    "MFU for training uses PaLM's 6N + 12 L H Q T FLOPs per token (N non-embedding parameters; "
+    "L layers, H heads, Q head width, T sequence length); with the causal halving of the "
+    "attention term, 6N + 6 L H Q T: {causal}."
+)
+
+
+class RoofComponent(Result):
+    name: str
+    group: str
+    flops: int
+    bytes: int
+    intensity: float
+    bound: Literal["compute", "memory"]
+    time_s: float
+
+
+class PhaseBase(Result):
+    phase: str
+    components: list[RoofComponent]
+    flops: int
+    bytes: int
+    time_s: float
+    tokens_per_s: float
+    time_shares: dict[str, float]
+
+
+class PrefillPhase(PhaseBase):
+    seq_len: int
+
+    def length(self) -> int:
+        return self.seq_len
+
+
+class DecodePhase(PhaseBase):
+    context: int
+
+    def length(self) -> int:
+        return self.context
+
+
+class Crossovers(Result):
+    context_at_batch: int | None  # attention time >= FFN time, decode, at --batch
+    batch_at_context: int | None  # at --context
+    ffn_compute_bound_batch: int | None
+    kv_intensity_limit: float
+
+
+class Measured(Result):
+    phase: str
+    tokens_per_s: float
+    mfu: float
+    mbu: float | None
+    mfu_causal: float | None = None
+
+
+class RooflineReport(Result):
+    view: ClassVar[str] = "ffn_calc.views.roofline:roofline_tables"
+
+    model: str
+    accelerator: str
+    accelerator_source: str
+    batch: int
+    dtype: str
+    weights_dtype: str
+    activations_dtype: str
+    kv_dtype: str
+    peak_flops: float
+    bandwidth_bytes: float
+    memory_bytes: int | None
+    efficiency: float
+    tp: int
+    ridge_point: float
+    phases: list[PrefillPhase | DecodePhase]
+    crossovers: Crossovers | None
+    measured: Measured | None
+    notes: list[str]
+    _notes: tuple[Text, ...] = PrivateAttr(())
+
+    def sentences(self) -> tuple[str | Text, ...]:
+        return self._notes or tuple(self.notes)
+
+
+def device(
+    gpu: str | None, peak: float | None, bandwidth: float | None, dtype: str, efficiency: float
+) -> tuple[rl.Device, str, int | None]:
+    """The accelerator: a named one (its peak in `dtype`), or --peak-flops and --bandwidth."""
+    if not 0 < efficiency <= 1:
+        raise UsageError(
+            _("--efficiency {value}: give a factor above 0 and at most 1.").format(value=efficiency)
+        )
+    for option, value in (("--peak-flops", peak), ("--bandwidth", bandwidth)):
+        if value is not None and not 0 < value < 1e21:
+            raise UsageError(
+                _("{option} {value}: give a positive figure (FLOP/s or bytes/s).").format(
+                    option=option, value=value
+                )
+            )
+    if gpu is None:
+        if peak is None or bandwidth is None:
+            raise UsageError(_("roofline needs --gpu NAME, or both --peak-flops and --bandwidth."))
+        return rl.Device("custom", peak * efficiency, bandwidth * efficiency), "", None
+    a = ACCELERATORS.get(gpu.lower())
+    if a is None:
+        raise UsageError(
+            _("--gpu {name}: unknown accelerator; known: {names}.").format(
+                name=gpu, names=", ".join(ACCELERATORS)
+            )
+        )
+    p = peak if peak is not None else a.peaks.get(dtype)
+    if p is None:
+        raise UsageError(
+            _("--gpu {name} lists no {dtype} peak; give --peak-flops.").format(
+                name=a.name, dtype=dtype
+            )
+        )
+    bw = bandwidth if bandwidth is not None else a.bandwidth
+    return rl.Device(a.name, p * efficiency, bw * efficiency), a.source, a.memory
+
+
+def _phase(p: rl.Phase, dev: rl.Device, tp: int) -> PrefillPhase | DecodePhase:
+    comps = [
+        RoofComponent(
+            name=c.name,
+            group=c.group,
+            flops=c.flops,
+            bytes=ceil(c.bytes),
+            intensity=c.intensity() if c.bytes else 0.0,
+            bound=c.bound(dev, tp),
+            time_s=c.time(dev, tp),
+        )
+        for c in p.components
+    ]
+    total = p.time(dev, tp)
+    shares = {
+        g: p.group_time(dev, (g,), tp) / total for g in GROUPS if any(c.group == g for c in comps)
+    }
+    common = dict(
+        phase=p.phase,
+        components=comps,
+        flops=p.flops,
+        bytes=p.bytes,
+        time_s=total,
+        tokens_per_s=p.tokens / total,
+        time_shares=shares,
+    )
+    if p.phase == "prefill":
+        return PrefillPhase(seq_len=p.length, **common)
+    return DecodePhase(context=p.length, **common)
+
+
+def roofline_report(
+    cfg: ModelConfig,
+    *,
+    seq_len: int | None,
+    context: int | None,
+    batch: int = 1,
+    dtypes: rl.Dtypes | None = None,
+    gpu: str | None = None,
+    peak: float | None = None,
+    bandwidth: float | None = None,
+    efficiency: float = 1.0,
+    tp: int = 1,
+    crossovers: bool = True,
+    measured: float | None = None,
+    measured_phase: str = "decode",
+) -> RooflineReport:
+    dtypes = dtypes or rl.Dtypes()
+    dev, source, memory = device(gpu, peak, bandwidth, dtypes.activations, efficiency)
+    notes: list[Text] = [say(BOUND_NOTE), say(BYTES_NOTE)]
+    phases: list[rl.Phase] = []
+    if seq_len is not None:
+        cfg.check_positions(seq_len, f"--seq-len {seq_len}")
+        phases.append(rl.prefill(cfg, batch, seq_len, dtypes))
+    if context is not None:
+        if not cfg.has_decoder:
+            raise UsageError(
+                _("--context: {model} is encoder-only: it has no decode step.").format(
+                    model=cfg.name
+                )
+            )
+        from ffn_calc.counts.inference import check_decode
+
+        check_decode(cfg, context)
+        phases.append(rl.decode(cfg, batch, context, dtypes))
+    if not phases:
+        raise UsageError(
+            _("roofline needs --seq-len S (a prefill), --context L (a decode step) or both.")
+        )
+    if cfg.is_moe and cfg.n_experts and cfg.experts_per_token:
+        e, k = cfg.n_experts, cfg.experts_per_token
+        dec = rl.distinct_experts(e, k, batch)
+        if seq_len is None:
+            notes.append(say(MOE_DECODE_NOTE, decode=f"{dec:.2f}", experts=str(e)))
+        else:
+            pre = rl.distinct_experts(e, k, batch * seq_len)
+            notes.append(say(MOE_NOTE, decode=f"{dec:.2f}", prefill=f"{pre:.2f}", experts=str(e)))
+    if tp > 1:
+        notes.append(say(TP_NOTE, tp=str(tp)))
+    loose = sorted({c.name for p in phases for c in p.components if not c.modelled})
+    if loose:
+        notes.append(say(UNMODELLED_NOTE, names=", ".join(loose)))
+    cross = None
+    if crossovers and context is not None:
+        limit = (cfg.position_limit or MAX_SIZE) - 1
+        kv = rl.kv_intensity_limit(cfg, dtypes)
+        cross = Crossovers(
+            context_at_batch=rl.context_crossover(cfg, batch, dtypes, dev, max(limit, 1)),
+            batch_at_context=rl.batch_crossover(cfg, context, dtypes, dev),
+            ffn_compute_bound_batch=rl.ffn_compute_batch(cfg, context, dtypes, dev),
+            kv_intensity_limit=float(kv),
+        )
+        which = KV_NOTE if kv < Fraction(dev.ridge) else KV_REACHES_NOTE
+        notes.append(say(which, intensity=f"{float(kv):.3g}", ridge=f"{dev.ridge:.3g}"))
+    meas = None
+    if measured is not None:
+        meas = _measured(cfg, measured, measured_phase, phases, dev, tp, seq_len, batch, notes)
+    out = RooflineReport(
+        model=cfg.name,
+        accelerator=dev.name,
+        accelerator_source=source,
+        batch=batch,
+        dtype=dtypes.weights,
+        weights_dtype=dtypes.weights,
+        activations_dtype=dtypes.activations,
+        kv_dtype=dtypes.kv,
+        peak_flops=dev.peak,
+        bandwidth_bytes=dev.bandwidth,
+        memory_bytes=memory,
+        efficiency=efficiency,
+        tp=tp,
+        ridge_point=dev.ridge,
+        phases=[_phase(p, dev, tp) for p in phases],
+        crossovers=cross,
+        measured=meas,
+        notes=[english([n]) for n in notes],
+    )
+    out._notes = tuple(notes)
+    return out
+
+
+def _measured(
+    cfg: ModelConfig,
+    tokens_per_s: float,
+    phase: str,
+    phases: list[rl.Phase],
+    dev: rl.Device,
+    tp: int,
+    seq_len: int | None,
+    batch: int,
+    notes: list[Text],
+) -> Measured:
+    """MFU = model FLOPs per second over the dense peak; MBU = bytes per second over the
+    bandwidth (per device: divided by --tp)."""
+    if not 0 < tokens_per_s < 1e18:
+        raise UsageError(
+            _("--measured {value}: give a positive throughput in tokens per second.").format(
+                value=tokens_per_s
+            )
+        )
+    peak, bw = dev.peak * tp, dev.bandwidth * tp
+    if phase == "training":
+        if seq_len is None:
+            raise UsageError(
+                _("{option} needs --seq-len S (the sequence length T).").format(
+                    option="--measured-phase training"
+                )
+            )
+        from ffn_calc.reports.params import params_report
+
+        pr = params_report(cfg)
+        n = pr.total_params - pr.components.get("embedding", 0)
+        full, causal = rl.palm_training_flops_per_token(cfg, n, seq_len)
+        notes.append(say(PALM_NOTE, causal=f"{tokens_per_s * causal / peak:.2%}"))
+        return Measured(
+            phase=phase,
+            tokens_per_s=tokens_per_s,
+            mfu=tokens_per_s * full / peak,
+            mbu=None,
+            mfu_causal=tokens_per_s * causal / peak,
+        )
+    match = [p for p in phases if p.phase == phase]
+    if not match:
+        option = "--seq-len S" if phase == "prefill" else "--context L"
+        raise UsageError(
+            _("--measured-phase {phase} needs {option}.").format(phase=phase, option=option)
+        )
+    p = match[0]
+    steps = Fraction(tokens_per_s) / p.tokens
+    return Measured(
+        phase=phase,
+        tokens_per_s=tokens_per_s,
+        mfu=float(steps * p.flops) / peak,
+        mbu=float(steps * p.bytes) / bw,
+    )
