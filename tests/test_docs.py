@@ -111,6 +111,7 @@ EXAMPLES = [
     ("`ffn-calc memory --preset llama-3-8b --gpu-memory 24GB\n--context 8192`", ["memory", "-p", "llama-3-8b", "--gpu-memory", "24GB", "--context", "8192"], 120, False),
     ("`ffn-calc memory --preset gpt2-small --training --seq-len 1024`", ["memory", "-p", "gpt2-small", "--training", "--seq-len", "1024"], 120, False),
     ("`ffn-calc memory --preset llama-2-7b --training`", ["memory", "-p", "llama-2-7b", "--training"], 120, False),
+    ("`ffn-calc roofline --preset llama-3-8b --context 2048 --batch 64 --gpu h100-sxm`", ["roofline", "-p", "llama-3-8b", "--context", "2048", "--batch", "64", "--gpu", "h100-sxm"], 120, False),
     ("`ffn-calc flops --preset gemma-3-4b --seq-len 256 --images 1`", ["flops", "-p", "gemma-3-4b", "--seq-len", "256", "--images", "1"], 120, False),
     ("`ffn-calc flops --preset gpt2-small --seq-len 1024`", ["flops", "-p", "gpt2-small", "--seq-len", "1024"], 96, False),
 ]  # fmt: skip

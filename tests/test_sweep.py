@@ -409,7 +409,7 @@ def test_readme_sweep_examples_are_current() -> None:
         (["sweep", "--preset", "llama-2-7b", "--vary", "d_ff=8192:16384:2048", "--vary",
           "n_kv_heads=1,3,8,32", "--metric", "total_params", "--metric", "forward_flops@4096",
           "--where", "total_params<=7e9"], "`ffn-calc sweep --preset llama-2-7b"),
-        (["sweep", "--preset", "gpt2-small", "--vary", "n_layers=6:48:6", "--metric",
+        (["sweep", "--preset", "gpt2-small", "--vary", "n_layers=12:48:12", "--metric",
           "total_params", "--metric", "ffn_share"], "`ffn-calc sweep --preset gpt2-small"),
     ):  # fmt: skip
         assert readme_block(marker) == shown(args, 100), f"{marker} is stale"
