@@ -64,6 +64,7 @@ _SPARSE = "test_oracle_sparse_attention"
 _WHISPER_MT5 = "test_oracle_whisper_mt5"
 _ENC25 = "test_oracle_encoders_2025"
 _DEC25 = "test_oracle_decoders_2025"
+_MAMBA = "test_oracle_hybrid_mamba"
 
 ORACLE: dict[str, Oracle] = {
     # Built from ffn-calc's ModelConfig (tests/test_torch_oracle.py hf_config).
@@ -117,6 +118,7 @@ ORACLE: dict[str, Oracle] = {
     "seed_oss": Oracle("SeedOssConfig", "SeedOssForCausalLM", _DEC25, CAUSAL),
     "exaone4": Oracle("Exaone4Config", "Exaone4ForCausalLM", _DEC25, CAUSAL),
     "cohere2": Oracle("Cohere2Config", "Cohere2ForCausalLM", _DEC25, CAUSAL),
+    "mamba2": Oracle("Mamba2Config", "Mamba2ForCausalLM", _MAMBA, IDS, examples=6),
 }
 
 
@@ -664,8 +666,24 @@ _DECODERS_2025: Cases = {
     },
 }  # fmt: skip
 
+_HYBRID_MAMBA: Cases = {
+    "mamba2 chunk 4, kernel 3, 2 groups": {
+        "model_type": "mamba2", "architectures": ["Mamba2ForCausalLM"], "hidden_size": 16,
+        "num_heads": 4, "head_dim": 8, "n_groups": 2, "state_size": 6,
+        "num_hidden_layers": 2, "vocab_size": 50, "expand": 2, "conv_kernel": 3,
+        "chunk_size": 4,
+    },
+    "mamba2 biases, tied, one head": {
+        "model_type": "mamba2", "architectures": ["Mamba2ForCausalLM"], "hidden_size": 8,
+        "num_heads": 1, "head_dim": 8, "n_groups": 1, "state_size": 3, "num_hidden_layers": 1,
+        "vocab_size": 20, "expand": 1, "use_bias": True, "use_conv_bias": False,
+        "tie_word_embeddings": True, "chunk_size": 2,
+    },
+}  # fmt: skip
+
 EXPLICIT: Cases = {
     **_MODEL_CONFIGS,
+    **_HYBRID_MAMBA,
     **_ENCODER_DECODER,
     **_WHISPER_MT5_CASES,
     **_GEMMA_QWEN3_OLMO2,

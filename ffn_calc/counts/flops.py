@@ -20,10 +20,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from ffn_calc.counts.mixers import counts_of
 from ffn_calc.counts.terms import Term, term, total
 from ffn_calc.i18n.translate import N_, _
 from ffn_calc.model.config import ModelConfig
-from ffn_calc.model.layer_kinds import CSA, HCA, LayerKind, layer_kinds
+from ffn_calc.model.layer_kinds import CSA, HCA, NO_FFN, LayerKind, layer_kinds
 
 CONVENTION = N_(
     "FLOPs = 2 x multiply-adds of every matmul; QK^T and AV over the full S x S square; "
@@ -49,6 +50,7 @@ FLOP_COMPONENTS = (
     "embedding",
     "attention_projections",
     "attention_scores",
+    "mixer",  # a token mixer other than attention (kept only where non-zero)
     "ffn",
     "lm_head",
     "pooler",
@@ -64,6 +66,9 @@ class Workload:
     target_len: int | None = None
     causal: bool = False
     lm_head: bool = True
+    # With a cache, as generate()'s prefill runs: a convolution mixer's cache pads its input
+    # to at least the kernel (transformers' update_conv_state) before convolving it.
+    cached: bool = False
 
 
 def check_lengths(cfg: ModelConfig, w: Workload, seq_option: str = "--seq-len") -> None:
@@ -379,7 +384,8 @@ def _ffn_kinds(
     for kind, count in layer_kinds(cfg, layers):
         dense = cfg.is_moe and kind.is_dense_ffn  # a MoE model's dense layer
         width = (cfg.dense_d_ff or cfg.d_ff) if dense else None
-        out.append((kind, count, _ffn_terms(cfg, b, s, sym, width)))
+        ffn = [] if kind.ffn is NO_FFN else _ffn_terms(cfg, b, s, sym, width)
+        out.append((kind, count, ffn))
     return out
 
 
@@ -406,6 +412,11 @@ def layer_flops(cfg: ModelConfig, w: Workload) -> list[LayerFlops]:
     for kind, count, ffn in _ffn_kinds(cfg, cfg.n_layers, b, s, "S"):
         t = compressed_entries(cfg, kind, s)  # compressed attention: entries beside the keys
         own = compressor_flop_terms(cfg, kind, b, s) + compressed_score_terms(cfg, kind, b, s, t)
+        mixer = counts_of(kind.mixer)  # a token mixer other than attention: its own terms
+        if mixer is not None:
+            own = (terms if mixer.attends else []) + mixer.prefill(cfg, b, s, w.cached)
+            out.append(LayerFlops(stack, count, own + ffn, kind))
+            continue
         out.append(LayerFlops(stack, count, terms + own + ffn, kind))
     return out
 
@@ -512,6 +523,8 @@ def flop_components(cfg: ModelConfig, w: Workload) -> dict[str, int]:
         out[t.group] += t.value
     if not cfg.pooler:
         del out["pooler"]
+    if not cfg.layer_mixers:
+        del out["mixer"]
     if cfg.embedding_dim is None and cfg.conv_in_channels is None:
         del out["embedding"]  # only a narrow embedding's projections (or convolutions) count
     return out

@@ -11,10 +11,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ffn_calc.counts.mixers import counts_of
 from ffn_calc.counts.terms import Term, term, total
 from ffn_calc.i18n.translate import N_, Text, say
 from ffn_calc.model.config import ModelConfig, ffn_biases
-from ffn_calc.model.layer_kinds import CSA, HCA, LayerKind, first_layer_kind, layer_kinds
+from ffn_calc.model.layer_kinds import (
+    CSA,
+    HCA,
+    NO_FFN,
+    LayerKind,
+    first_layer_kind,
+    layer_kinds,
+)
 
 
 @dataclass(frozen=True)
@@ -333,12 +341,22 @@ def layer_counts(cfg: ModelConfig) -> list[LayerCount]:
             cross_attn = attention_terms(cfg, prefix="cross ")
             cross = _norm_terms(cfg, "norm", "norm_cross")
         for kind, count, ffn in ffn_kinds(cfg, cfg.decoder_layers):
-            terms = own + compressor_terms(cfg, kind) + cross_attn + ffn
+            terms = mixer_terms(cfg, kind, own) + compressor_terms(cfg, kind) + cross_attn + ffn
             terms += _layer_norm_terms(cfg) + cross + hyper_connection_terms(cfg)
             layers.append(LayerCount("decoder", cfg.param_layers(count), terms, kind))
         if cfg.first_layer_norms is not None:  # one stack (an invariant)
             layers = _first_layer_apart(cfg, layers)
     return layers
+
+
+def mixer_terms(cfg: ModelConfig, kind: LayerKind, attention: list[Term]) -> list[Term]:
+    """A layer kind's token mixer: `attention` (its attention terms) for an attention layer,
+    else the mixer's own terms (counts.mixers, by the kind's mixer row), with `attention`
+    too where the mixer runs beside attention."""
+    counts = counts_of(kind.mixer)
+    if counts is None:
+        return attention
+    return (attention if counts.attends else []) + counts.params(cfg)
 
 
 def _layer_rel_bias_terms(cfg: ModelConfig) -> list[Term]:
@@ -368,7 +386,7 @@ def ffn_kinds(cfg: ModelConfig, layers: int) -> list[tuple[LayerKind, int, list[
     for kind, count in layer_kinds(cfg, layers):
         dense = cfg.is_moe and kind.is_dense_ffn  # a MoE model's dense layer
         terms = ffn_terms(cfg, cfg.dense_d_ff or cfg.d_ff) if dense else ffn_terms(cfg)
-        out.append((kind, count, terms))
+        out.append((kind, count, [] if kind.ffn is NO_FFN else terms))
     return out
 
 
@@ -488,8 +506,11 @@ COMPONENTS = ("embedding", "attention", "ffn", "norm", "lm_head", "pooler")
 
 
 def components(cfg: ModelConfig) -> dict[str, int]:
-    """Parameters per contract component; `pooler` only where the model has one."""
+    """Parameters per contract component; `pooler` only where the model has one; `mixer`
+    (after attention) only where layers have a token mixer other than attention."""
     out = dict.fromkeys(COMPONENTS, 0)
+    if cfg.layer_mixers:
+        out = {**{k: 0 for k in COMPONENTS[:2]}, "mixer": 0, **{k: 0 for k in COMPONENTS[2:]}}
     for layer in layer_counts(cfg):
         for t in layer.terms:
             out[t.group] += layer.count * t.value

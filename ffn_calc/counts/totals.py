@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 def param_components(cfg: ModelConfig) -> dict[str, int]:
     """== counts.params.components(cfg): same keys in the same order (pooler only where the
     model has one)."""
-    if cfg.compressed or cfg.hc_streams is not None:  # per-layer compressors: the term path
+    if cfg.compressed or cfg.hc_streams is not None or cfg.layer_mixers:  # the term path
         from ffn_calc.counts.params import components
 
         return components(cfg)
@@ -219,7 +219,7 @@ def param_components(cfg: ModelConfig) -> dict[str, int]:
 def flop_components(cfg: ModelConfig, w: Workload) -> dict[str, int]:
     """== counts.flops.flop_components(cfg, w): same keys, same order, same deletions (pooler,
     embedding)."""
-    if cfg.compressed or cfg.hc_streams is not None:  # per-layer compressors: the term path
+    if cfg.compressed or cfg.hc_streams is not None or cfg.layer_mixers:  # the term path
         from ffn_calc.counts import flops
 
         return flops.flop_components(cfg, w)

@@ -122,6 +122,7 @@ class Naming:
     # them on load and back on save): stored prefix -> the reference's (`embed_out.` -> `lm_head.`).
     renames: Mapping[str, str] = field(default_factory=dict)
     architecture: str | None = None  # the architecture the names are for
+    mixer: str = "mixer."  # a token mixer's module in a layer (Mamba-2: in_proj, conv1d, ...)
 
     def score_bias_shape(self, experts: int) -> tuple[int, ...]:
         return (1, experts) if self.score_bias_2d else (experts,)

@@ -54,6 +54,7 @@ REGISTRY: dict[str, str] = {
     "seed_oss": "seed_oss",
     "exaone4": "exaone4",
     "cohere2": "cohere2",
+    "mamba2": "mamba2",
 }
 # Families with tensor names but no config.json: torch.nn.Transformer; "custom" has neither.
 OTHER_FAMILIES: dict[str, str | None] = {"transformer": "transformer", "custom": None}

@@ -223,11 +223,17 @@ def dump_toml(cfg: ModelConfig) -> str:
     """The config as TOML in ffn-calc's schema (unset optional fields left out)."""
     import json
 
-    lines = []
-    for key, value in cfg.model_dump(exclude_none=True).items():
+    def line(key: str, value: object) -> str:
         text = ("true" if value else "false") if isinstance(value, bool) else json.dumps(value)
-        lines.append(f"{key} = {text}")
-    return "\n".join(lines) + "\n"
+        return f"{key} = {text}"
+
+    lines, tables = [], []
+    for key, value in cfg.model_dump(exclude_none=True).items():
+        if isinstance(value, dict):  # a nested model (a mixer's sizes): a table, after the keys
+            tables += ["", f"[{key}]", *(line(k, v) for k, v in value.items())]
+        else:
+            lines.append(line(key, value))
+    return "\n".join(lines + tables) + "\n"
 
 
 def build_config(data: Mapping[str, Any], origin: str, text: str | None = None) -> ModelConfig:

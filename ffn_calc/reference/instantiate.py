@@ -505,6 +505,11 @@ class _Walker:
 
     def layer(self, p: str, rows: int, length: int, source_len: int | None) -> None:
         nm = self.nm
+        if self.cfg.layer_mixers:  # a hybrid: each kind over its own layers (reference.mixers)
+            from ffn_calc.reference.mixers import hybrid_layers
+
+            hybrid_layers(self, p, rows, length)
+            return
         names = nm.layer_norm_names(self.cfg.norms_per_layer)
         # Layer 0 keeps the last first_layer_norms norms: the others run over layers 1 and up.
         skipped = names[: len(names) - self.cfg.first_norms]
