@@ -119,6 +119,7 @@ ORACLE: dict[str, Oracle] = {
     "exaone4": Oracle("Exaone4Config", "Exaone4ForCausalLM", _DEC25, CAUSAL),
     "cohere2": Oracle("Cohere2Config", "Cohere2ForCausalLM", _DEC25, CAUSAL),
     "mamba2": Oracle("Mamba2Config", "Mamba2ForCausalLM", _MAMBA, IDS, examples=6),
+    "nemotron_h": Oracle("NemotronHConfig", "NemotronHForCausalLM", _MAMBA, CAUSAL, examples=6),
 }
 
 
@@ -678,6 +679,13 @@ _HYBRID_MAMBA: Cases = {
         "num_heads": 1, "head_dim": 8, "n_groups": 1, "state_size": 3, "num_hidden_layers": 1,
         "vocab_size": 20, "expand": 1, "use_bias": True, "use_conv_bias": False,
         "tie_word_embeddings": True, "chunk_size": 2,
+    },
+    "nemotron_h pattern M-*-M: Mamba-2, MLP, attention": {
+        "model_type": "nemotron_h", "architectures": ["NemotronHForCausalLM"],
+        "hidden_size": 16, "hybrid_override_pattern": "M-*-M", "num_attention_heads": 2,
+        "num_key_value_heads": 1, "head_dim": 8, "intermediate_size": 24, "vocab_size": 40,
+        "mamba_num_heads": 4, "mamba_head_dim": 4, "n_groups": 2, "ssm_state_size": 5,
+        "conv_kernel": 3, "chunk_size": 4,
     },
 }  # fmt: skip
 

@@ -106,8 +106,39 @@ def config_jsons(draw: Any, family: str) -> dict[str, Any]:
     return out
 
 
+@st.composite
+def nemotron_jsons(draw: Any, family: str) -> dict[str, Any]:
+    """A tiny Nemotron-H config.json: a pattern of Mamba-2 (M), attention (*) and MLP (-)
+    blocks, as a string or as layers_block_type."""
+    pattern = "".join(draw(st.lists(st.sampled_from("M*-"), min_size=1, max_size=4)))
+    if "*" not in pattern:  # with a cache, the class needs an attention layer (get_seq_length)
+        pattern += "*"
+    heads = draw(st.integers(1, 3))
+    groups = draw(st.sampled_from([1, 2]))
+    out: dict[str, Any] = {
+        "model_type": family, "architectures": [CLASSES[family][1]],
+        "hidden_size": draw(st.integers(2, 24)), "num_attention_heads": heads,
+        "num_key_value_heads": draw(st.sampled_from([k for k in range(1, heads + 1) if heads % k == 0])),
+        "head_dim": draw(st.sampled_from([2, 4, 8])), "intermediate_size": draw(st.integers(1, 32)),
+        "vocab_size": draw(st.integers(8, 60)), "mamba_num_heads": groups * draw(st.integers(1, 3)),
+        "mamba_head_dim": draw(st.sampled_from([2, 4])), "n_groups": groups,
+        "ssm_state_size": draw(st.integers(1, 6)), "chunk_size": draw(st.integers(1, 6)),
+        "conv_kernel": draw(st.integers(1, 4)),
+    }  # fmt: skip
+    if draw(st.booleans()):
+        out["hybrid_override_pattern"] = pattern
+    else:
+        names = {"M": "linear_attention", "*": "full_attention", "-": "mlp"}
+        out["layers_block_type"] = [names[c] for c in pattern]
+    maybe(draw, out, "mlp_bias", draw(st.booleans()))
+    maybe(draw, out, "mamba_proj_bias", draw(st.booleans()))
+    maybe(draw, out, "use_conv_bias", draw(st.booleans()))
+    maybe(draw, out, "tie_word_embeddings", draw(st.booleans()))
+    return out
+
+
 def configs(family: str) -> st.SearchStrategy[dict[str, Any]]:
-    return config_jsons(family)
+    return nemotron_jsons(family) if family == "nemotron_h" else config_jsons(family)
 
 
 def check_case(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> None:
@@ -123,7 +154,10 @@ def check_case(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> N
     w = Workload(batch=batch, seq_len=s)
     terms = [(x.count, t) for x in layer_flops(cfg, w) for t in x.terms]
     conv = sum(n * t.value for n, t in terms if t.name == "conv1d")
-    scan = sum(n * t.value for n, t in terms if t.name.startswith("SSD"))
+    # bmm: the scan's einsums and, in attention layers, the eager scores (QK^T, AV)
+    scan = sum(
+        n * t.value for n, t in terms if t.name.startswith("SSD") or t.group == "attention_scores"
+    )
     assert ops.get("convolution", 0) == conv
     assert ops.get("bmm", 0) == scan
     assert sum(ops.values()) == forward_flops(cfg, w)
