@@ -119,6 +119,9 @@ ORACLE: dict[str, Oracle] = {
     "exaone4": Oracle("Exaone4Config", "Exaone4ForCausalLM", _DEC25, CAUSAL),
     "cohere2": Oracle("Cohere2Config", "Cohere2ForCausalLM", _DEC25, CAUSAL),
     "mamba2": Oracle("Mamba2Config", "Mamba2ForCausalLM", _MAMBA, IDS, examples=6),
+    "granitemoehybrid": Oracle(
+        "GraniteMoeHybridConfig", "GraniteMoeHybridForCausalLM", _MAMBA, CAUSAL, examples=4
+    ),
     "nemotron_h": Oracle("NemotronHConfig", "NemotronHForCausalLM", _MAMBA, CAUSAL, examples=6),
 }
 
@@ -686,6 +689,23 @@ _HYBRID_MAMBA: Cases = {
         "num_key_value_heads": 1, "head_dim": 8, "intermediate_size": 24, "vocab_size": 40,
         "mamba_num_heads": 4, "mamba_head_dim": 4, "n_groups": 2, "ssm_state_size": 5,
         "conv_kernel": 3, "chunk_size": 4,
+    },
+    "granitemoehybrid Mamba-2, attention; 4 experts, shared MLP": {
+        "model_type": "granitemoehybrid", "architectures": ["GraniteMoeHybridForCausalLM"],
+        "hidden_size": 16, "num_hidden_layers": 3, "num_attention_heads": 2,
+        "num_key_value_heads": 1, "intermediate_size": 8, "shared_intermediate_size": 12,
+        "num_local_experts": 4, "num_experts_per_tok": 2, "vocab_size": 40,
+        "layer_types": ["linear_attention", "full_attention", "linear_attention"],
+        "mamba_n_heads": 4, "mamba_n_groups": 2, "mamba_d_state": 5, "mamba_d_conv": 3,
+        "mamba_chunk_size": 4, "position_embedding_type": "rope",
+    },
+    "granitemoehybrid no experts: the shared MLP alone, tied": {
+        "model_type": "granitemoehybrid", "architectures": ["GraniteMoeHybridForCausalLM"],
+        "hidden_size": 8, "num_hidden_layers": 2, "num_attention_heads": 2,
+        "intermediate_size": 8, "shared_intermediate_size": 6, "num_local_experts": 0,
+        "vocab_size": 30, "layer_types": ["full_attention", "linear_attention"],
+        "mamba_n_heads": 2, "mamba_d_state": 3, "mamba_chunk_size": 2,
+        "tie_word_embeddings": True, "mamba_proj_bias": True,
     },
 }  # fmt: skip
 

@@ -25,7 +25,6 @@ transformers = pytest.importorskip("transformers")
 
 from oracle_cases import case, classes  # noqa: E402
 from oracle_support import (  # noqa: E402
-    build_hf,
     check_verifies,
     inventory_names,
     maybe,
@@ -54,8 +53,14 @@ CLASSES = classes("test_oracle_hybrid_mamba")
 
 
 def build(data: dict[str, Any]) -> Any:
+    """The class in `architectures` from these fields: eager attention, eager experts (each
+    expert's matmuls over the rows routed to it, FlopCounterMode's count of ffn-calc's MoE)."""
     fields = {k: v for k, v in data.items() if k != "model_type"}
-    return build_hf(*CLASSES[data["model_type"]], fields)
+    conf_name, model_name = CLASSES[data["model_type"]]
+    conf = getattr(transformers, conf_name)(**fields)
+    conf._attn_implementation = "eager"
+    conf._experts_implementation = "eager"
+    return getattr(transformers, model_name)(conf)
 
 
 def by_op(model: Any, **inputs: Any) -> dict[str, int]:
@@ -137,8 +142,43 @@ def nemotron_jsons(draw: Any, family: str) -> dict[str, Any]:
     return out
 
 
+@st.composite
+def granite_jsons(draw: Any, family: str) -> dict[str, Any]:
+    """A tiny Granite 4.0-H config.json: Mamba-2 and attention layers (one at least, for the
+    cache), experts or the shared MLP alone, mamba_d_head "auto" or given."""
+    layers = draw(
+        st.lists(st.sampled_from(["linear_attention", "full_attention"]), min_size=1, max_size=3)
+    )
+    if "full_attention" not in layers:  # with a cache, the class needs an attention layer
+        layers.append("full_attention")
+    heads, m_heads, expand = (
+        draw(st.integers(1, 2)),
+        draw(st.integers(1, 3)),
+        draw(st.integers(1, 2)),
+    )
+    hidden = m_heads * draw(st.integers(1, 4))
+    out: dict[str, Any] = {
+        "model_type": family, "architectures": [CLASSES[family][1]],
+        "num_hidden_layers": len(layers), "layer_types": layers, "hidden_size": hidden,
+        "num_attention_heads": heads, "intermediate_size": draw(st.integers(1, 12)),
+        "shared_intermediate_size": draw(st.integers(1, 12)), "vocab_size": draw(st.integers(8, 60)),
+        "mamba_n_heads": m_heads, "mamba_expand": expand, "mamba_d_state": draw(st.integers(1, 5)),
+        "mamba_chunk_size": draw(st.integers(1, 5)), "mamba_d_conv": draw(st.integers(1, 4)),
+        "num_local_experts": draw(st.sampled_from([0, 2, 3])), "num_experts_per_tok": 1,
+    }  # fmt: skip
+    if heads > 1 and hidden % heads:
+        out["hidden_size"] = hidden * heads
+    if draw(st.booleans()):
+        out["mamba_d_head"] = expand * out["hidden_size"] // m_heads
+    maybe(draw, out, "tie_word_embeddings", draw(st.booleans()))
+    maybe(draw, out, "mamba_proj_bias", draw(st.booleans()))
+    maybe(draw, out, "position_embedding_type", draw(st.sampled_from(["rope", "nope"])))
+    return out
+
+
 def configs(family: str) -> st.SearchStrategy[dict[str, Any]]:
-    return nemotron_jsons(family) if family == "nemotron_h" else config_jsons(family)
+    by_family = {"nemotron_h": nemotron_jsons, "granitemoehybrid": granite_jsons}
+    return by_family.get(family, config_jsons)(family)
 
 
 def check_case(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> None:
