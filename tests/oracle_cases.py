@@ -122,6 +122,7 @@ ORACLE: dict[str, Oracle] = {
     "granitemoehybrid": Oracle(
         "GraniteMoeHybridConfig", "GraniteMoeHybridForCausalLM", _MAMBA, CAUSAL, examples=4
     ),
+    "falcon_h1": Oracle("FalconH1Config", "FalconH1ForCausalLM", _MAMBA, CAUSAL, examples=4),
     "nemotron_h": Oracle("NemotronHConfig", "NemotronHForCausalLM", _MAMBA, CAUSAL, examples=6),
 }
 
@@ -706,6 +707,19 @@ _HYBRID_MAMBA: Cases = {
         "vocab_size": 30, "layer_types": ["full_attention", "linear_attention"],
         "mamba_n_heads": 2, "mamba_d_state": 3, "mamba_chunk_size": 2,
         "tie_word_embeddings": True, "mamba_proj_bias": True,
+    },
+    "falcon_h1 attention and Mamba-2 side by side, d_ssm given": {
+        "model_type": "falcon_h1", "architectures": ["FalconH1ForCausalLM"], "hidden_size": 16,
+        "num_hidden_layers": 2, "num_attention_heads": 2, "num_key_value_heads": 1,
+        "intermediate_size": 24, "vocab_size": 40, "mamba_d_ssm": 12, "mamba_n_heads": 3,
+        "mamba_n_groups": 1, "mamba_d_state": 5, "mamba_d_conv": 3, "mamba_chunk_size": 4,
+    },
+    "falcon_h1 gated norm, biases, d_ssm null (expand x hidden)": {
+        "model_type": "falcon_h1", "architectures": ["FalconH1ForCausalLM"], "hidden_size": 8,
+        "num_hidden_layers": 1, "num_attention_heads": 2, "num_key_value_heads": 2,
+        "intermediate_size": 12, "vocab_size": 30, "mamba_d_ssm": None, "mamba_expand": 2, "mamba_n_heads": 4,
+        "mamba_n_groups": 2, "mamba_d_state": 3, "mamba_chunk_size": 2, "mamba_rms_norm": True,
+        "mamba_proj_bias": True, "projectors_bias": True, "tie_word_embeddings": True,
     },
 }  # fmt: skip
 

@@ -176,8 +176,29 @@ def granite_jsons(draw: Any, family: str) -> dict[str, Any]:
     return out
 
 
+@st.composite
+def falcon_jsons(draw: Any, family: str) -> dict[str, Any]:
+    """A tiny Falcon-H1 config.json, the flags drawn; an even attention head_dim (rotary)."""
+    heads = draw(st.integers(1, 3))
+    m_heads, head = draw(st.integers(1, 3)), draw(st.sampled_from([2, 4]))
+    out: dict[str, Any] = {
+        "model_type": family, "architectures": [CLASSES[family][1]],
+        "num_hidden_layers": draw(st.integers(1, 2)), "hidden_size": heads * draw(st.sampled_from([2, 4])),
+        "num_attention_heads": heads, "num_key_value_heads": heads,
+        "intermediate_size": draw(st.integers(1, 16)), "vocab_size": draw(st.integers(8, 50)),
+        "mamba_n_heads": m_heads, "mamba_d_ssm": m_heads * head,
+        "mamba_d_state": draw(st.integers(1, 5)), "mamba_chunk_size": draw(st.integers(1, 5)),
+        "mamba_d_conv": draw(st.integers(1, 4)),
+    }  # fmt: skip
+    for key in ("mamba_rms_norm", "mamba_proj_bias", "projectors_bias", "tie_word_embeddings",
+                "attention_bias", "mlp_bias", "mamba_conv_bias"):  # fmt: skip
+        maybe(draw, out, key, draw(st.booleans()))
+    return out
+
+
 def configs(family: str) -> st.SearchStrategy[dict[str, Any]]:
-    by_family = {"nemotron_h": nemotron_jsons, "granitemoehybrid": granite_jsons}
+    by_family = {"nemotron_h": nemotron_jsons, "granitemoehybrid": granite_jsons,
+                 "falcon_h1": falcon_jsons}  # fmt: skip
     return by_family.get(family, config_jsons)(family)
 
 

@@ -38,7 +38,7 @@ TYPES = ("linear_attention", "full_attention")
 MIXER = {"linear_attention": "mamba2", "full_attention": "full"}
 
 
-def _head_dim(r: Reader, inner: int, heads: int) -> int:
+def mamba_head_dim(r: Reader, inner: int, heads: int) -> int:
     value = r.data.get("mamba_d_head", "auto")
     if value == "auto" or value is None:
         if inner % heads:
@@ -84,7 +84,7 @@ def fields(r: Reader) -> dict[str, Any]:
         "layer_mixers": [MIXER[t] for t in types],
         "mamba2": {
             "heads": m_heads,
-            "head_dim": _head_dim(r, inner, m_heads),
+            "head_dim": mamba_head_dim(r, inner, m_heads),
             "state_size": r.integer("mamba_d_state", 256),
             "n_groups": r.integer("mamba_n_groups", 1),
             "conv_kernel": r.integer("mamba_d_conv", 4),
