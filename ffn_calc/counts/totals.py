@@ -231,8 +231,8 @@ def _hybrid(
 
     per: dict[str, tuple[int, int]] = {}  # a mixer's (own parameters, its norms) per layer
     for name in set(cfg.layer_mixers):
-        mixer = counts_of(MIXERS[name])
-        terms = mixer.params(cfg) if mixer is not None else []
+        counts = counts_of(MIXERS[name])
+        terms = counts.params(cfg) if counts is not None else []
         per[name] = (
             sum(t.value for t in terms if t.group != "norm"),
             sum(t.value for t in terms if t.group == "norm"),

@@ -227,37 +227,6 @@ def generation_tables(r: GenerationReport) -> list[Table]:
     t.add(steps.format(steps=f"{r.decode_steps:,}"), r.decode_flops, r.decode_flops / total)
     t.add(_("generation"), total, 1.0, style="total")
     t.notes.append(sentences(*r.sentences()))
-    return [t, *_state_tables(r)]
-
-
-def _state_tables(r: KvReport) -> list[Table]:
-    """The constant-size states of recurrent and convolution mixers, and the whole cache."""
-    if not r.states:
-        return []
-    t = Table(
-        _("{model}: mixer states, batch {batch} (the same at any context)").format(
-            model=r.model, batch=r.batch
-        ),
-        [Column(_("layers"), "text"), Column(_("count")), Column(_("states"), "text"),
-         Column(_("elements per layer")), Column(_("bytes per layer")), Column(_("elements"))],
-    )  # fmt: skip
-    for k in r.states:
-        kind = k.layer_kind()
-        label = listed([stack_label(k.stack), *([kind_label(kind)] if named(kind) else [])])
-        parts = ", ".join(f"{name} {n:,}" for name, n in k.tensors.items())
-        t.add(label, k.count, parts, k.elements, k.bytes, k.count * k.elements)
-    t.add(_("total"), None, None, None, None, r.state_elements, style="total")
-    share = f"{r.state_elements / r.cache_elements:.1%}" if r.cache_elements else "0%"
-    t.notes.append(
-        _(
-            "The whole cache: {kv} elements of keys and values and {states} of mixer states = "
-            "{cache} elements, {bytes} bytes ({human}); the states are {share} of it."
-        ).format(
-            kv=f"{r.kv_elements:,}", states=f"{r.state_elements:,}",
-            cache=f"{r.cache_elements:,}", bytes=f"{r.cache_bytes:,}",
-            human=human(r.cache_bytes, "B"), share=share,
-        )
-    )  # fmt: skip
     return [t]
 
 
