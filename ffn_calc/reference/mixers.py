@@ -9,6 +9,7 @@ path computes (counts.mixers states each), with the same total.
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -23,8 +24,16 @@ from ffn_calc.model.layer_kinds import (
     Mixer,
 )
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the walker calls in; this module imports nothing from it at run time
     from ffn_calc.reference.instantiate import _Walker
+
+
+def index_set(indices: list[int]) -> range | tuple[int, ...]:
+    """Sorted indices as a range when they step evenly, else a tuple (as instantiate's)."""
+    xs = sorted(indices)
+    if len(xs) > 1 and all(b - a == xs[1] - xs[0] for a, b in itertools.pairwise(xs)):
+        return range(xs[0], xs[-1] + 1, xs[1] - xs[0])
+    return range(xs[0], xs[0] + 1) if len(xs) == 1 else tuple(xs)
 
 
 def mamba2(w: _Walker, p: str, rows: int, length: int) -> None:
@@ -85,8 +94,6 @@ MIXER_WALKS: dict[Mixer, Callable[[_Walker, str, int, int], None]] = {
 
 def hybrid_layers(w: _Walker, p: str, rows: int, length: int) -> None:
     """Every kind of a hybrid stack, each over its own layer indices ({i})."""
-    from ffn_calc.reference.instantiate import index_set
-
     cfg, nm = w.cfg, w.nm
     free, dense = set(cfg.ffn_free_layers), set(cfg.dense_ffn_layers) if cfg.is_moe else set()
     routed = MOE if cfg.is_moe else DENSE
