@@ -67,6 +67,7 @@ _DEC25 = "test_oracle_decoders_2025"
 _2025 = "test_oracle_decoders_moe_2025"
 _QVL = "test_oracle_qwen_vl"
 _MM = "test_oracle_multimodal"
+_MAMBA = "test_oracle_hybrid_mamba"
 
 ORACLE: dict[str, Oracle] = {
     # Built from ffn-calc's ModelConfig (tests/test_torch_oracle.py hf_config).
@@ -130,6 +131,12 @@ ORACLE: dict[str, Oracle] = {
     "qwen3_vl_moe": Oracle("Qwen3VLMoeConfig", "Qwen3VLMoeForConditionalGeneration", _QVL),
     "gemma3": Oracle("Gemma3Config", "Gemma3ForConditionalGeneration", _MM, examples=8),
     "llava": Oracle("LlavaConfig", "LlavaForConditionalGeneration", _MM, examples=8),
+    "mamba2": Oracle("Mamba2Config", "Mamba2ForCausalLM", _MAMBA, IDS, examples=6),
+    "granitemoehybrid": Oracle(
+        "GraniteMoeHybridConfig", "GraniteMoeHybridForCausalLM", _MAMBA, CAUSAL, examples=4
+    ),
+    "falcon_h1": Oracle("FalconH1Config", "FalconH1ForCausalLM", _MAMBA, CAUSAL, examples=4),
+    "nemotron_h": Oracle("NemotronHConfig", "NemotronHForCausalLM", _MAMBA, CAUSAL, examples=6),
 }
 
 
@@ -852,8 +859,61 @@ _QWEN_VL: Cases = {
     },
 }  # fmt: skip
 
+_HYBRID_MAMBA: Cases = {
+    "mamba2 chunk 4, kernel 3, 2 groups": {
+        "model_type": "mamba2", "architectures": ["Mamba2ForCausalLM"], "hidden_size": 16,
+        "num_heads": 4, "head_dim": 8, "n_groups": 2, "state_size": 6,
+        "num_hidden_layers": 2, "vocab_size": 50, "expand": 2, "conv_kernel": 3,
+        "chunk_size": 4,
+    },
+    "mamba2 biases, tied, one head": {
+        "model_type": "mamba2", "architectures": ["Mamba2ForCausalLM"], "hidden_size": 8,
+        "num_heads": 1, "head_dim": 8, "n_groups": 1, "state_size": 3, "num_hidden_layers": 1,
+        "vocab_size": 20, "expand": 1, "use_bias": True, "use_conv_bias": False,
+        "tie_word_embeddings": True, "chunk_size": 2,
+    },
+    "nemotron_h pattern M-*-M: Mamba-2, MLP, attention": {
+        "model_type": "nemotron_h", "architectures": ["NemotronHForCausalLM"],
+        "hidden_size": 16, "hybrid_override_pattern": "M-*-M", "num_attention_heads": 2,
+        "num_key_value_heads": 1, "head_dim": 8, "intermediate_size": 24, "vocab_size": 40,
+        "mamba_num_heads": 4, "mamba_head_dim": 4, "n_groups": 2, "ssm_state_size": 5,
+        "conv_kernel": 3, "chunk_size": 4,
+    },
+    "granitemoehybrid Mamba-2, attention; 4 experts, shared MLP": {
+        "model_type": "granitemoehybrid", "architectures": ["GraniteMoeHybridForCausalLM"],
+        "hidden_size": 16, "num_hidden_layers": 3, "num_attention_heads": 2,
+        "num_key_value_heads": 1, "intermediate_size": 8, "shared_intermediate_size": 12,
+        "num_local_experts": 4, "num_experts_per_tok": 2, "vocab_size": 40,
+        "layer_types": ["linear_attention", "full_attention", "linear_attention"],
+        "mamba_n_heads": 4, "mamba_n_groups": 2, "mamba_d_state": 5, "mamba_d_conv": 3,
+        "mamba_chunk_size": 4, "position_embedding_type": "rope",
+    },
+    "granitemoehybrid no experts: the shared MLP alone, tied": {
+        "model_type": "granitemoehybrid", "architectures": ["GraniteMoeHybridForCausalLM"],
+        "hidden_size": 8, "num_hidden_layers": 2, "num_attention_heads": 2,
+        "intermediate_size": 8, "shared_intermediate_size": 6, "num_local_experts": 0,
+        "vocab_size": 30, "layer_types": ["full_attention", "linear_attention"],
+        "mamba_n_heads": 2, "mamba_d_state": 3, "mamba_chunk_size": 2,
+        "tie_word_embeddings": True, "mamba_proj_bias": True,
+    },
+    "falcon_h1 attention and Mamba-2 side by side, d_ssm given": {
+        "model_type": "falcon_h1", "architectures": ["FalconH1ForCausalLM"], "hidden_size": 16,
+        "num_hidden_layers": 2, "num_attention_heads": 2, "num_key_value_heads": 1,
+        "intermediate_size": 24, "vocab_size": 40, "mamba_d_ssm": 12, "mamba_n_heads": 3,
+        "mamba_n_groups": 1, "mamba_d_state": 5, "mamba_d_conv": 3, "mamba_chunk_size": 4,
+    },
+    "falcon_h1 gated norm, biases, d_ssm null (expand x hidden)": {
+        "model_type": "falcon_h1", "architectures": ["FalconH1ForCausalLM"], "hidden_size": 8,
+        "num_hidden_layers": 1, "num_attention_heads": 2, "num_key_value_heads": 2,
+        "intermediate_size": 12, "vocab_size": 30, "mamba_d_ssm": None, "mamba_expand": 2, "mamba_n_heads": 4,
+        "mamba_n_groups": 2, "mamba_d_state": 3, "mamba_chunk_size": 2, "mamba_rms_norm": True,
+        "mamba_proj_bias": True, "projectors_bias": True, "tie_word_embeddings": True,
+    },
+}  # fmt: skip
+
 EXPLICIT: Cases = {
     **_MODEL_CONFIGS,
+    **_HYBRID_MAMBA,
     **_ENCODER_DECODER,
     **_WHISPER_MT5_CASES,
     **_GEMMA_QWEN3_OLMO2,

@@ -27,11 +27,12 @@ from ffn_calc.counts.compressed import (
     compressor_flop_terms,
     hyper_flop_terms,
 )
+from ffn_calc.counts.mixers import counts_of
 from ffn_calc.counts.mla import mla_flop_terms
 from ffn_calc.counts.terms import Term, term, total
 from ffn_calc.i18n.translate import N_, _
 from ffn_calc.model.config import ModelConfig
-from ffn_calc.model.layer_kinds import LayerKind, layer_kinds
+from ffn_calc.model.layer_kinds import MIXERS, NO_FFN, LayerKind, layer_kinds
 
 CONVENTION = N_(
     "FLOPs = 2 x multiply-adds of every matmul; QK^T and AV over the full S x S square; "
@@ -57,6 +58,7 @@ FLOP_COMPONENTS = (
     "embedding",
     "attention_projections",
     "attention_scores",
+    "mixer",  # a token mixer other than attention (kept only where non-zero)
     "ffn",
     "lm_head",
     "pooler",
@@ -72,6 +74,9 @@ class Workload:
     target_len: int | None = None
     causal: bool = False
     lm_head: bool = True
+    # With a cache, as generate()'s prefill runs: a convolution mixer's cache pads its input
+    # to at least the kernel (transformers' update_conv_state) before convolving it.
+    cached: bool = False
 
 
 def check_lengths(cfg: ModelConfig, w: Workload, seq_option: str = "--seq-len") -> None:
@@ -230,7 +235,8 @@ def _ffn_kinds(
     for kind, count in layer_kinds(cfg, layers):
         dense = cfg.is_moe and kind.is_dense_ffn  # a MoE model's dense layer
         width = (cfg.dense_d_ff or cfg.d_ff) if dense else None
-        out.append((kind, count, _ffn_terms(cfg, b, s, sym, width)))
+        ffn = [] if kind.ffn is NO_FFN else _ffn_terms(cfg, b, s, sym, width)
+        out.append((kind, count, ffn))
     return out
 
 
@@ -257,6 +263,11 @@ def layer_flops(cfg: ModelConfig, w: Workload) -> list[LayerFlops]:
     for kind, count, ffn in _ffn_kinds(cfg, cfg.n_layers, b, s, "S"):
         t = compressed_entries(cfg, kind, s)  # compressed attention: entries beside the keys
         own = compressor_flop_terms(cfg, kind, b, s) + compressed_score_terms(cfg, kind, b, s, t)
+        mixer = counts_of(kind.mixer)  # a token mixer other than attention: its own terms
+        if mixer is not None:
+            own = (terms if mixer.attends else []) + mixer.prefill(cfg, b, s, w.cached)
+            out.append(LayerFlops(stack, count, own + ffn, kind))
+            continue
         out.append(LayerFlops(stack, count, terms + own + ffn, kind))
     return out
 
@@ -363,6 +374,8 @@ def flop_components(cfg: ModelConfig, w: Workload) -> dict[str, int]:
         out[t.group] += t.value
     if not cfg.pooler:
         del out["pooler"]
+    if not cfg.layer_mixers:
+        del out["mixer"]
     if cfg.embedding_dim is None and cfg.conv_in_channels is None:
         del out["embedding"]  # only a narrow embedding's projections (or convolutions) count
     return out
@@ -403,8 +416,15 @@ class PerToken:
 def crossover_layer(cfg: ModelConfig, w: Workload | None = None) -> LayerFlops:
     """The layer kind the crossover describes: the first stack's most numerous kind (the
     encoder layer of an encoder-decoder; the MoE layers of a MoE model with dense ones);
-    counted at the workload `w` (default batch 1, S = 1)."""
+    counted at the workload `w` (default batch 1, S = 1). A hybrid (layer_mixers): the whole
+    stack as one, so that the crossovers compare the model's scores with the model's FFNs
+    and projections (a layer without attention has no S^2 term: it never crosses)."""
     layers = layer_flops(cfg, w or Workload(batch=1, seq_len=1))
+    if cfg.layer_mixers:  # a hybrid: the whole stack, each kind's terms x its layers
+        terms = [
+            Term(t.name, t.formula, (*t.factors, x.count), t.group) for x in layers for t in x.terms
+        ]
+        return LayerFlops(layers[0].stack, 1, terms, LayerKind())
     first = [x for x in layers if x.stack == layers[0].stack]
     return max(first, key=lambda x: x.count)  # the first of equals
 
@@ -427,6 +447,17 @@ def check_linear_scores(cfg: ModelConfig) -> None:
     """The crossovers solve lines: refused (UsageError) where the score FLOPs per token are
     no line in the length, as compressed attention's, whose entries come in steps of
     csa_rate or hca_rate tokens."""
+    if cfg.layer_mixers and not any(MIXERS[m].attends for m in cfg.layer_mixers):
+        from ffn_calc.errors import UsageError
+        from ffn_calc.i18n.translate import _
+
+        raise UsageError(
+            _(
+                "{model}: no layer attends, so no score FLOPs grow with the length: its "
+                "token mixers ({mixers}) cost the same per token at any length, and the "
+                "scores never overtake the FFN."
+            ).format(model=cfg.name, mixers=", ".join(sorted(set(cfg.layer_mixers))))
+        )
     if cfg.csa_layers or cfg.hca_layers:
         from ffn_calc.errors import UsageError
         from ffn_calc.i18n.translate import _

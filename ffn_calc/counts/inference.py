@@ -38,6 +38,7 @@ from fractions import Fraction
 
 from ffn_calc.counts import flops as fl
 from ffn_calc.counts.compressed import compressed_decode_terms, decode_entries, entries_flops
+from ffn_calc.counts.mixers import counts_of
 from ffn_calc.counts.terms import Term, term
 from ffn_calc.errors import UsageError
 from ffn_calc.model.choices import DTYPE_BITS
@@ -45,6 +46,7 @@ from ffn_calc.model.config import ModelConfig
 from ffn_calc.model.layer_kinds import (
     CROSS_ATTENTION,
     FULL,
+    MIXERS,
     LayerKind,
     layer_kind,
     layer_kinds,
@@ -67,9 +69,48 @@ class KvKind:
     elements: int  # one layer's, for the whole batch
 
 
+def attention_layers(cfg: ModelConfig) -> int:
+    """The decoder's layers that attend (and cache keys and values): every layer, or in a
+    hybrid those whose mixer row attends."""
+    n = cfg.decoder_layers if cfg.has_decoder else 0
+    if cfg.layer_mixers:
+        return sum(1 for m in cfg.layer_mixers if MIXERS[m].attends)
+    return n
+
+
+@dataclass(frozen=True)
+class StateKind:
+    """One kind of layer's constant-size cache (a recurrent or convolution mixer): how many
+    layers, and each state tensor of one layer for the whole batch, (name, elements)."""
+
+    stack: str
+    kind: LayerKind
+    count: int
+    tensors: list[tuple[str, int]]
+
+    @property
+    def elements(self) -> int:
+        return sum(n for _, n in self.tensors)
+
+
+def state_kinds(cfg: ModelConfig, batch: int) -> list[StateKind]:
+    """The states the cache holds after a prefill, per layer kind: the same for any context."""
+    out = []
+    for kind, count in layer_kinds(cfg, cfg.decoder_layers if cfg.has_decoder else 0):
+        mixer = counts_of(kind.mixer)
+        tensors = [] if mixer is None else mixer.state(cfg)
+        if tensors:
+            out.append(StateKind("decoder", kind, count, [(n, batch * e) for n, e in tensors]))
+    return out
+
+
+def state_elements(cfg: ModelConfig, batch: int) -> int:
+    return sum(k.count * k.elements for k in state_kinds(cfg, batch))
+
+
 def _local(cfg: ModelConfig) -> tuple[int, int]:
     """(local layers, full layers) of the decoder stack (window_layers hold local ones)."""
-    n = cfg.decoder_layers if cfg.has_decoder else 0
+    n = attention_layers(cfg)
     if cfg.attention_window is not None and not cfg.window_layers:
         return n, 0  # every layer attends locally
     w = len(cfg.window_layers)
@@ -248,8 +289,18 @@ def decode_layers(
     by_kind = {(x.stack, x.kind): x for x in fl.layer_flops(cfg, w) if x.stack == "decoder"}
     out = []
     for kind, count in layer_kinds(cfg, cfg.decoder_layers):
+        base = by_kind[("decoder", kind)]
+        mixer = counts_of(kind.mixer)
+        if mixer is not None:  # a recurrent mixer: one step from its state (counts.mixers)
+            base = fl.LayerFlops(base.stack, base.count,
+                                 [t for t in base.terms if t.group != "mixer"], kind)  # fmt: skip
+            terms = base.terms
+            if mixer.attends:
+                terms = decode_layer_terms(cfg, batch, context, source_len, False, base, compressed)
+            out.append(DecodeLayer("decoder", kind, count, terms + mixer.decode(cfg, batch)))
+            continue
         terms = decode_layer_terms(
-            cfg, batch, context, source_len, kind.is_local, by_kind[("decoder", kind)],
+            cfg, batch, context, source_len, kind.is_local, base,
             compressed,
         )  # fmt: skip
         out.append(DecodeLayer("decoder", kind, count, terms))
@@ -312,6 +363,7 @@ def prefill_workload(
         target_len=1 if encdec else None,
         causal=causal,
         lm_head=lm_head,
+        cached=True,
     )
 
 
@@ -399,7 +451,13 @@ def crossover_kind(cfg: ModelConfig) -> tuple[int, bool]:
 def decode_parts(cfg: ModelConfig, batch: int, context: int, pick: int) -> dict[str, int]:
     """One decode step of one layer of kind `pick`: its projections, scores and FFN FLOPs,
     exactly as decode_layers counts them."""
-    layer = decode_layers(cfg, batch, context)[pick]
+    layers = decode_layers(cfg, batch, context)
+    if cfg.layer_mixers:  # a hybrid: the whole stack (as flops.crossover_layer)
+        return {
+            g: sum(x.count * t.value for x in layers for t in x.terms if t.group == g)
+            for g in PARTS
+        }
+    layer = layers[pick]
     return {g: sum(t.value for t in layer.terms if t.group == g) for g in PARTS}
 
 

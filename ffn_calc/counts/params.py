@@ -17,12 +17,13 @@ from ffn_calc.counts.compressed import (
     hc_head_terms,
     hyper_connection_terms,
 )
+from ffn_calc.counts.mixers import counts_of
 from ffn_calc.counts.mla import mla_terms
 from ffn_calc.counts.terms import Term, norm_terms, term, total
 from ffn_calc.counts.tower_params import wrapper_components
 from ffn_calc.i18n.translate import N_, Text, say
 from ffn_calc.model.config import ModelConfig, ffn_biases
-from ffn_calc.model.layer_kinds import LayerKind, first_layer_kind, layer_kinds
+from ffn_calc.model.layer_kinds import NO_FFN, LayerKind, first_layer_kind, layer_kinds
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,7 @@ def _qk_norm_terms(cfg: ModelConfig) -> list[Term]:
     return []
 
 
-def _layernorm_terms(cfg: ModelConfig, first: bool = False) -> list[Term]:
+def _layer_norm_terms(cfg: ModelConfig, first: bool = False) -> list[Term]:
     """The norms around self-attention and the FFN of one layer (`first`: of layer 0, which
     keeps the last first_layer_norms of them)."""
     names = {0: [], 1: ["norm (shared by attention and FFN)"], 2: ["norm_attn", "norm_ffn"]}
@@ -191,7 +192,7 @@ def layer_counts(cfg: ModelConfig) -> list[LayerCount]:
     own = attention_terms(cfg) + _qk_norm_terms(cfg) + _layer_rel_bias_terms(cfg)
     if cfg.has_encoder:
         for kind, count, ffn in ffn_kinds(cfg, cfg.encoder_layers):
-            terms = own + ffn + _layernorm_terms(cfg)
+            terms = own + ffn + _layer_norm_terms(cfg)
             layers.append(LayerCount("encoder", cfg.param_layers(count), terms, kind))
     if cfg.first_layer_norms is not None and layers:  # one stack (an invariant)
         layers = _first_layer_apart(cfg, layers)
@@ -202,12 +203,22 @@ def layer_counts(cfg: ModelConfig) -> list[LayerCount]:
             cross_attn = attention_terms(cfg, prefix="cross ")
             cross = norm_terms(cfg, "norm", "norm_cross")
         for kind, count, ffn in ffn_kinds(cfg, cfg.decoder_layers):
-            terms = own + compressor_terms(cfg, kind) + cross_attn + ffn
-            terms += _layernorm_terms(cfg) + cross + hyper_connection_terms(cfg)
+            terms = mixer_terms(cfg, kind, own) + compressor_terms(cfg, kind) + cross_attn + ffn
+            terms += _layer_norm_terms(cfg) + cross + hyper_connection_terms(cfg)
             layers.append(LayerCount("decoder", cfg.param_layers(count), terms, kind))
         if cfg.first_layer_norms is not None:  # one stack (an invariant)
             layers = _first_layer_apart(cfg, layers)
     return layers
+
+
+def mixer_terms(cfg: ModelConfig, kind: LayerKind, attention: list[Term]) -> list[Term]:
+    """A layer kind's token mixer: `attention` (its attention terms) for an attention layer,
+    else the mixer's own terms (counts.mixers, by the kind's mixer row), with `attention`
+    too where the mixer runs beside attention."""
+    counts = counts_of(kind.mixer)
+    if counts is None:
+        return attention
+    return (attention if counts.attends else []) + counts.params(cfg)
 
 
 def _layer_rel_bias_terms(cfg: ModelConfig) -> list[Term]:
@@ -222,8 +233,8 @@ def _first_layer_apart(cfg: ModelConfig, layers: list[LayerCount]) -> list[Layer
     """Layer 0 with fewer norms (first_layer_norms) as a kind of its own, after the others:
     the stack's first kind (it holds layer 0) loses one layer."""
     first = layers[0]
-    norms = _layernorm_terms(cfg)
-    terms = [t for t in first.terms if t not in norms] + _layernorm_terms(cfg, first=True)
+    norms = _layer_norm_terms(cfg)
+    terms = [t for t in first.terms if t not in norms] + _layer_norm_terms(cfg, first=True)
     rest = [LayerCount(first.stack, first.count - 1, first.terms, first.kind)]
     layer0 = LayerCount(first.stack, 1, terms, first_layer_kind(first.kind))
     return [*(rest if first.count > 1 else []), *layers[1:], layer0]
@@ -237,7 +248,7 @@ def ffn_kinds(cfg: ModelConfig, layers: int) -> list[tuple[LayerKind, int, list[
     for kind, count in layer_kinds(cfg, layers):
         dense = cfg.is_moe and kind.is_dense_ffn  # a MoE model's dense layer
         terms = ffn_terms(cfg, cfg.dense_d_ff or cfg.d_ff) if dense else ffn_terms(cfg)
-        out.append((kind, count, terms))
+        out.append((kind, count, [] if kind.ffn is NO_FFN else terms))
     return out
 
 
@@ -351,9 +362,12 @@ COMPONENTS = ("embedding", "attention", "ffn", "norm", "lm_head", "pooler")
 
 
 def components(cfg: ModelConfig) -> dict[str, int]:
-    """Parameters per contract component; `pooler` only where the model has one; a key per
+    """Parameters per contract component; `pooler` only where the model has one; `mixer`
+    (after attention) only where layers have a token mixer other than attention; a key per
     tower (`vision`, `audio`) and `projector` only where the model has towers."""
     out = dict.fromkeys(COMPONENTS, 0)
+    if cfg.layer_mixers:
+        out = {**{k: 0 for k in COMPONENTS[:2]}, "mixer": 0, **{k: 0 for k in COMPONENTS[2:]}}
     for layer in layer_counts(cfg):
         for t in layer.terms:
             out[t.group] += layer.count * t.value

@@ -71,6 +71,7 @@ class Naming:
     shared_gate: str = "gate_proj"
     shared_up: str = "up_proj"
     shared_down: str = "down_proj"
+    shared_gate_up: str | None = None  # a shared expert's gate and up in one [2 f, d] Linear
     shared_expert_gate: str = "mlp.shared_expert_gate"
     # Multi-head latent attention and attention sinks.
     mla_q: str = "self_attn.q_proj"
@@ -122,6 +123,7 @@ class Naming:
     # them on load and back on save): stored prefix -> the reference's (`embed_out.` -> `lm_head.`).
     renames: Mapping[str, str] = field(default_factory=dict)
     architecture: str | None = None  # the architecture the names are for
+    mixer: str = "mixer."  # a token mixer's module in a layer (Mamba-2: in_proj, conv1d, ...)
 
     def score_bias_shape(self, experts: int) -> tuple[int, ...]:
         return (1, experts) if self.score_bias_2d else (experts,)

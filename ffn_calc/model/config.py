@@ -28,6 +28,7 @@ from ffn_calc.i18n.translate import N_, say
 from ffn_calc.limits import MAX_SIZE as MAX_SIZE  # re-exported: the one bound (limits.py)
 from ffn_calc.model.choices import Activation, Architecture, Norm, Positions
 from ffn_calc.model.families import family_names
+from ffn_calc.model.mixers import Mamba2Config
 from ffn_calc.model.rules import InvariantError, check_invariants
 
 PositiveInt = Annotated[int, Field(gt=0, le=MAX_SIZE)]
@@ -409,6 +410,16 @@ class ModelConfig(BaseModel):
         "(model.towers); the other fields describe the language model.",
     )
 
+    layer_mixers: list[str] = Field(
+        default_factory=list,
+        description="A hybrid: each decoder layer's token mixer by name (full, mamba2, none, "
+        "full+mamba2, ...; model.layer_kinds.MIXERS); empty: every layer attends.",
+    )
+    ffn_free_layers: list[int] = Field(
+        default_factory=list, description="Layers with no FFN (a mixer-only layer)."
+    )
+    mamba2: Mamba2Config | None = Field(None, description="The Mamba-2 mixers' sizes.")
+
     @field_validator("family", "text_family")
     @classmethod
     def _known_family(cls, value: str | None) -> str | None:
@@ -650,7 +661,10 @@ class ModelConfig(BaseModel):
 
     def moe_layers(self, layers: int) -> int:
         """How many of a stack's `layers` have a routed-expert FFN."""
-        return layers - len(self.dense_ffn_layers) if self.is_moe and layers else 0
+        if not self.is_moe or not layers:
+            return 0
+        free = set(self.ffn_free_layers) - set(self.dense_ffn_layers)  # no FFN at all
+        return layers - len(self.dense_ffn_layers) - len(free)
 
     @property
     def has_indexer(self) -> bool:

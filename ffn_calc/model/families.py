@@ -64,6 +64,10 @@ REGISTRY: dict[str, str] = {
     "qwen2_5_vl": "qwen2_5_vl",
     "qwen3_vl": "qwen3_vl",
     "qwen3_vl_moe": "qwen3_vl_moe",
+    "mamba2": "mamba2",
+    "nemotron_h": "nemotron_h",
+    "granitemoehybrid": "granitemoehybrid",
+    "falcon_h1": "falcon_h1",
 }
 # The towers of multimodal wrappers, by the model_type of their vision_config (or
 # audio_config): each module reads one into a Tower and names its tensors.

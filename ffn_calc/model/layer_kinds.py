@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # annotations only: the config imports nothing from here
 class Ffn:
     """What a layer's FFN is: one dense FFN, or routed experts (MoE)."""
 
-    name: str  # "dense" | "moe"
+    name: str  # "dense" | "moe" | "none"
     label: str  # its message (English: the label in JSON)
 
     def __reduce__(self) -> tuple[Any, tuple[str]]:
@@ -50,6 +50,10 @@ class Mixer:
     label: str  # its message; a windowed mixer's has the field {tokens}
     label_one: str = ""  # a windowed mixer: the message for a window of one token
     windowed: bool = False
+    # Attends over the cached keys and values (an S^2 term, a KV cache); false: a recurrent
+    # or convolution mixer with a constant-size state, or no mixer. Its counts come from
+    # counts.mixers.MIXER_COUNTS (a module per mixer), keyed by this row.
+    attends: bool = True
 
     def __reduce__(self) -> tuple[Any, tuple[str]]:
         return _mixer, (self.name,)
@@ -64,6 +68,7 @@ class Mixer:
 
 DENSE = Ffn("dense", N_("dense FFN"))
 MOE = Ffn("moe", N_("MoE"))
+NO_FFN = Ffn("none", N_("no FFN"))  # a mixer-only layer (Nemotron-H's Mamba and attention)
 
 FULL = Mixer("full", N_("full attention"))
 SLIDING = Mixer(
@@ -99,9 +104,20 @@ HCA = Mixer(
     windowed=True,
 )
 
+# Token mixers with no S^2 term and a constant-size cache (ModelConfig.layer_mixers names
+# them per layer). Rows to come, by these names: GATED_DELTANET ("gated_deltanet"), KDA
+# ("kda"), MAMBA ("mamba", Mamba-1), SHORT_CONV ("short_conv"), LIGHTNING ("lightning").
+MAMBA2 = Mixer("mamba2", N_("Mamba-2"), attends=False)
+NO_MIXER = Mixer("none", N_("no token mixer"), attends=False)  # an FFN-only layer
+# Attention and Mamba-2 side by side in one layer (Falcon-H1): both of their counts.
+FULL_MAMBA2 = Mixer("full+mamba2", N_("attention and Mamba-2 in parallel"))
+
 # Every row by name; a local layer's mixer is MIXERS[ModelConfig.window_kind].
-FFNS = {f.name: f for f in (DENSE, MOE)}
-MIXERS = {m.name: m for m in (FULL, SLIDING, CHUNKED, BIDIRECTIONAL, CROSS, CSA, HCA)}
+FFNS = {f.name: f for f in (DENSE, MOE, NO_FFN)}
+MIXERS = {
+    m.name: m
+    for m in (FULL, SLIDING, CHUNKED, BIDIRECTIONAL, CROSS, CSA, HCA, MAMBA2, NO_MIXER, FULL_MAMBA2)
+}
 
 
 def _ffn(name: str) -> Ffn:
@@ -222,6 +238,8 @@ def layer_kinds(cfg: ModelConfig, layers: int) -> list[tuple[LayerKind, int]]:
     routed = MOE if cfg.is_moe else DENSE  # the FFN of a layer not listed dense
     dense = set(cfg.dense_ffn_layers) if cfg.is_moe and layers else set()
     names_ffn = bool(dense)
+    if cfg.layer_mixers and layers:  # a hybrid: each layer's mixer named, some without FFN
+        return hybrid_kinds(cfg, layers, routed, dense)
     if (cfg.csa_layers or cfg.hca_layers) and layers:  # compressors in some layers
         csa, hca, window = set(cfg.csa_layers), set(cfg.hca_layers), cfg.attention_window
         plain = MIXERS[cfg.window_kind] if window is not None else FULL
@@ -262,3 +280,20 @@ def layer_kinds(cfg: ModelConfig, layers: int) -> list[tuple[LayerKind, int]]:
         return [(layer_kind(routed, mixer, window, False, names_mixer), layers)]
     ffns = ((DENSE, len(dense)), (routed, layers - len(dense)))
     return [(layer_kind(f, mixer, window, True, names_mixer), n) for f, n in ffns if n]
+
+
+def hybrid_kinds(
+    cfg: ModelConfig, layers: int, routed: Ffn, dense: set[int]
+) -> list[tuple[LayerKind, int]]:
+    """The kinds of a stack whose layers name their token mixer (ModelConfig.layer_mixers) and
+    may have no FFN (ffn_free_layers), in the order each kind first appears. Labels name the
+    mixer where the stack has several, the FFN where it has several."""
+    free = set(cfg.ffn_free_layers)
+    found: dict[tuple[Ffn, Mixer], int] = {}
+    for i in range(layers):  # at most MAX_LISTED_LAYERS (a validated invariant)
+        ffn = NO_FFN if i in free else DENSE if i in dense else routed
+        key = (ffn, MIXERS[cfg.layer_mixers[i]])
+        found[key] = found.get(key, 0) + 1
+    names_ffn = len({f for f, _ in found}) > 1
+    names_mixer = len({m for _, m in found}) > 1
+    return [(layer_kind(f, m, None, names_ffn, names_mixer), n) for (f, m), n in found.items()]

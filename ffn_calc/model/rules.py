@@ -34,6 +34,7 @@ class InvariantError(ValueError):
 
 def check_invariants(cfg: ModelConfig) -> None:
     """Raise ValueError naming the first invariant the fields break."""
+    _check_hybrid(cfg)
     if cfg.head_dim is None and cfg.d_model % cfg.n_heads:
         raise InvariantError(
             N_(
@@ -367,3 +368,40 @@ def _check_compressed(cfg: ModelConfig) -> None:
         )
     if cfg.hc_streams is not None and cfg.architecture != "decoder-only":
         raise InvariantError(N_("hc_streams (hyper-connections) applies to a decoder-only model"))
+
+
+HYBRID_MIXERS = ("full", "mamba2", "none", "full+mamba2")  # names with counts (counts.mixers)
+
+
+def _check_hybrid(cfg: ModelConfig) -> None:
+    """A hybrid's per-layer mixers: one name per decoder layer, each known, with its sizes;
+    FFN-free layers listed once within the stack; a layer with neither is no layer."""
+    if not cfg.layer_mixers and not cfg.ffn_free_layers:
+        if cfg.mamba2 is not None:
+            raise InvariantError(N_("mamba2 sizes need layer_mixers naming the Mamba-2 layers"))
+        return
+    n = cfg.n_layers
+    if cfg.architecture != "decoder-only" or n > MAX_LISTED_LAYERS:
+        raise InvariantError(
+            N_("layer_mixers and ffn_free_layers apply to a decoder-only stack of at most "
+               "{limit} layers"),
+            limit=f"{MAX_LISTED_LAYERS:,}",
+        )  # fmt: skip
+    if len(cfg.layer_mixers) != n or any(m not in HYBRID_MIXERS for m in cfg.layer_mixers):
+        raise InvariantError(
+            N_("layer_mixers needs one of {names} for each of the {layers} layers"),
+            names=", ".join(HYBRID_MIXERS),
+            layers=n,
+        )
+    free = cfg.ffn_free_layers
+    if len(set(free)) != len(free) or any(not 0 <= i < n for i in free):
+        raise InvariantError(
+            N_("ffn_free_layers needs distinct layer indices in 0 .. n_layers - 1")
+        )
+    if any(cfg.layer_mixers[i] == "none" for i in free):
+        raise InvariantError(N_("a layer with no token mixer and no FFN is not a layer"))
+    if any("mamba2" in m for m in cfg.layer_mixers) and cfg.mamba2 is None:
+        raise InvariantError(N_("Mamba-2 layers need the mamba2 sizes"))
+    m2 = cfg.mamba2
+    if m2 is not None and (m2.heads % m2.n_groups or m2.width % m2.heads):
+        raise InvariantError(N_("mamba2: n_groups must divide heads, and heads the inner width"))

@@ -239,9 +239,12 @@ class _Walker:
             self.matmul(every + name, "ffn", routed, d_in, d_out)
         if cfg.shared_expert_d_ff is not None:  # every row, one MLP of its own width
             fs, sp = cfg.shared_expert_d_ff, p + nm.shared_expert
-            if gated:
-                self.linear(sp + nm.shared_gate, d, fs, "ffn", rows, "ffn", b)
-            self.linear(sp + nm.shared_up, d, fs, "ffn", rows, "ffn", b)
+            if gated and nm.shared_gate_up:  # one [2 fs, d] Linear (Granite's input_linear)
+                self.linear(sp + nm.shared_gate_up, d, 2 * fs, "ffn", rows, "ffn", b)
+            else:
+                if gated:
+                    self.linear(sp + nm.shared_gate, d, fs, "ffn", rows, "ffn", b)
+                self.linear(sp + nm.shared_up, d, fs, "ffn", rows, "ffn", b)
             self.linear(sp + nm.shared_down, fs, d, "ffn", rows, "ffn", b)
             if cfg.shared_expert_gate:
                 self.linear(p + nm.shared_expert_gate, d, 1, "ffn", rows, "ffn", False)
@@ -293,6 +296,11 @@ class _Walker:
 
     def layer(self, p: str, rows: int, length: int, source_len: int | None) -> None:
         nm = self.nm
+        if self.cfg.layer_mixers:  # a hybrid: each kind over its own layers (reference.mixers)
+            from ffn_calc.reference.mixers import hybrid_layers
+
+            hybrid_layers(self, p, rows, length)
+            return
         names = nm.layer_norm_names(self.cfg.norms_per_layer)
         # Layer 0 keeps the last first_layer_norms norms: the others run over layers 1 and up.
         skipped = names[: len(names) - self.cfg.first_norms]

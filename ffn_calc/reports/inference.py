@@ -73,6 +73,15 @@ class KvLayer(KindResult):
     bytes: int
 
 
+class StateLayer(KindResult):
+    stack: str
+    kind: str
+    count: int
+    tensors: dict[str, int] = Field(description="one layer's state tensors, whole batch")
+    elements: int = Field(description="one layer's states, whole batch")
+    bytes: int
+
+
 class KvReport(Stated):
     view: ClassVar[str] = "ffn_calc.views.inference:kv_tables"
 
@@ -87,6 +96,13 @@ class KvReport(Stated):
     kv_elements_per_token_exact: str
     layers: list[KvLayer]
     convention: str
+    # The constant-size states of recurrent and convolution mixers (0 without them) and the
+    # whole cache: keys and values plus states.
+    state_elements: int = 0
+    state_bytes: int = 0
+    cache_elements: int = 0
+    cache_bytes: int = 0
+    states: list[StateLayer] = Field(default_factory=list)
 
 
 def _bytes(elements: int, dtype: str) -> int:
@@ -103,8 +119,12 @@ def _layer_bytes(cfg: ModelConfig, kind: inf.KvKind, dtype: str) -> int:
 
 
 def _kv_bytes(cfg: ModelConfig, batch: int, context: int, dtype: str) -> int:
-    """The whole cache in bytes: the sum over every cached tensor of its rounded bytes."""
-    return sum(
+    """The whole cache in bytes: the sum over every cached tensor of its rounded bytes, the
+    constant-size states of recurrent and convolution mixers included."""
+    states = sum(
+        k.count * sum(_bytes(n, dtype) for _, n in k.tensors) for k in inf.state_kinds(cfg, batch)
+    )
+    return states + sum(
         k.count * _layer_bytes(cfg, k, dtype) for k in inf.kv_kinds(cfg, batch, context, None)
     )
 
@@ -122,11 +142,22 @@ def kv_report(
                 elements=k.elements, bytes=_layer_bytes(cfg, k, dtype)).with_kind(k.kind)
         for k in kinds
     ]  # fmt: skip
+    states = [
+        StateLayer(stack=k.stack, kind=str(k.kind), count=k.count, tensors=dict(k.tensors),
+                   elements=k.elements, bytes=sum(_bytes(n, dtype) for _, n in k.tensors),
+                   ).with_kind(k.kind)
+        for k in inf.state_kinds(cfg, batch)
+    ]  # fmt: skip
+    kv_bytes = sum(x.count * x.bytes for x in layers)
+    state = sum(x.count * x.elements for x in states)
+    state_bytes = sum(x.count * x.bytes for x in states)
     return KvReport(
         model=cfg.name, batch=batch, context=context, source_len=source_len, dtype=dtype,
-        kv_elements=total, kv_bytes=sum(x.count * x.bytes for x in layers),
+        kv_elements=total, kv_bytes=kv_bytes,
         kv_elements_per_token=num(per_token), kv_elements_per_token_exact=exact(per_token),
-        layers=layers, convention=english(stated),
+        layers=layers, convention=english(stated), state_elements=state,
+        state_bytes=state_bytes, cache_elements=total + state, cache_bytes=kv_bytes + state_bytes,
+        states=states,
     ).stated(stated)  # fmt: skip
 
 

@@ -20,6 +20,7 @@ from ffn_calc.views.numbers import CJK_UNITS
 COMPONENT_LABELS = {
     "embedding": N_("embedding"),
     "attention": N_("attention"),
+    "mixer": N_("mixer"),
     "attention_projections": N_("attention_projections"),
     "attention_scores": N_("attention_scores"),
     "ffn": N_("ffn"),

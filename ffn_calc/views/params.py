@@ -24,7 +24,12 @@ from ffn_calc.views.labels import (
 from ffn_calc.views.numbers import human
 from ffn_calc.views.table import Column, Table
 
-PARAM_LABELS = {"attention": N_("attention"), "ffn": N_("FFN"), "norm": N_("norm")}
+PARAM_LABELS = {
+    "attention": N_("attention"),
+    "mixer": N_("token mixer"),
+    "ffn": N_("FFN"),
+    "norm": N_("norm"),
+}
 
 
 def _layer_table(model: str, layer: ParamLayer, explain: bool) -> Table:

@@ -1,0 +1,65 @@
+"""Token mixers other than attention, as data: each mixer's counts in a module of its own,
+found through MIXER_COUNTS by the mixer's row (model.layer_kinds). Counting code asks the
+table, never the family: adding a mixer is a module and a row here.
+
+Every function takes the ModelConfig (the mixer reads its own nested sizes, e.g.
+`cfg.mamba2`). Terms use the group "mixer" for the mixer's weights and FLOPs ("norm" for its
+norms), beside the attention's groups.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ffn_calc.counts.mixers import mamba2
+from ffn_calc.counts.terms import Term
+from ffn_calc.model.config import ModelConfig
+from ffn_calc.model.layer_kinds import FULL_MAMBA2, MAMBA2, NO_MIXER, Mixer
+
+
+@dataclass(frozen=True)
+class MixerCounts:
+    """One token mixer's counts per layer.
+
+    params(cfg): its parameter terms. prefill(cfg, B, S, cached): its forward FLOP terms over
+    B sequences of S tokens, as the reference torch path computes them (cached: with a cache,
+    as generate()'s prefill runs). decode(cfg, B): one
+    recurrent step (a new token per sequence) with the state in the cache. state(cfg): the
+    cache's constant-size tensors of one layer and one sequence, (name, elements).
+    attends: the layer also has self-attention (counted by the attention code: Falcon-H1's
+    attention beside its Mamba-2)."""
+
+    params: Callable[[ModelConfig], list[Term]]
+    prefill: Callable[[ModelConfig, int, int, bool], list[Term]]
+    decode: Callable[[ModelConfig, int], list[Term]]
+    state: Callable[[ModelConfig], list[tuple[str, int]]]
+    attends: bool = False
+
+
+def _nothing(*_args: object) -> list:  # type: ignore[type-arg]
+    return []
+
+
+NONE_COUNTS = MixerCounts(_nothing, _nothing, _nothing, _nothing)
+MAMBA2_COUNTS = MixerCounts(mamba2.params, mamba2.prefill, mamba2.decode, mamba2.state)
+
+# The row of each mixer that is not (only) attention -> its counts.
+MIXER_COUNTS: dict[Mixer, MixerCounts] = {
+    MAMBA2: MAMBA2_COUNTS,
+    NO_MIXER: NONE_COUNTS,
+    FULL_MAMBA2: MixerCounts(
+        mamba2.params, mamba2.prefill, mamba2.decode, mamba2.state, attends=True
+    ),
+}
+
+
+def counts_of(mixer: Mixer | None) -> MixerCounts | None:
+    """The mixer's counts, or None for attention alone (the attention code counts it)."""
+    return None if mixer is None else MIXER_COUNTS.get(mixer)
+
+
+def state_elements(cfg: ModelConfig, mixer: Mixer | None) -> int:
+    """One layer's constant-size cache elements per sequence (0 for attention alone)."""
+    c = counts_of(mixer)
+    return 0 if c is None else sum(n for _, n in c.state(cfg))

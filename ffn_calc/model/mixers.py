@@ -1,0 +1,73 @@
+"""The sizes of token mixers other than attention, each a nested model of ModelConfig.
+
+A layer's token mixer is named per layer in ModelConfig.layer_mixers ("full" attention,
+"mamba2", ... or "none" for an FFN-only layer; model.layer_kinds.MIXERS holds the rows); the
+sizes of a mixer live in its own field of ModelConfig (`mamba2: Mamba2Config`), read by its
+counting module (counts.mixers). Field names follow the transformers configuration classes.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ffn_calc.limits import MAX_SIZE
+
+PositiveInt = Annotated[int, Field(gt=0, le=MAX_SIZE)]
+
+
+class Mamba2Config(BaseModel):
+    """A Mamba-2 (SSD) mixer (transformers Mamba2Mixer and its copies in Nemotron-H,
+    Granite 4.0-H, Falcon-H1, Bamba): in_proj to [gate z, x, B, C, dt], a depthwise causal
+    convolution over [x, B, C], the chunked SSD scan, a gated RMSNorm, out_proj."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    heads: PositiveInt = Field(description="SSM heads (num_heads / mamba_num_heads).")
+    head_dim: PositiveInt = Field(description="Channels per head (head_dim / mamba_head_dim).")
+    state_size: PositiveInt = Field(description="State size N per head (state_size).")
+    n_groups: PositiveInt = Field(1, description="Groups sharing B and C (n_groups).")
+    conv_kernel: PositiveInt = Field(4, description="Width K of the causal convolution.")
+    chunk_size: PositiveInt = Field(256, description="Chunk length of the SSD scan.")
+    inner: PositiveInt | None = Field(
+        None,
+        description="Width of x and the gate (intermediate_size, mamba_d_ssm; default "
+        "heads x head_dim).",
+    )
+    proj_bias: bool = Field(False, description="Biases on in_proj and out_proj (use_bias).")
+    out_bias: bool | None = Field(
+        None,
+        description="A bias on out_proj where it differs from in_proj's (Falcon-H1's "
+        "projectors_bias); default proj_bias.",
+    )
+    conv_bias: bool = Field(True, description="A bias on the convolution (use_conv_bias).")
+    gated_norm: bool = Field(
+        True,
+        description="The gated RMSNorm [inner] before out_proj (false: Falcon-H1's "
+        "mamba_rms_norm false, a plain gate).",
+    )
+
+    @property
+    def out_proj_bias(self) -> bool:
+        return self.proj_bias if self.out_bias is None else self.out_bias
+
+    @property
+    def width(self) -> int:
+        """The width of x and the gate z."""
+        return self.heads * self.head_dim if self.inner is None else self.inner
+
+    @property
+    def bc(self) -> int:
+        """The width of B and of C: n_groups x state_size."""
+        return self.n_groups * self.state_size
+
+    @property
+    def conv_dim(self) -> int:
+        """Channels of the convolution: x, B and C."""
+        return self.width + 2 * self.bc
+
+    @property
+    def in_width(self) -> int:
+        """in_proj's outputs: z, x, B, C and dt (one per head)."""
+        return 2 * self.width + 2 * self.bc + self.heads

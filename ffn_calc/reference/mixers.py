@@ -1,0 +1,116 @@
+"""The tensor walk of a hybrid stack (ModelConfig.layer_mixers): each layer kind over its own
+layer indices, with its norms, its token mixer (attention, Mamba-2, both, or none) and its
+FFN (dense, MoE or none), as the reference implementation names them.
+
+A token mixer other than attention adds its tensors and its FLOPs here, by the kind's mixer
+row (MIXER_WALKS); the FLOPs of a scan or a convolution are listed as the products the torch
+path computes (counts.mixers states each), with the same total.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+from ffn_calc.model.layer_kinds import (
+    DENSE,
+    FULL_MAMBA2,
+    MAMBA2,
+    MIXERS,
+    MOE,
+    NO_FFN,
+    Ffn,
+    Mixer,
+)
+
+if TYPE_CHECKING:  # the walker calls in; this module imports nothing from it at run time
+    from ffn_calc.reference.instantiate import _Walker
+
+
+def index_set(indices: list[int]) -> range | tuple[int, ...]:
+    """Sorted indices as a range when they step evenly, else a tuple (as instantiate's)."""
+    xs = sorted(indices)
+    if len(xs) > 1 and all(b - a == xs[1] - xs[0] for a, b in itertools.pairwise(xs)):
+        return range(xs[0], xs[-1] + 1, xs[1] - xs[0])
+    return range(xs[0], xs[0] + 1) if len(xs) == 1 else tuple(xs)
+
+
+def mamba2(w: _Walker, p: str, rows: int, length: int) -> None:
+    """A Mamba-2 mixer at `p` + Naming.mixer: in_proj, conv1d, dt_bias, A_log, D, the gated
+    norm, out_proj; the convolution and the SSD scan's products over `length` tokens."""
+    cfg = w.cfg
+    m = cfg.mamba2
+    assert m is not None
+    x = p + w.nm.mixer
+    d, b = cfg.d_model, w.batch
+    h, hp, n, q, k = m.heads, m.head_dim, m.state_size, m.chunk_size, m.conv_kernel
+    w.tensor(x + "dt_bias", (h,), "mixer")
+    w.tensor(x + "A_log", (h,), "mixer")
+    w.tensor(x + "D", (h,), "mixer")
+    w.tensor(x + "conv1d.weight", (m.conv_dim, 1, k), "mixer")
+    if m.conv_bias:
+        w.tensor(x + "conv1d.bias", (m.conv_dim,), "mixer")
+    w.linear(x + "in_proj", d, m.in_width, "mixer", rows, "mixer", m.proj_bias)
+    if m.gated_norm:
+        w.norm(x + "norm", (m.width,))
+    w.linear(x + "out_proj", m.width, d, "mixer", rows, "mixer", m.out_proj_bias)
+    if not rows:
+        return
+    c = -(-length // q)  # chunks
+    w.matmul(x + "conv1d", "mixer", b * m.conv_dim, k, length + k - 1)
+    # The scan's products [m, k] x [k, n]; one that sums over k = 1 is elementwise (no FLOPs).
+    for name, mm, kk, nn, count in (
+        ("SSD C B^T", q, n, q, b * c * h),
+        ("SSD intra-chunk", q, q, hp, b * c * h),
+        ("SSD chunk states", hp, q, n, b * c * h),
+        ("SSD state passing", c + 1, c + 1, hp * n, b * h),
+        ("SSD inter-chunk", q, n, hp, b * c * h),
+    ):
+        if kk > 1:
+            w.matmul(x + name, "mixer", mm, kk, nn, count)
+
+
+def _attention(w: _Walker, p: str, rows: int, length: int) -> None:
+    w.attention(p, rows, rows, length, length, cross=False)
+
+
+def _both(w: _Walker, p: str, rows: int, length: int) -> None:
+    _attention(w, p, rows, length)
+    mamba2(w, p, rows, length)
+
+
+def _none(w: _Walker, p: str, rows: int, length: int) -> None:
+    return None
+
+
+# A mixer row -> its walk; a row not listed attends (the attention walk).
+MIXER_WALKS: dict[Mixer, Callable[[_Walker, str, int, int], None]] = {
+    MAMBA2: mamba2,
+    FULL_MAMBA2: _both,
+    MIXERS["none"]: _none,
+}
+
+
+def hybrid_layers(w: _Walker, p: str, rows: int, length: int) -> None:
+    """Every kind of a hybrid stack, each over its own layer indices ({i})."""
+    cfg, nm = w.cfg, w.nm
+    free, dense = set(cfg.ffn_free_layers), set(cfg.dense_ffn_layers) if cfg.is_moe else set()
+    routed = MOE if cfg.is_moe else DENSE
+    groups: dict[tuple[Ffn, Mixer], list[int]] = {}
+    for i, name in enumerate(cfg.layer_mixers):
+        ffn = NO_FFN if i in free else DENSE if i in dense else routed
+        groups.setdefault((ffn, MIXERS[name]), []).append(i)
+    ranges, runs = w.ranges, w.runs
+    names = nm.layer_norm_names(cfg.norms_per_layer)
+    for (ffn, mixer), indices in groups.items():
+        w.ranges = w.runs = (("i", index_set(indices)),)
+        first, *rest = names or ("",)
+        if first:
+            w.norm(p + first)
+        MIXER_WALKS.get(mixer, _attention)(w, p, rows, length)
+        for name in rest:
+            w.norm(p + name)
+        if ffn is not NO_FFN:
+            w.ffn(p, rows, (cfg.dense_d_ff or cfg.d_ff) if ffn is DENSE and cfg.is_moe else None)
+    w.ranges, w.runs = ranges, runs

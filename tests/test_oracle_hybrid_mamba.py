@@ -1,0 +1,257 @@
+"""Differential tests: Mamba-2 (SSD) token mixers against `transformers` 5.24.0.
+
+Optional, as every oracle test: without torch and transformers they skip. Without the CUDA
+kernels (mamba_ssm, causal_conv1d) transformers runs its torch path: `torch_forward`'s
+chunked SSD scan (einsums FlopCounterMode counts as bmm), the depthwise convolution padded by
+K - 1 (convolution) and the projections (mm). Each case is a config.json read with
+`--hf-config` and built by the class in `architectures`. Checked: parameters, tensor names and
+shapes, the FLOPs of a forward pass by op (mm: projections and head; convolution: conv1d; bmm:
+the scan), the cache after a prefill (keys and values; conv and SSM states), one decode step
+with that cache (the recurrent form), generate(), and a save_pretrained checkpoint through
+`verify --checkpoint`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import strategies as st
+
+torch = pytest.importorskip("torch")
+transformers = pytest.importorskip("transformers")
+
+from oracle_cases import case, classes  # noqa: E402
+from oracle_support import (  # noqa: E402
+    check_verifies,
+    inventory_names,
+    maybe,
+    param_shapes,
+    read,
+    save,
+    token_ids,
+)
+from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
+
+from ffn_calc.counts.flops import Workload, forward_flops, layer_flops  # noqa: E402
+from ffn_calc.counts.inference import (  # noqa: E402
+    decode_flops,
+    generation_flops,
+    kv_elements,
+    state_elements,
+)
+from ffn_calc.counts.params import total_params  # noqa: E402
+from ffn_calc.families.resolve import resolve_model  # noqa: E402
+
+transformers.logging.set_verbosity_error()
+warnings.filterwarnings("ignore")
+pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
+
+CLASSES = classes("test_oracle_hybrid_mamba")
+
+
+def build(data: dict[str, Any]) -> Any:
+    """The class in `architectures` from these fields: eager attention, eager experts (each
+    expert's matmuls over the rows routed to it, FlopCounterMode's count of ffn-calc's MoE)."""
+    fields = {k: v for k, v in data.items() if k != "model_type"}
+    conf_name, model_name = CLASSES[data["model_type"]]
+    conf = getattr(transformers, conf_name)(**fields)
+    conf._attn_implementation = "eager"
+    conf._experts_implementation = "eager"
+    return getattr(transformers, model_name)(conf)
+
+
+def by_op(model: Any, **inputs: Any) -> dict[str, int]:
+    """FlopCounterMode's count of model(**inputs) per aten op (mm, convolution, bmm)."""
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        model(**inputs)
+    return {
+        str(k).removeprefix("aten."): int(v) for k, v in counter.get_flop_counts()["Global"].items()
+    }
+
+
+def _states(cache: Any) -> tuple[int, int]:
+    """(keys and values, conv and recurrent states): numel() of what the cache holds."""
+    kv = state = 0
+    for layer in cache.layers:
+        for name in ("keys", "values"):
+            t = getattr(layer, name, None)
+            kv += t.numel() if hasattr(t, "numel") else 0
+        for name in ("conv_states", "recurrent_states"):
+            for t in (getattr(layer, name, None) or {}).values():
+                state += t.numel() if hasattr(t, "numel") else 0
+    return kv, state
+
+
+@st.composite
+def config_jsons(draw: Any, family: str) -> dict[str, Any]:
+    """A tiny Mamba-2 config.json: heads x head_dim free of expand x hidden_size is not
+    allowed by the class (the scan reshapes), so inner = heads x head_dim = expand x hidden."""
+    groups = draw(st.sampled_from([1, 2]))
+    heads = groups * draw(st.integers(1, 3))
+    head_dim = draw(st.sampled_from([2, 4, 8]))
+    expand = draw(st.sampled_from([1, 2]))
+    inner = heads * head_dim
+    hidden = inner // expand if inner % expand == 0 else inner
+    expand = inner // hidden
+    out: dict[str, Any] = {
+        "model_type": family, "architectures": [CLASSES[family][1]],
+        "num_hidden_layers": draw(st.integers(1, 3)), "hidden_size": hidden, "expand": expand,
+        "num_heads": heads, "head_dim": head_dim, "n_groups": groups,
+        "state_size": draw(st.integers(1, 8)), "vocab_size": draw(st.integers(8, 100)),
+        "chunk_size": draw(st.integers(1, 6)), "bos_token_id": 0, "eos_token_id": 0,
+        "pad_token_id": None,
+    }  # fmt: skip
+    maybe(draw, out, "conv_kernel", draw(st.integers(1, 4)))
+    maybe(draw, out, "use_bias", draw(st.booleans()))
+    maybe(draw, out, "use_conv_bias", draw(st.booleans()))
+    maybe(draw, out, "tie_word_embeddings", draw(st.booleans()))
+    return out
+
+
+@st.composite
+def nemotron_jsons(draw: Any, family: str) -> dict[str, Any]:
+    """A tiny Nemotron-H config.json: a pattern of Mamba-2 (M), attention (*) and MLP (-)
+    blocks, as a string or as layers_block_type."""
+    pattern = "".join(draw(st.lists(st.sampled_from("M*-"), min_size=1, max_size=4)))
+    if "*" not in pattern:  # with a cache, the class needs an attention layer (get_seq_length)
+        pattern += "*"
+    heads = draw(st.integers(1, 3))
+    groups = draw(st.sampled_from([1, 2]))
+    out: dict[str, Any] = {
+        "model_type": family, "architectures": [CLASSES[family][1]],
+        "hidden_size": draw(st.integers(2, 24)), "num_attention_heads": heads,
+        "num_key_value_heads": draw(st.sampled_from([k for k in range(1, heads + 1) if heads % k == 0])),
+        "head_dim": draw(st.sampled_from([2, 4, 8])), "intermediate_size": draw(st.integers(1, 32)),
+        "vocab_size": draw(st.integers(8, 60)), "mamba_num_heads": groups * draw(st.integers(1, 3)),
+        "mamba_head_dim": draw(st.sampled_from([2, 4])), "n_groups": groups,
+        "ssm_state_size": draw(st.integers(1, 6)), "chunk_size": draw(st.integers(1, 6)),
+        "conv_kernel": draw(st.integers(1, 4)),
+    }  # fmt: skip
+    if draw(st.booleans()):
+        out["hybrid_override_pattern"] = pattern
+    else:
+        names = {"M": "linear_attention", "*": "full_attention", "-": "mlp"}
+        out["layers_block_type"] = [names[c] for c in pattern]
+    maybe(draw, out, "mlp_bias", draw(st.booleans()))
+    maybe(draw, out, "mamba_proj_bias", draw(st.booleans()))
+    maybe(draw, out, "use_conv_bias", draw(st.booleans()))
+    maybe(draw, out, "tie_word_embeddings", draw(st.booleans()))
+    return out
+
+
+@st.composite
+def granite_jsons(draw: Any, family: str) -> dict[str, Any]:
+    """A tiny Granite 4.0-H config.json: Mamba-2 and attention layers (one at least, for the
+    cache), experts or the shared MLP alone, mamba_d_head "auto" or given."""
+    layers = draw(
+        st.lists(st.sampled_from(["linear_attention", "full_attention"]), min_size=1, max_size=3)
+    )
+    if "full_attention" not in layers:  # with a cache, the class needs an attention layer
+        layers.append("full_attention")
+    heads, m_heads, expand = (
+        draw(st.integers(1, 2)),
+        draw(st.integers(1, 3)),
+        draw(st.integers(1, 2)),
+    )
+    hidden = m_heads * draw(st.integers(1, 4))
+    out: dict[str, Any] = {
+        "model_type": family, "architectures": [CLASSES[family][1]],
+        "num_hidden_layers": len(layers), "layer_types": layers, "hidden_size": hidden,
+        "num_attention_heads": heads, "intermediate_size": draw(st.integers(1, 12)),
+        "shared_intermediate_size": draw(st.integers(1, 12)), "vocab_size": draw(st.integers(8, 60)),
+        "mamba_n_heads": m_heads, "mamba_expand": expand, "mamba_d_state": draw(st.integers(1, 5)),
+        "mamba_chunk_size": draw(st.integers(1, 5)), "mamba_d_conv": draw(st.integers(1, 4)),
+        "num_local_experts": draw(st.sampled_from([0, 2, 3])), "num_experts_per_tok": 1,
+    }  # fmt: skip
+    if heads > 1 and hidden % heads:
+        out["hidden_size"] = hidden * heads
+    if draw(st.booleans()):
+        out["mamba_d_head"] = expand * out["hidden_size"] // m_heads
+    maybe(draw, out, "tie_word_embeddings", draw(st.booleans()))
+    maybe(draw, out, "mamba_proj_bias", draw(st.booleans()))
+    maybe(draw, out, "position_embedding_type", draw(st.sampled_from(["rope", "nope"])))
+    return out
+
+
+@st.composite
+def falcon_jsons(draw: Any, family: str) -> dict[str, Any]:
+    """A tiny Falcon-H1 config.json, the flags drawn; an even attention head_dim (rotary)."""
+    heads = draw(st.integers(1, 3))
+    m_heads, head = draw(st.integers(1, 3)), draw(st.sampled_from([2, 4]))
+    out: dict[str, Any] = {
+        "model_type": family, "architectures": [CLASSES[family][1]],
+        "num_hidden_layers": draw(st.integers(1, 2)), "hidden_size": heads * draw(st.sampled_from([2, 4])),
+        "num_attention_heads": heads, "num_key_value_heads": heads,
+        "intermediate_size": draw(st.integers(1, 16)), "vocab_size": draw(st.integers(8, 50)),
+        "mamba_n_heads": m_heads, "mamba_d_ssm": m_heads * head,
+        "mamba_d_state": draw(st.integers(1, 5)), "mamba_chunk_size": draw(st.integers(1, 5)),
+        "mamba_d_conv": draw(st.integers(1, 4)),
+    }  # fmt: skip
+    for key in ("mamba_rms_norm", "mamba_proj_bias", "projectors_bias", "tie_word_embeddings",
+                "attention_bias", "mlp_bias", "mamba_conv_bias"):  # fmt: skip
+        maybe(draw, out, key, draw(st.booleans()))
+    return out
+
+
+def configs(family: str) -> st.SearchStrategy[dict[str, Any]]:
+    by_family = {"nemotron_h": nemotron_jsons, "granitemoehybrid": granite_jsons,
+                 "falcon_h1": falcon_jsons}  # fmt: skip
+    return by_family.get(family, config_jsons)(family)
+
+
+def check_case(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> None:
+    torch.manual_seed(0)
+    cfg = read(data, tmp)
+    model = build(data).eval()
+    # (a) parameters, (b) names and shapes
+    assert sum(p.numel() for p in model.parameters()) == total_params(cfg)
+    assert param_shapes(model) == inventory_names(cfg)
+    # (c) FLOPs by op: the terms' sums per kind of op
+    ids = token_ids(data["vocab_size"], batch, s)
+    ops = by_op(model, input_ids=ids, use_cache=False)
+    w = Workload(batch=batch, seq_len=s)
+    terms = [(x.count, t) for x in layer_flops(cfg, w) for t in x.terms]
+    conv = sum(n * t.value for n, t in terms if t.name == "conv1d")
+    # bmm: the scan's einsums and, in attention layers, the eager scores (QK^T, AV)
+    scan = sum(
+        n * t.value for n, t in terms if t.name.startswith("SSD") or t.group == "attention_scores"
+    )
+    assert ops.get("convolution", 0) == conv
+    assert ops.get("bmm", 0) == scan
+    assert sum(ops.values()) == forward_flops(cfg, w)
+    # (d) the cache after a prefill, (e) one decode step with it (the recurrent form)
+    with torch.no_grad():
+        out = model(input_ids=ids, use_cache=True)
+        cache = out.past_key_values
+        assert _states(cache) == (kv_elements(cfg, batch, s), state_elements(cfg, batch))
+        step = by_op(model, input_ids=ids[:, -1:], cache=cache, use_cache=True)
+        assert sum(step.values()) == decode_flops(cfg, batch, s)
+        assert _states(cache) == (kv_elements(cfg, batch, s + 1), state_elements(cfg, batch))
+    # (f) generate(): the prefill (head on the last position) and decode steps
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        model.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=3,
+                       min_new_tokens=3, do_sample=False, num_beams=1)  # fmt: skip
+    assert int(counter.get_total_flops()) == generation_flops(cfg, batch, s, 3)
+    # (g) the checkpoint save_pretrained writes, through verify --checkpoint
+    ckpt = save(model, tmp / "ckpt")
+    assert total_params(resolve_model(hf_config=ckpt)) == total_params(cfg)
+    check_verifies(ckpt, cfg)
+
+
+def test_codestral_sizes_in_terms(tmp_path: Path) -> None:
+    """Mamba-Codestral-7B (Mamba2Config defaults): one layer's 109,640,064 parameters as
+    frontier.json's breakdown gives them (in_proj [18560, 4096], conv1d [10240, 1, 4] + bias,
+    3 x [128], norm [8192], out_proj [4096, 8192], the block norm [4096])."""
+    cfg = read({"model_type": "mamba2", "time_step_limit": [0.0, float("inf")]}, tmp_path)
+    assert total_params(cfg) == 7_285_403_648  # frontier.json, Mamba2ForCausalLM (meta)
+    assert cfg.mamba2 is not None and cfg.mamba2.in_width == 18560
+
+
+def test_explicit_chunk_boundaries(tmp_path: Path) -> None:
+    """S a multiple of the chunk and one past it (the scan pads to whole chunks)."""
+    data = case("mamba2 chunk 4, kernel 3, 2 groups")
+    check_case(data, 2, 8, 1, tmp_path / "a")
+    check_case(data, 1, 9, 1, tmp_path / "b")
