@@ -8,6 +8,7 @@ read by `exercise_catalog`; answers as people write them are read and judged by 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, ClassVar, Literal
@@ -209,7 +210,8 @@ def _swiglu_parity(e: Exercise) -> Answer:
         say(N_("gated FFN: 3 x d_model x d_ff; equal when d_ff = 8 d_model / 3")),
         f"d_ff = 8 x {d:,} / 3 = {float(f):,.4f}",
     ]  # fmt: skip
-    return Answer(f, "number", steps)
+    whole = tuple(sorted({math.floor(f), math.ceil(f)}))  # a layer has whole units
+    return Answer(f, "number", steps, whole=whole)
 
 
 def _llama_d_ff(e: Exercise) -> Answer:
