@@ -45,7 +45,7 @@ RIGHT = [
     ("ffn-4096-vs-gpt2", "28.4倍です"),
     ("ffn-4096-vs-gpt2", "28.4倍程度"),
     ("two-thirds", "2/3"),
-    ("two-thirds", "２／３"),
+    ("two-thirds", "\uff12\uff0f\uff13"),  # full-width 2/3
     ("two-thirds", "⅔"),
     ("two-thirds", "3分の2"),
     ("two-thirds", "三分の二"),

@@ -71,11 +71,16 @@ class Answer:
     # Whole numbers also right, written exactly: the floor and ceiling of a width (d_ff) that
     # is not a whole number, since a layer has a whole number of units.
     whole: tuple[int, ...] = ()
+    shape: tuple[int, ...] | None = None  # a tensor shape asked for instead of a number
 
     def text(self) -> str:
+        if self.shape is not None:
+            return "[" + ", ".join(str(n) for n in self.shape) + "]"
         return format_value(self.value, self.kind)
 
-    def plain(self) -> int | float:
+    def plain(self) -> int | float | list[int]:
+        if self.shape is not None:
+            return list(self.shape)
         return int(self.value) if self.value.denominator == 1 else float(self.value)
 
 
@@ -127,7 +132,8 @@ _COUNTER = re.compile(
     r"\s*+(?:個のパラメータ|个参数|パラメータ|パラメーター|参数|個|个|トークン|词元|tokens?|"
     r"parameters?|params)$"
 )
-# A fraction as written: 2/3, ２／３, ⅔, 3分の2, 三分之二 (numerator and denominator whole).
+# A fraction as written: 2/3 (in full-width forms too), a vulgar fraction, 3分の2, 三分之二
+# (numerator and denominator whole).
 _NUMERAL = r"[0-9]++|[〇零一二三四五六七八九十百千两]++"
 _FRACTION = (
     re.compile(rf"(?P<sign>[+-]?)(?P<num>{_NUMERAL})\s*+/\s*+(?P<den>{_NUMERAL})"),
@@ -171,6 +177,8 @@ class Given:
     exact: Fraction | None = None  # a fraction as written (2/3, 3分の2): right only when equal
     counter: bool = False  # a counter word followed (個, パラメータ): fits only counts
     whole: bool = False  # an integer without decimals or a multiplier (10922)
+    exactly: bool = False  # ちょうど, 正好 (exactly) in front: right only when equal
+    decimals: int = 0  # the decimals written (0.346: 3)
 
 
 def _unreadable(text: str) -> FfnCalcError:
@@ -200,7 +208,11 @@ def _normalised(text: str) -> str | None:
         folds = tag.startswith("<") and not tag.startswith(_FOLDED)
         if folds and unicodedata.normalize("NFKC", ch) != ch:
             return None
-        if tag.startswith("<fraction>") and i and unicodedata.normalize("NFKC", text[i - 1]).isdigit():
+        if (
+            tag.startswith("<fraction>")
+            and i
+            and unicodedata.normalize("NFKC", text[i - 1]).isdigit()
+        ):
             return None
     return unicodedata.normalize("NFKC", text).strip().replace("\u2044", "/")
 
@@ -313,11 +325,12 @@ def parse_answer(text: str) -> Given:
     normal, about_after, counter = _stripped(normal)
     about = _ABOUT.match(normal)
     body = normal[about.end() :] if about else normal
+    exactly = about is not None and about[0].startswith(_EXACTLY)
     fraction = _fraction(body)
     if fraction is not None:
         return replace(fraction, counter=counter)
     if any(ch in _CJK_SCALE for ch in body):
-        return replace(_parse_cjk(body, text), counter=counter)
+        return replace(_parse_cjk(body, text), counter=counter, exactly=exactly)
     m = _ANSWER.fullmatch(body)
     if not m or not (m["int"] or m["frac"]) or (m["pre"] and m["unit"]):
         raise _unreadable(text)
@@ -329,7 +342,7 @@ def parse_answer(text: str) -> Given:
     exp = int(m["exp"] or 0) + _SCALE.get(unit, 0) + tenths - len(m["frac"] or "")
     sig_figs, last = len(digits.lstrip("0")), exp
     plain = m["frac"] is None and not m["exp"]
-    roughly = about_after or (about is not None and not about[0].startswith(_EXACTLY))
+    roughly = about_after or (about is not None and not exactly)
     if roughly and plain and digits.strip("0"):
         # 約134000000: after "about" the zeros ending a whole number are placeholders, as
         # they are in 1億3400万 (3 figures, 133,500,000 to 134,500,000)
@@ -343,6 +356,8 @@ def parse_answer(text: str) -> Given:
         mark=written if written in ("倍", "パーセント", "百分之") else "",
         counter=counter,
         whole=plain and not unit,
+        exactly=exactly,
+        decimals=len(m["frac"] or ""),
     )
 
 
@@ -403,14 +418,21 @@ def _misfit(kind: Kind, given: Given, text: str, asks: Text) -> Text | None:
     return say(why, answer=text, asks=asks, how=how)
 
 
-def _judge(a: Answer, given: Given, text: str, sig_figs: int, asks: Text) -> Verdict:
+def _judge(
+    a: Answer, given: Given, text: str, sig_figs: int, asks: Text, reveal: bool = True
+) -> Verdict:
     """Right or wrong, and why when the value alone does not say it."""
     if misfit := _misfit(a.kind, given, text, asks):
         return Verdict(False, misfit)
-    if given.exact is not None:  # a fraction is exact: right only when it is the answer
-        return Verdict(given.exact == a.value)
     if given.whole and given.value in a.whole:
         return Verdict(True)
+    if given.exact is not None:  # a fraction is exact: right only when it is the answer
+        return Verdict(given.exact == a.value)
+    if given.exactly:  # ちょうど2倍: exactly 2, right only when the answer is 2
+        value = Fraction(given.value)
+        if a.kind == "percent" and (given.unit == "%" or value > 1):
+            value /= 100
+        return Verdict(value == a.value)
     expected = _expected(a, given)
     if not given.value:
         if not expected:
@@ -428,18 +450,64 @@ def _judge(a: Answer, given: Given, text: str, sig_figs: int, asks: Text) -> Ver
             if n == 1
             else N_("{answer} has {n} significant figures; give at least {need} (e.g. {example})")
         )
+        if not reveal:  # an example would give the answer away
+            few = (
+                N_("{answer} has {n} significant figure; give at least {need}")
+                if n == 1
+                else N_("{answer} has {n} significant figures; give at least {need}")
+            )
+            return Verdict(False, say(few, answer=text, n=str(n), need=str(sig_figs)))
         example = _example(expected, sig_figs, a, given)
         return Verdict(False, say(few, answer=text, n=str(n), need=str(sig_figs), example=example))
     return Verdict(abs(given.value - expected) <= given.tolerance)
 
 
-def check(a: Answer, text: str, *, sig_figs: int, asks: str) -> Verdict:
+# A tensor shape as written: (1, 8, 2048), [1, 8, 2048], torch.Size([1, 8, 2048]), 1x8x2048
+# (x, X, the multiplication sign or *).
+_SHAPE = re.compile(
+    r"(?:torch\.Size\(\s*+)?[\[(]?\s*+(?P<dims>\d++(?:\s*+(?:,|x|X|\u00d7|\*)\s*+\d++)*+)"
+    r"\s*+,?\s*+[\])]?\s*+\)?"
+)
+
+
+def parse_shape(text: str) -> tuple[int, ...]:
+    normal = _normalised(text)
+    m = _SHAPE.fullmatch(_stripped(normal)[0]) if normal is not None else None
+    if m is None:
+        raise FfnCalcError(
+            _(
+                "cannot read the shape '{answer}': write it as (1, 8, 2048), [1, 8, 2048] or "
+                "1\u00d78\u00d72048."
+            ).format(answer=text[:100])
+        )
+    return tuple(int(n) for n in re.split(r"\s*+(?:,|x|X|\u00d7|\*)\s*+", m["dims"].strip()))
+
+
+def check(
+    a: Answer,
+    text: str,
+    *,
+    sig_figs: int,
+    asks: str,
+    decimals: int | None = None,
+    reveal: bool = True,
+) -> Verdict:
     """Whether `text` is right: its unit fits the question (which asks for `asks`: "a share",
     a message translated where the verdict is shown), it carries at least `sig_figs`
     significant figures, and the exact answer `a` lies within half a unit of its last digit."""
+    if a.shape is not None:  # a shape is right when every size is
+        return Verdict(parse_shape(text) == a.shape)
     given = parse_answer(text)
     # Exact enough for any answer: the given value is exact, the expected one is rounded far
     # below the answer's last digit; exponents as large as the answer may write them.
     precision = given.sig_figs + 40
     with localcontext(Context(prec=precision, Emax=MAX_EMAX, Emin=MIN_EMIN)):
-        return _judge(a, given, text.strip(), sig_figs, say(asks))
+        verdict = _judge(a, given, text.strip(), sig_figs, say(asks), reveal)
+    exact = given.exact is not None or given.exactly
+    if verdict.correct and decimals is not None and not exact and given.decimals < decimals:
+        # the question asks for a value "to 3 decimals"
+        why = N_("{answer} has {n} decimals; the question asks for {need}")
+        return Verdict(
+            False, say(why, answer=text.strip(), n=str(given.decimals), need=str(decimals))
+        )
+    return verdict

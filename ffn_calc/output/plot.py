@@ -244,15 +244,13 @@ def _count(v: float) -> str:
 
 
 def tick_text(v: float) -> str:
-    """A count on an axis in the tables' units, exact to 4 decimals of the unit and trailing
-    zeros dropped: 1M, 2.5G, 1.25G; in Japanese and Chinese myriads: 1億 (never 10億), 2万,
-    1,000億; below the first unit the number itself (0.5, 500, 5,000)."""
+    """A count on an axis, exact to 4 decimals of its unit, trailing zeros dropped: 1M, 1.25G,
+    1億 (never 10億), 2万, 1,000億; below the first unit the number itself (0.5, 5,000)."""
     from fractions import Fraction
 
-    from ffn_calc.i18n.translate import language
     from ffn_calc.views.numbers import CJK_UNITS, HUMAN_UNITS
 
-    units = CJK_UNITS.get(language(), HUMAN_UNITS)
+    units = CJK_UNITS.get(i18n.language(), HUMAN_UNITS)
     x = Fraction(round(v)) if abs(v) >= 1 else Fraction(v)
     fits = [(size, unit) for size, unit in units if abs(x) >= size]
     if not fits:
