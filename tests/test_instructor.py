@@ -87,7 +87,7 @@ def test_check_judges_against_the_variants_numbers(seed: str) -> None:
         show = ex("show", exercise, "--catalog", "course", "--variant", seed, "-f", "json")[1]
         assert json.loads(show)["question"] == k[exercise]["question"]
     # the base catalog's answer is wrong for a variant whose sizes differ
-    code, out, _ = ex("check", "ffn-512", "2097152", "--catalog", "course", "--variant", seed)
+    code, _out, _ = ex("check", "ffn-512", "2097152", "--catalog", "course", "--variant", seed)
     assert k["ffn-512"]["answer"] != 2_097_152 and code == 1
 
 
@@ -189,5 +189,5 @@ def test_a_bad_answers_file_exits_2_naming_the_line(
 def test_a_missing_or_empty_answers_file_exits_2(tmp_path: Path) -> None:
     assert ex("grade", str(tmp_path / "none.csv"))[0] == 2
     (tmp_path / "empty.csv").write_text("student,exercise,answer\n", encoding="utf-8")
-    code, out, err = ex("grade", str(tmp_path / "empty.csv"))
+    code, _out, err = ex("grade", str(tmp_path / "empty.csv"))
     assert code == 2 and "no answers" in err

@@ -211,7 +211,7 @@ def exercise_app() -> typer.Typer:
             r = r.hidden()
         if r.correct:
             right = _("Right: {given}.") if no_reveal else _("Right: {given} (exact: {answer}).")
-            _emit(r, [right.format(given=answer, answer=r.answer_text)], format)
+            _emit(r, [right.format(given=answer, answer=r.shown_answer())], format)
             return
         reason = r.shown_reason()
         if no_reveal:
@@ -222,7 +222,7 @@ def exercise_app() -> typer.Typer:
             )
         else:
             wrong = _("Wrong: {given}; expected {answer}. See `ffn-calc exercise solve {id}`.")
-        line = wrong.format(given=answer, answer=r.answer_text, reason=reason, id=exercise_id)
+        line = wrong.format(given=answer, answer=r.shown_answer(), reason=reason, id=exercise_id)
         _emit(r, [line], format)
         raise typer.Exit(1)
 
@@ -242,6 +242,6 @@ def exercise_app() -> typer.Typer:
         note = r.shown_note()
         if note:
             lines += [_("Note: {note}").format(note=note), ""]
-        _emit(r, [*lines, _("Answer: {answer}").format(answer=r.answer_text)], format)
+        _emit(r, [*lines, _("Answer: {answer}").format(answer=r.shown_answer())], format)
 
     return sub

@@ -100,6 +100,15 @@ def format_value(value: Fraction, kind: Kind) -> str:
     return f"{float(value):,.7g}"
 
 
+def shown_text(text: str) -> str:
+    """An answer's text in the reader's language: 28.44x is 28.44倍 in Japanese and Chinese."""
+    from ffn_calc.i18n.translate import language
+
+    if language() in ("ja", "zh") and text.endswith("x") and text[:-1][-1:].isdigit():
+        return text[:-1] + "倍"
+    return text
+
+
 # --- reading answers as people write them --------------------------------------------------------
 
 # Every run of spaces or digits is possessive (`\s*+`, `\d++`): two runs of spaces with only

@@ -21,7 +21,16 @@ from ffn_calc.counts import params as pm
 from ffn_calc.counts import sizing
 from ffn_calc.errors import FfnCalcError
 from ffn_calc.families.resolve import resolve_model
-from ffn_calc.homework.answers import MIN_SIG_FIGS, Answer, Step, Text, check, english, say
+from ffn_calc.homework.answers import (
+    MIN_SIG_FIGS,
+    Answer,
+    Step,
+    Text,
+    check,
+    english,
+    say,
+    shown_text,
+)
 from ffn_calc.i18n.translate import N_, _
 from ffn_calc.model.config import ModelConfig
 from ffn_calc.reports.base import Number, Result
@@ -380,6 +389,9 @@ class ExerciseRow(Result):
     def shown_question(self) -> str:
         return question_text(self._template or self.question, self._values, translate=True)
 
+    def shown_answer(self) -> str:
+        return shown_text(self.answer_text)
+
 
 class ExercisesReport(Result):
     view: ClassVar[str] = "ffn_calc.views.homework:exercise_tables"
@@ -432,6 +444,9 @@ class ExerciseResult(Result):
 
     def shown_question(self) -> str:
         return question_text(self._template or self.question, self._values, translate=True)
+
+    def shown_answer(self) -> str:
+        return shown_text(self.answer_text)
 
     def shown_note(self) -> str | None:
         return None if self.note is None else _(self.note)

@@ -24,7 +24,7 @@ def exercise_tables(r: ExercisesReport) -> list[Table]:
         [Column("id", "text"), Column(_("question"), "text"), Column(_("answer"), "num")],
     )
     for e in r.exercises:
-        t.add(e.id, e.shown_question(), _spelled(e.answer, e.answer_text))
+        t.add(e.id, e.shown_question(), _spelled(e.answer, e.shown_answer()))
     t.notes.append(
         _(
             "`ffn-calc exercise check ID ANSWER` checks an answer; `ffn-calc exercise solve ID` "
@@ -56,7 +56,7 @@ def exercise_result_tables(r: ExerciseResult) -> list[Table]:
     note = r.shown_note()
     if note:
         t.add(_("note"), note)
-    t.add(_("answer"), _spelled(r.answer, r.answer_text))
+    t.add(_("answer"), _spelled(r.answer, r.shown_answer()))
     if r.given is not None:
         t.add(_("given"), r.given)
         t.add(_("correct"), _("yes") if r.correct else _("no"))

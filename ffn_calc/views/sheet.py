@@ -37,7 +37,9 @@ def sheet_markdown(r: SheetReport, markup: bool = True) -> str:
             out += ["   " + _("Answer: ________________"), ""]
             continue
         out += [f"   - {_escape(step)}" for step in steps(e)]
-        out.append("   - **" + _escape(_("Answer: {answer}").format(answer=e.answer_text)) + "**")
+        out.append(
+            "   - **" + _escape(_("Answer: {answer}").format(answer=e.shown_answer())) + "**"
+        )
         note = e.shown_note()
         if note:
             out.append("   - " + _escape(_("Note: {note}").format(note=note)))
@@ -53,6 +55,6 @@ def sheet_tables(r: SheetReport) -> list[Table]:
     t = Table(_("Answer key") if r.answers else _("Worksheet"), columns)
     items: list[ExerciseResult | SheetQuestion] = list(r.exercises)
     for e in items:
-        key = [e.answer_text] if isinstance(e, ExerciseResult) else []
+        key = [e.shown_answer()] if isinstance(e, ExerciseResult) else []
         t.add(e.id, e.shown_question(), *key)
     return [t]
