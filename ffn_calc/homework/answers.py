@@ -25,6 +25,18 @@ How answers are read, the same in every language (`--lang` changes only the verd
   window is half a unit of that digit. 約1億3400万 has 3 figures (1, 3, 4) and stands for
   133,500,000 to 134,500,000; 1億 has 1 figure. Digits written after a decimal point are
   significant as usual: 1.30億 has 3 figures, 0.50万 has 2.
+- What may follow the number changes nothing: a closing 。 or です, an "about" (左右, 前后,
+  程度, ほど, くらい: zeros ending a whole number are then placeholders, as after 約: 約134000000
+  has 3 figures), a counter or unit word (個, 个, パラメータ, 参数, トークン, 词元, parameters),
+  which fits only counts and plain numbers (28.4個 on a ratio is wrong and says why).
+- 割 and 成 are tenths: 4.6割 is 46%. ちょうど, 丁度, 正好 or 恰好 (exactly) in front make the
+  answer exact: right only when it equals the answer (ちょうど2倍 for exactly 2).
+- A fraction is exact, right only when equal: 2/3, its full-width form, a vulgar fraction
+  standing alone (not after a digit: 1½ is refused), 3分の2, 三分之二 (Chinese numerals up to
+  9,999). 0.666 stays wrong for 2/3 (0.00067 away, more than half its last digit).
+- A width (SwiGLU parity) also takes the floor and the ceiling of its exact value, written as
+  whole numbers (Answer.whole). A tensor shape is read by `parse_shape`: (1, 8, 2048),
+  [1, 8, 2048], torch.Size([1, 8, 2048]), 1x8x2048.
 - Anything else cannot be read (exit 2): 1億億, 万3400, 1.2.3億, 1万1億, 2万倍, 百分之45%.
 """
 
