@@ -147,10 +147,12 @@ _EXACTLY = ("ちょうど", "丁度", "恰好", "正好")  # "exactly": no place
 # What may follow the number and changes nothing but the sentence: a closing 。 or です, an
 # "about" (左右, 前后, 程度, ほど, くらい), a counter or unit word (個, 个, パラメータ, 参数,
 # トークン, 词元). Counters fit only counts and other plain numbers (not a ratio or a share).
-_CLOSING = re.compile(r"\s*+(?:です|。|でしょう)$")
-_ABOUT_AFTER = re.compile(r"\s*+(?:左右|前后|前後|程度|ほど|くらい|ぐらい|上下)$")
+# Literal words anchored at the end, spaces stripped apart: a search stays linear however
+# many spaces an answer holds (a leading \s* would be tried from every one of them).
+_CLOSING = re.compile(r"(?:です|。|でしょう)$")
+_ABOUT_AFTER = re.compile(r"(?:左右|前后|前後|程度|ほど|くらい|ぐらい|上下)$")
 _COUNTER = re.compile(
-    r"\s*+(?:個のパラメータ|个参数|パラメータ|パラメーター|参数|個|个|トークン|词元|tokens?|"
+    r"(?:個のパラメータ|个参数|パラメータ|パラメーター|参数|個|个|トークン|词元|tokens?|"
     r"parameters?|params)$"
 )
 # A fraction as written: 2/3 (in full-width forms too), a vulgar fraction, 3分の2, 三分之二
@@ -278,6 +280,7 @@ def _stripped(normal: str) -> tuple[str, bool, bool]:
     followed it, whether a counter word did."""
     about = counter = False
     while True:
+        normal = normal.rstrip()
         for pattern in (_CLOSING, _ABOUT_AFTER, _COUNTER):
             m = pattern.search(normal)
             if m and m.start() > 0:
