@@ -90,6 +90,7 @@ UNREADABLE = [
     ("ffn-4096", "です"),
     ("ffn-4096", "1億3400万円"),  # not a counter
     ("two-thirds", "2/3/4"),
+    ("ffn-4096", "134217728個個"),  # one counter word
 ]
 
 

@@ -276,20 +276,16 @@ def _fraction(body: str) -> Given | None:
 
 
 def _stripped(normal: str) -> tuple[str, bool, bool]:
-    """The number without what may follow it (。, です, 左右, 個 ...), whether an "about"
-    followed it, whether a counter word did."""
-    about = counter = False
-    while True:
+    """The number without what may follow it, each at most once and in the order people write
+    it (1億3400万 個 程度 です 。), whether an "about" followed it, whether a counter word did."""
+    found = {}
+    for pattern in (_CLOSING, _CLOSING, _ABOUT_AFTER, _COUNTER):  # です and 。 both may close
         normal = normal.rstrip()
-        for pattern in (_CLOSING, _ABOUT_AFTER, _COUNTER):
-            m = pattern.search(normal)
-            if m and m.start() > 0:
-                normal = normal[: m.start()]
-                about |= pattern is _ABOUT_AFTER
-                counter |= pattern is _COUNTER
-                break
-        else:
-            return normal.strip(), about, counter
+        m = pattern.search(normal, max(0, len(normal) - 8))  # the words are short
+        if m and m.start() > 0:
+            normal = normal[: m.start()]
+            found[pattern] = True
+    return normal.strip(), _ABOUT_AFTER in found, _COUNTER in found
 
 
 def _parse_cjk(text: str, original: str) -> Given:
