@@ -281,7 +281,7 @@ def _stripped(normal: str) -> tuple[str, bool, bool]:
     found = {}
     for pattern in (_CLOSING, _CLOSING, _ABOUT_AFTER, _COUNTER):  # です and 。 both may close
         normal = normal.rstrip()
-        m = pattern.search(normal, max(0, len(normal) - 8))  # the words are short
+        m = pattern.search(normal, max(0, len(normal) - 12))  # the words are short
         if m and m.start() > 0:
             normal = normal[: m.start()]
             found[pattern] = True
