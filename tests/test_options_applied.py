@@ -75,6 +75,8 @@ MODES: dict[str, list[list[str]]] = {
     "exercise show": [["ffn-4096"]],
     "exercise check": [["ffn-4096", "134217728"]],
     "exercise solve": [["ffn-4096"]],
+    "exercise sheet": [[]],
+    "exercise grade": [["{answers}"]],
 }
 
 # A value other than the default, for each option (its first spelling).
@@ -114,6 +116,9 @@ VALUES: dict[str, list[str]] = {
     "--config": ["--config", "{config}"],
     "--hf-config": ["--hf-config", "{hf_config}"],
     "--exercises": ["--exercises", "{catalog}"],
+    "--catalog": ["--catalog", "{catalog}"],
+    "--variant": ["--variant", "7"],
+    "--no-reveal": ["--no-reveal"],
 }
 
 # Options checked elsewhere, with the reason.
@@ -187,8 +192,9 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     hf = {"model_type": "gpt2", "n_embd": 64, "n_head": 4, "n_layer": 2, "vocab_size": 100,
           "n_positions": 128}  # fmt: skip
     (d / "config.json").write_text(json.dumps(hf))
+    (d / "answers.csv").write_text("student,exercise,answer\na,ffn-4096,134217728\n")
     return {"catalog": str(d / "hw.toml"), "config": str(d / "model.toml"),
-            "hf_config": str(d / "config.json")}  # fmt: skip
+            "hf_config": str(d / "config.json"), "answers": str(d / "answers.csv")}  # fmt: skip
 
 
 def _size_flag(option: str) -> bool:
