@@ -262,7 +262,7 @@ def test_share_verdicts_say_why_in_the_form_written() -> None:
         "百分之",
         "45%パーセント",
         "10\u2078",  # a superscript 8 is not read as the digit 8 (10⁸ is not 108)
-        "\u00bd",  # ½
+        "1\u00bd",  # 1½ would fold into 11/2 (a vulgar fraction alone is a fraction: ⅔)
         "\u2460",  # ①
         "1億3400万円",
     ],

@@ -75,10 +75,12 @@ MODES: dict[str, list[list[str]]] = {
         ["-p", "gpt2-small", "--gpu", "h100-sxm", "-s", "64", "-L", "64"],
         ["-p", "mixtral-8x7b", "--gpu", "h100-sxm", "-L", "64", "--measured", "100"],
     ],
-    "exercise list": [[]],
+    "exercise list": [["--catalog", "course"]],  # its questions have sizes a variant varies
     "exercise show": [["ffn-4096"]],
     "exercise check": [["ffn-4096", "134217728"]],
     "exercise solve": [["ffn-4096"]],
+    "exercise sheet": [[]],
+    "exercise grade": [["{answers}"]],
 }
 
 # A value other than the default, for each option (its first spelling).
@@ -128,6 +130,10 @@ VALUES: dict[str, list[str]] = {
     "--kv-dtype": ["--kv-dtype", "fp8"],
     "--measured": ["--measured", "1000"],
     "--measured-phase": ["--measured-phase", "prefill"],
+    "--catalog": ["--catalog", "{catalog}"],
+    "--variant": ["--variant", "7"],
+    "--no-reveal": ["--no-reveal"],
+    "--answers": ["--answers"],
 }
 
 # Options checked elsewhere, with the reason.
@@ -201,8 +207,9 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     hf = {"model_type": "gpt2", "n_embd": 64, "n_head": 4, "n_layer": 2, "vocab_size": 100,
           "n_positions": 128}  # fmt: skip
     (d / "config.json").write_text(json.dumps(hf))
+    (d / "answers.csv").write_text("student,exercise,answer\na,ffn-4096,134217728\n")
     return {"catalog": str(d / "hw.toml"), "config": str(d / "model.toml"),
-            "hf_config": str(d / "config.json")}  # fmt: skip
+            "hf_config": str(d / "config.json"), "answers": str(d / "answers.csv")}  # fmt: skip
 
 
 def _size_flag(option: str) -> bool:
@@ -233,7 +240,7 @@ def test_every_command_has_modes_and_every_option_a_value() -> None:
 
 
 def _argv(name: str, mode: list[str], extra: list[str], files: dict[str, str]) -> list[str]:
-    return [*name.split(), *mode, *(a.format(**files) for a in extra)]
+    return [*name.split(), *(a.format(**files) for a in (*mode, *extra))]
 
 
 def _check(name: str, option: str, base: Any, r: Any, fmt: str) -> None:

@@ -20,7 +20,21 @@ if TYPE_CHECKING:
 
 CatalogOpt = Annotated[
     Path | None,
-    typer.Option("--exercises", help="An instructor's catalog (TOML, the built-in format)."),
+    typer.Option(
+        "--catalog",
+        "--exercises",
+        help="An instructor's catalog (TOML, the built-in format), or a built-in one by name: "
+        "course (the course texts' figures).",
+    ),
+]
+VariantOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--variant",
+        metavar="SEED",
+        help="Other sizes for the same questions (one seed per student; the same seed gives "
+        "the same numbers and key).",
+    ),
 ]
 
 
@@ -50,12 +64,21 @@ CHECK_HELP = (
 IdArg = Annotated[str, typer.Argument(metavar="ID", help="An exercise id.")]
 
 
-def _result(catalog: Path | None, exercise_id: str, given: str | None = None) -> "ExerciseResult":
+def _result(
+    catalog: Path | None,
+    exercise_id: str,
+    given: str | None = None,
+    variant: int | None = None,
+    reveal: bool = True,
+) -> "ExerciseResult":
     from ffn_calc.homework.catalog import find, load_catalog
     from ffn_calc.homework.exercises import exercise_result
+    from ffn_calc.homework.variants import check_seed
 
     with user_errors():
-        return exercise_result(find(load_catalog(catalog), exercise_id), given)
+        if variant is not None:
+            check_seed(variant)
+        return exercise_result(find(load_catalog(catalog), exercise_id), given, variant, reveal)
 
 
 def _emit(result: "ExerciseResult", lines: list[str], fmt: Format) -> None:
@@ -82,21 +105,80 @@ def exercise_app() -> typer.Typer:
     sub = typer.Typer(no_args_is_help=True, rich_markup_mode="rich")
 
     @sub.command("list")
-    def list_cmd(exercises: CatalogOpt = None, format: FormatOpt = Format.table) -> None:
+    def list_cmd(
+        exercises: CatalogOpt = None, variant: VariantOpt = None, format: FormatOpt = Format.table
+    ) -> None:
         """List the exercises with their computed answers."""
         from ffn_calc.homework.catalog import load_catalog
         from ffn_calc.homework.exercises import exercises_report
+        from ffn_calc.homework.variants import check_seed
 
         with user_errors():
-            report = exercises_report(load_catalog(exercises))
+            if variant is not None:
+                check_seed(variant)
+            report = exercises_report(load_catalog(exercises), variant)
+        emit(report, format)
+
+    @sub.command("sheet")
+    def sheet_cmd(
+        exercises: CatalogOpt = None,
+        answers: Annotated[
+            bool, typer.Option("--answers", help="The key: each answer with its worked solution.")
+        ] = False,
+        variant: VariantOpt = None,
+        format: Annotated[
+            Format,
+            typer.Option("--format", "-f", help="Output: markdown (default), table, json or csv."),
+        ] = Format.markdown,
+    ) -> None:
+        """A worksheet to print (Markdown): the questions, or with --answers the key."""
+        from ffn_calc.homework.catalog import load_catalog
+        from ffn_calc.homework.sheet import sheet
+        from ffn_calc.homework.variants import check_seed
+
+        with user_errors():
+            if variant is not None:
+                check_seed(variant)
+            report = sheet(load_catalog(exercises), answers=answers, variant=variant)
+        if format in (Format.markdown, Format.table):
+            from ffn_calc.views.sheet import sheet_markdown
+
+            with output_errors():
+                write(sheet_markdown(report, markup=format is Format.markdown) + "\n")
+            return
+        emit(report, format)
+
+    @sub.command("grade")
+    def grade_cmd(
+        answers_file: Annotated[
+            Path,
+            typer.Argument(
+                metavar="ANSWERS.csv",
+                help="The class's answers: CSV with the columns student, exercise, answer and "
+                "optionally variant.",
+            ),
+        ],
+        exercises: CatalogOpt = None,
+        format: FormatOpt = Format.table,
+    ) -> None:
+        """Grade a class: a verdict per answer (right, wrong, unreadable, and why) and a score
+        per student."""
+        from ffn_calc.homework.catalog import load_catalog
+        from ffn_calc.homework.grading import grade_file
+
+        with user_errors():
+            report = grade_file(answers_file, load_catalog(exercises))
         emit(report, format)
 
     @sub.command("show")
     def show_cmd(
-        exercise_id: IdArg, exercises: CatalogOpt = None, format: FormatOpt = Format.table
+        exercise_id: IdArg,
+        exercises: CatalogOpt = None,
+        variant: VariantOpt = None,
+        format: FormatOpt = Format.table,
     ) -> None:
         """Print an exercise's question."""
-        result = _result(exercises, exercise_id)
+        result = _result(exercises, exercise_id, variant=variant)
         _emit(result, [f"{result.id}: {result.shown_question()}"], format)
 
     # A negative answer (-5) is an answer, not an option: unknown options pass through as
@@ -111,37 +193,55 @@ def exercise_app() -> typer.Typer:
             ),
         ],
         exercises: CatalogOpt = None,
+        variant: VariantOpt = None,
+        no_reveal: Annotated[
+            bool,
+            typer.Option(
+                "--no-reveal",
+                help="Say right or wrong (and why) without giving the answer, for practice.",
+            ),
+        ] = False,
         format: FormatOpt = Format.table,
     ) -> None:
         """Check an answer within the precision it is written in; exit 1 when it is wrong."""
         from ffn_calc.i18n.translate import _
 
-        r = _result(exercises, exercise_id, answer)
+        r = _result(exercises, exercise_id, answer, variant, reveal=not no_reveal)
+        if no_reveal:
+            r = r.hidden()
         if r.correct:
-            right = _("Right: {given} (exact: {answer}).")
-            _emit(r, [right.format(given=answer, answer=r.answer_text)], format)
+            right = _("Right: {given}.") if no_reveal else _("Right: {given} (exact: {answer}).")
+            _emit(r, [right.format(given=answer, answer=r.shown_answer())], format)
             return
         reason = r.shown_reason()
-        if reason:
+        if no_reveal:
+            wrong = _("Wrong: {given}. {reason}.") if reason else _("Wrong: {given}.")
+        elif reason:
             wrong = _(
                 "Wrong: {given}; expected {answer}. {reason}. See `ffn-calc exercise solve {id}`."
             )
         else:
             wrong = _("Wrong: {given}; expected {answer}. See `ffn-calc exercise solve {id}`.")
-        line = wrong.format(given=answer, answer=r.answer_text, reason=reason, id=exercise_id)
+        line = wrong.format(given=answer, answer=r.shown_answer(), reason=reason, id=exercise_id)
         _emit(r, [line], format)
         raise typer.Exit(1)
 
     @sub.command("solve")
     def solve_cmd(
-        exercise_id: IdArg, exercises: CatalogOpt = None, format: FormatOpt = Format.table
+        exercise_id: IdArg,
+        exercises: CatalogOpt = None,
+        variant: VariantOpt = None,
+        format: FormatOpt = Format.table,
     ) -> None:
         """Print the worked solution: each formula with the numbers put in."""
         from ffn_calc.i18n.translate import _
         from ffn_calc.views.homework import steps
 
-        r = _result(exercises, exercise_id)
+        r = _result(exercises, exercise_id, variant=variant)
         lines = [f"{r.id}: {r.shown_question()}", "", *(f"  {s}" for s in steps(r)), ""]
-        _emit(r, [*lines, _("Answer: {answer}").format(answer=r.answer_text)], format)
+        note = r.shown_note()
+        if note:
+            lines += [_("Note: {note}").format(note=note), ""]
+        _emit(r, [*lines, _("Answer: {answer}").format(answer=r.shown_answer())], format)
 
     return sub

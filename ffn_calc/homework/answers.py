@@ -25,6 +25,18 @@ How answers are read, the same in every language (`--lang` changes only the verd
   window is half a unit of that digit. 約1億3400万 has 3 figures (1, 3, 4) and stands for
   133,500,000 to 134,500,000; 1億 has 1 figure. Digits written after a decimal point are
   significant as usual: 1.30億 has 3 figures, 0.50万 has 2.
+- What may follow the number changes nothing: a closing 。 or です, an "about" (左右, 前后,
+  程度, ほど, くらい: zeros ending a whole number are then placeholders, as after 約: 約134000000
+  has 3 figures), a counter or unit word (個, 个, パラメータ, 参数, トークン, 词元, parameters),
+  which fits only counts and plain numbers (28.4個 on a ratio is wrong and says why).
+- 割 and 成 are tenths: 4.6割 is 46%. ちょうど, 丁度, 正好 or 恰好 (exactly) in front make the
+  answer exact: right only when it equals the answer (ちょうど2倍 for exactly 2).
+- A fraction is exact, right only when equal: 2/3, its full-width form, a vulgar fraction
+  standing alone (not after a digit: 1½ is refused), 3分の2, 三分之二 (Chinese numerals up to
+  9,999). 0.666 stays wrong for 2/3 (0.00067 away, more than half its last digit).
+- A width (SwiGLU parity) also takes the floor and the ceiling of its exact value, written as
+  whole numbers (Answer.whole). A tensor shape is read by `parse_shape`: (1, 8, 2048),
+  [1, 8, 2048], torch.Size([1, 8, 2048]), 1x8x2048.
 - Anything else cannot be read (exit 2): 1億億, 万3400, 1.2.3億, 1万1億, 2万倍, 百分之45%.
 """
 
@@ -32,7 +44,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import MAX_EMAX, MIN_EMIN, ROUND_HALF_EVEN, Context, Decimal, localcontext
 from fractions import Fraction
 from itertools import pairwise
@@ -68,11 +80,19 @@ class Answer:
     value: Fraction
     kind: Kind
     steps: list[Step]  # the worked solution: english(step) for JSON, the view's words for people
+    # Whole numbers also right, written exactly: the floor and ceiling of a width (d_ff) that
+    # is not a whole number, since a layer has a whole number of units.
+    whole: tuple[int, ...] = ()
+    shape: tuple[int, ...] | None = None  # a tensor shape asked for instead of a number
 
     def text(self) -> str:
+        if self.shape is not None:
+            return "[" + ", ".join(str(n) for n in self.shape) + "]"
         return format_value(self.value, self.kind)
 
-    def plain(self) -> int | float:
+    def plain(self) -> int | float | list[int]:
+        if self.shape is not None:
+            return list(self.shape)
         return int(self.value) if self.value.denominator == 1 else float(self.value)
 
 
@@ -92,6 +112,15 @@ def format_value(value: Fraction, kind: Kind) -> str:
     return f"{float(value):,.7g}"
 
 
+def shown_text(text: str) -> str:
+    """An answer's text in the reader's language: 28.44x is 28.44倍 in Japanese and Chinese."""
+    from ffn_calc.i18n.translate import language
+
+    if language() in ("ja", "zh") and text.endswith("x") and text[:-1][-1:].isdigit():
+        return text[:-1] + "倍"
+    return text
+
+
 # --- reading answers as people write them --------------------------------------------------------
 
 # Every run of spaces or digits is possessive (`\s*+`, `\d++`): two runs of spaces with only
@@ -100,23 +129,48 @@ def format_value(value: Fraction, kind: Kind) -> str:
 _ANSWER = re.compile(
     r"(?P<pre>百分之)?\s*+(?P<sign>[+-]?)(?P<int>\d{1,3}(?:,\d{3})++(?!\d)|\d++)?"
     r"(?:\.(?P<frac>\d*+))?(?:[eE](?P<exp>[+-]?\d{1,9}+))?\s*+"
-    r"(?P<unit>[kKMGBT%xX\u00d7]|倍|パーセント)?"
+    r"(?P<unit>[kKMGBT%xX\u00d7]|倍|パーセント|割|成)?"
 )
 # Answers are judged exactly however many digits they carry (134217728.000...), but no longer
 # than this: a command-line argument is at most 128 KiB on Linux anyway.
 MAX_ANSWER_CHARS = 100_000
 _SCALE = {"k": 3, "M": 6, "G": 9, "B": 9, "T": 12}
-_UNIT = {"K": "k", "X": "x", "\u00d7": "x", "倍": "x", "パーセント": "%", "百分之": "%"}
+_UNIT = {
+    "K": "k", "X": "x", "\u00d7": "x", "倍": "x", "パーセント": "%", "百分之": "%", "割": "%",
+    "成": "%",
+}  # fmt: skip
+_TENTHS = ("割", "成")  # 4.6割 = 46%: a tenth, written as a percentage ten times larger
 # 万-grouping: the multipliers of Japanese and Chinese numbers (one number each, largest first).
 _CJK_SCALE = {"万": 4, "萬": 4, "億": 8, "亿": 8, "兆": 12}
-_ABOUT = re.compile(r"(?:大約|大约|約|约|およそ)\s*+")
+_ABOUT = re.compile(r"(?:大約|大约|約|约|およそ|ちょうど|丁度|恰好|正好)\s*+")
+_EXACTLY = ("ちょうど", "丁度", "恰好", "正好")  # "exactly": no placeholder zeros after it
+# What may follow the number and changes nothing but the sentence: a closing 。 or です, an
+# "about" (左右, 前后, 程度, ほど, くらい), a counter or unit word (個, 个, パラメータ, 参数,
+# トークン, 词元). Counters fit only counts and other plain numbers (not a ratio or a share).
+# Literal words anchored at the end, spaces stripped apart: a search stays linear however
+# many spaces an answer holds (a leading \s* would be tried from every one of them).
+_CLOSING = re.compile(r"(?:です|。|でしょう)$")
+_ABOUT_AFTER = re.compile(r"(?:左右|前后|前後|程度|ほど|くらい|ぐらい|上下)$")
+_COUNTER = re.compile(
+    r"(?:個のパラメータ|个参数|パラメータ|パラメーター|参数|個|个|トークン|词元|tokens?|"
+    r"parameters?|params)$"
+)
+# A fraction as written: 2/3 (in full-width forms too), a vulgar fraction, 3分の2, 三分之二
+# (numerator and denominator whole).
+_NUMERAL = r"[0-9]++|[〇零一二三四五六七八九十百千两]++"
+_FRACTION = (
+    re.compile(rf"(?P<sign>[+-]?)(?P<num>{_NUMERAL})\s*+/\s*+(?P<den>{_NUMERAL})"),
+    re.compile(rf"(?P<sign>[+-]?)(?P<den>{_NUMERAL})\s*+分[の之]\s*+(?P<num>{_NUMERAL})"),
+)
+_KANJI_DIGIT = {c: i for i, c in enumerate("〇一二三四五六七八九")} | {"零": 0, "两": 2}
+_KANJI_PLACE = {"十": 10, "百": 100, "千": 1000}
 _CJK_SIGN = re.compile(r"[+-]?")
 _CJK_GROUP = re.compile(
     r"(?P<int>\d{1,3}(?:,\d{3})++(?!\d)|\d++)?(?:\.(?P<frac>\d*+))?\s*+(?P<unit>[万萬億亿兆]?)\s*+"
 )
 # What NFKC may fold: full-width and half-width forms, no-break spaces. Superscripts (10⁸),
 # fractions (½) and circled digits (①) would fold into other numbers (108, 1/2, 1): refused.
-_FOLDED = ("<wide>", "<narrow>", "<noBreak>")
+_FOLDED = ("<wide>", "<narrow>", "<noBreak>", "<fraction>")
 # The units each kind of answer may carry besides none: % only on a share, x only on a ratio,
 # the multipliers k, M, G, B, T (and 万, 億, 亿, 兆) only on counts and other plain numbers.
 _FITS: dict[Kind, str] = {
@@ -143,6 +197,11 @@ class Given:
     sig_figs: int
     unit: str
     mark: str = ""
+    exact: Fraction | None = None  # a fraction as written (2/3, 3分の2): right only when equal
+    counter: bool = False  # a counter word followed (個, パラメータ): fits only counts
+    whole: bool = False  # an integer without decimals or a multiplier (10922)
+    exactly: bool = False  # ちょうど, 正好 (exactly) in front: right only when equal
+    decimals: int = 0  # the decimals written (0.346: 3)
 
 
 def _unreadable(text: str) -> FfnCalcError:
@@ -165,13 +224,68 @@ def _unreadable_cjk(text: str) -> FfnCalcError:
 
 
 def _normalised(text: str) -> str | None:
-    """NFKC, or None when it would fold a character into something else than its width form."""
-    for ch in text:
+    """NFKC, or None when it would fold a character into something else than its width form.
+    A vulgar fraction (⅔) stands alone: after a digit (1½) it would fold into another number."""
+    for i, ch in enumerate(text):
         tag = unicodedata.decomposition(ch)
         folds = tag.startswith("<") and not tag.startswith(_FOLDED)
         if folds and unicodedata.normalize("NFKC", ch) != ch:
             return None
-    return unicodedata.normalize("NFKC", text).strip()
+        if (
+            tag.startswith("<fraction>")
+            and i
+            and unicodedata.normalize("NFKC", text[i - 1]).isdigit()
+        ):
+            return None
+    return unicodedata.normalize("NFKC", text).strip().replace("\u2044", "/")
+
+
+def _kanji(text: str) -> int | None:
+    """A whole number in digits or Chinese numerals up to 9,999 (三, 十二, 二百五十, 2048)."""
+    if text.isascii():
+        return int(text)
+    total, digit, place = 0, None, 10_000
+    for ch in text:
+        if ch in _KANJI_DIGIT:
+            if digit is not None:
+                return None
+            digit = _KANJI_DIGIT[ch]
+        else:
+            if _KANJI_PLACE[ch] >= place:  # places fall: 二百五十, not 十百
+                return None
+            place = _KANJI_PLACE[ch]
+            total += (1 if digit is None else digit) * place
+            digit = None
+    return total + (digit or 0)
+
+
+def _fraction(body: str) -> Given | None:
+    """2/3, 3分の2, 三分之二: an exact fraction, or None when the text is not one."""
+    for pattern in _FRACTION:
+        m = pattern.fullmatch(body)
+        if m is None:
+            continue
+        if body.startswith("百分之") and m["num"].isascii():
+            return None  # 百分之45: a percentage, read below
+        num, den = _kanji(m["num"]), _kanji(m["den"])
+        if num is None or den is None or not den:
+            return None
+        value = Fraction(num, den) * (-1 if m["sign"] == "-" else 1)
+        return Given(Decimal(0), Decimal(0), 0, "", exact=value)
+    return None
+
+
+def _stripped(normal: str) -> tuple[str, bool, bool]:
+    """The number without what may follow it, each at most once and in the order people write
+    it (1億3400万 個 程度 です 。), whether an "about" followed it, whether a counter word did."""
+    found = {}
+    for pattern in (_CLOSING, _CLOSING, _ABOUT_AFTER, _COUNTER):  # です and 。 both may close
+        normal = normal.rstrip()
+        m = pattern.search(normal, max(0, len(normal) - 12))  # the words are short
+        if m and m.start() > 0:
+            normal = normal[: m.start()]
+            found[pattern] = True
+    return normal.strip(), _ABOUT_AFTER in found, _COUNTER in found
 
 
 def _parse_cjk(text: str, original: str) -> Given:
@@ -228,23 +342,42 @@ def parse_answer(text: str) -> Given:
     normal = _normalised(text)
     if normal is None:
         raise _unreadable(text)
+    normal, about_after, counter = _stripped(normal)
     about = _ABOUT.match(normal)
     body = normal[about.end() :] if about else normal
+    exactly = about is not None and about[0].startswith(_EXACTLY)
+    fraction = _fraction(body)
+    if fraction is not None:
+        return replace(fraction, counter=counter)
     if any(ch in _CJK_SCALE for ch in body):
-        return _parse_cjk(body, text)
+        return replace(_parse_cjk(body, text), counter=counter, exactly=exactly)
     m = _ANSWER.fullmatch(body)
     if not m or not (m["int"] or m["frac"]) or (m["pre"] and m["unit"]):
         raise _unreadable(text)
-    digits = (m["int"] or "").replace(",", "") + (m["frac"] or "")
+    integer = (m["int"] or "").replace(",", "")
+    digits = integer + (m["frac"] or "")
     written = m["pre"] or m["unit"] or ""
     unit = _UNIT.get(written, written)
-    exp = int(m["exp"] or 0) + _SCALE.get(unit, 0) - len(m["frac"] or "")
+    tenths = 1 if written in _TENTHS else 0
+    exp = int(m["exp"] or 0) + _SCALE.get(unit, 0) + tenths - len(m["frac"] or "")
+    sig_figs, last = len(digits.lstrip("0")), exp
+    plain = m["frac"] is None and not m["exp"]
+    roughly = about_after or (about is not None and not exactly)
+    if roughly and plain and digits.strip("0"):
+        # 約134000000: after "about" the zeros ending a whole number are placeholders, as
+        # they are in 1億3400万 (3 figures, 133,500,000 to 134,500,000)
+        zeros = len(digits) - len(digits.rstrip("0"))
+        sig_figs, last = len(digits.strip("0")), exp + zeros
     return Given(
         value=Decimal(f"{m['sign']}{digits}E{exp}"),  # exact: no context rounds a constructor
-        tolerance=Decimal(f"5E{exp - 1}"),
-        sig_figs=len(digits.lstrip("0")),
+        tolerance=Decimal(f"5E{last - 1}"),
+        sig_figs=sig_figs,
         unit=unit,
         mark=written if written in ("倍", "パーセント", "百分之") else "",
+        counter=counter,
+        whole=plain and not unit,
+        exactly=exactly,
+        decimals=len(m["frac"] or ""),
     )
 
 
@@ -289,6 +422,9 @@ def _example(expected: Decimal, figures: int, a: Answer, given: Given) -> str:
 
 def _misfit(kind: Kind, given: Given, text: str, asks: Text) -> Text | None:
     """Why the answer's unit does not fit the question, if it does not."""
+    if given.counter and kind not in ("int", "number"):
+        why = N_("{answer} counts things, but the question asks for {asks} ({how})")
+        return say(why, answer=text, asks=asks, how=say(_WRITE[kind]))
     if not given.unit or given.unit in _FITS[kind]:
         return None
     how = say(_WRITE[kind])
@@ -302,10 +438,21 @@ def _misfit(kind: Kind, given: Given, text: str, asks: Text) -> Text | None:
     return say(why, answer=text, asks=asks, how=how)
 
 
-def _judge(a: Answer, given: Given, text: str, sig_figs: int, asks: Text) -> Verdict:
+def _judge(
+    a: Answer, given: Given, text: str, sig_figs: int, asks: Text, reveal: bool = True
+) -> Verdict:
     """Right or wrong, and why when the value alone does not say it."""
     if misfit := _misfit(a.kind, given, text, asks):
         return Verdict(False, misfit)
+    if given.whole and given.value in a.whole:
+        return Verdict(True)
+    if given.exact is not None:  # a fraction is exact: right only when it is the answer
+        return Verdict(given.exact == a.value)
+    if given.exactly:  # ちょうど2倍: exactly 2, right only when the answer is 2
+        value = Fraction(given.value)
+        if a.kind == "percent" and (given.unit == "%" or value > 1):
+            value /= 100
+        return Verdict(value == a.value)
     expected = _expected(a, given)
     if not given.value:
         if not expected:
@@ -323,18 +470,64 @@ def _judge(a: Answer, given: Given, text: str, sig_figs: int, asks: Text) -> Ver
             if n == 1
             else N_("{answer} has {n} significant figures; give at least {need} (e.g. {example})")
         )
+        if not reveal:  # an example would give the answer away
+            few = (
+                N_("{answer} has {n} significant figure; give at least {need}")
+                if n == 1
+                else N_("{answer} has {n} significant figures; give at least {need}")
+            )
+            return Verdict(False, say(few, answer=text, n=str(n), need=str(sig_figs)))
         example = _example(expected, sig_figs, a, given)
         return Verdict(False, say(few, answer=text, n=str(n), need=str(sig_figs), example=example))
     return Verdict(abs(given.value - expected) <= given.tolerance)
 
 
-def check(a: Answer, text: str, *, sig_figs: int, asks: str) -> Verdict:
+# A tensor shape as written: (1, 8, 2048), [1, 8, 2048], torch.Size([1, 8, 2048]), 1x8x2048
+# (x, X, the multiplication sign or *).
+_SHAPE = re.compile(
+    r"(?:torch\.Size\(\s*+)?[\[(]?\s*+(?P<dims>\d++(?:\s*+(?:,|x|X|\u00d7|\*)\s*+\d++)*+)"
+    r"\s*+,?\s*+[\])]?\s*+\)?"
+)
+
+
+def parse_shape(text: str) -> tuple[int, ...]:
+    normal = _normalised(text)
+    m = _SHAPE.fullmatch(_stripped(normal)[0]) if normal is not None else None
+    if m is None:
+        raise FfnCalcError(
+            _(
+                "cannot read the shape '{answer}': write it as (1, 8, 2048), [1, 8, 2048] or "
+                "1\u00d78\u00d72048."
+            ).format(answer=text[:100])
+        )
+    return tuple(int(n) for n in re.split(r"\s*+(?:,|x|X|\u00d7|\*)\s*+", m["dims"].strip()))
+
+
+def check(
+    a: Answer,
+    text: str,
+    *,
+    sig_figs: int,
+    asks: str,
+    decimals: int | None = None,
+    reveal: bool = True,
+) -> Verdict:
     """Whether `text` is right: its unit fits the question (which asks for `asks`: "a share",
     a message translated where the verdict is shown), it carries at least `sig_figs`
     significant figures, and the exact answer `a` lies within half a unit of its last digit."""
+    if a.shape is not None:  # a shape is right when every size is
+        return Verdict(parse_shape(text) == a.shape)
     given = parse_answer(text)
     # Exact enough for any answer: the given value is exact, the expected one is rounded far
     # below the answer's last digit; exponents as large as the answer may write them.
     precision = given.sig_figs + 40
     with localcontext(Context(prec=precision, Emax=MAX_EMAX, Emin=MIN_EMIN)):
-        return _judge(a, given, text.strip(), sig_figs, say(asks))
+        verdict = _judge(a, given, text.strip(), sig_figs, say(asks), reveal)
+    exact = given.exact is not None or given.exactly
+    if verdict.correct and decimals is not None and not exact and given.decimals < decimals:
+        # the question asks for a value "to 3 decimals"
+        why = N_("{answer} has {n} decimals; the question asks for {need}")
+        return Verdict(
+            False, say(why, answer=text.strip(), n=str(given.decimals), need=str(decimals))
+        )
+    return verdict

@@ -113,14 +113,27 @@ def _entries(data: dict[str, Any], origin: str) -> list[Any]:
     return entries
 
 
-def load_catalog(path: Path | None = None) -> list[Exercise]:
-    """The shipped catalog, or an instructor's; every entry checked and answerable."""
+# The catalogs shipped with ffn-calc, by the name `--catalog` takes: the default one and the
+# course's (every figure of the course texts that can be an exercise).
+BUILT_IN = {"default": "exercises.toml", "course": "course.toml"}
+
+
+def built_in(path: Path | None) -> str | None:
+    """The built-in catalog a name means (`course`), unless a file of that name exists."""
     if path is None:
-        text, origin = (
-            (files("ffn_calc.homework") / "exercises.toml").read_text(encoding="utf-8"),
-            _("the built-in catalog"),
-        )
+        return "default"
+    name = str(path)
+    return name if name in BUILT_IN and not path.exists() else None
+
+
+def load_catalog(path: Path | None = None) -> list[Exercise]:
+    """A shipped catalog (none given, or its name: `course`), or an instructor's file; every
+    entry checked and answerable."""
+    if (name := built_in(path)) is not None:
+        text = (files("ffn_calc.homework") / BUILT_IN[name]).read_text(encoding="utf-8")
+        origin = _("the built-in catalog") if name == "default" else _("the course catalog")
     else:
+        assert path is not None
         text, origin = read_text_file(path, "exercise catalog"), f"'{path}'"
     data = parse_toml(text, origin)
     out: list[Exercise] = []

@@ -8,6 +8,7 @@ read by `exercise_catalog`; answers as people write them are read and judged by 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any, ClassVar, Literal
@@ -20,7 +21,16 @@ from ffn_calc.counts import params as pm
 from ffn_calc.counts import sizing
 from ffn_calc.errors import FfnCalcError
 from ffn_calc.families.resolve import resolve_model
-from ffn_calc.homework.answers import MIN_SIG_FIGS, Answer, Step, Text, check, english, say
+from ffn_calc.homework.answers import (
+    MIN_SIG_FIGS,
+    Answer,
+    Step,
+    Text,
+    check,
+    english,
+    say,
+    shown_text,
+)
 from ffn_calc.i18n.translate import N_, _
 from ffn_calc.model.config import ModelConfig
 from ffn_calc.reports.base import Number, Result
@@ -28,8 +38,17 @@ from ffn_calc.reports.base import Number, Result
 Quantity = Literal[
     "total_params", "layer_ffn_params", "layer_attention_params", "ffn_ratio", "layer_share",
     "model_ffn_share", "ffn_to_attention", "ffn_share_of_matrices", "swiglu_parity_d_ff", "llama_d_ff", "layer_macs",
-    "crossover", "gelu",
+    "crossover", "gelu", "ffn_shape", "model_ffn_params",
 ]  # fmt: skip
+
+
+class Slip(BaseModel):
+    """A known wrong answer (a textbook's mis-rounded value) and the note that explains it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    answer: str = Field(min_length=1)
+    note: str = Field(min_length=1)
 
 
 class Exercise(BaseModel):
@@ -56,8 +75,14 @@ class Exercise(BaseModel):
     seq_len: int | None = Field(None, gt=0)
     x: float | None = Field(None, allow_inf_nan=False)
     sig_figs: int = Field(
-        MIN_SIG_FIGS, ge=MIN_SIG_FIGS, le=15, description="significant figures an answer needs"
+        MIN_SIG_FIGS, ge=1, le=15, description="significant figures an answer needs"
     )
+    decimals: int | None = Field(
+        None, ge=0, le=15, description="decimals an answer needs (a value 'to 3 decimals')"
+    )
+    stage: Literal["input", "hidden", "output"] | None = None
+    note: str | None = Field(None, min_length=1)  # shown with the solution, translated
+    slips: list[Slip] = []
 
 
 def _model(spec: dict[str, Any] | None, what: str = "model") -> ModelConfig:
@@ -167,6 +192,14 @@ def _model_ffn_share(e: Exercise) -> Answer:
     return Answer(Fraction(comps["ffn"], total), "percent", steps)
 
 
+def _model_ffn_params(e: Exercise) -> Answer:
+    cfg = _model(e.model)
+    comps = pm.components(cfg)
+    per_stack = " + ".join(f"{x.count} x {x.group('ffn'):,}" for x in pm.layer_counts(cfg))
+    steps: list[Step] = [f"FFN = {per_stack} = {comps['ffn']:,}"]
+    return Answer(Fraction(comps["ffn"]), "int", steps)
+
+
 def _ffn_to_attention(e: Exercise) -> Answer:
     layer = _layer(_model(e.model))
     f, a = layer.group("ffn"), layer.group("attention")
@@ -209,7 +242,8 @@ def _swiglu_parity(e: Exercise) -> Answer:
         say(N_("gated FFN: 3 x d_model x d_ff; equal when d_ff = 8 d_model / 3")),
         f"d_ff = 8 x {d:,} / 3 = {float(f):,.4f}",
     ]  # fmt: skip
-    return Answer(f, "number", steps)
+    whole = tuple(sorted({math.floor(f), math.ceil(f)}))  # a layer has whole units
+    return Answer(f, "number", steps, whole=whole)
 
 
 def _llama_d_ff(e: Exercise) -> Answer:
@@ -272,6 +306,22 @@ def _crossover(e: Exercise) -> Answer:
     return Answer(s, "number", steps)
 
 
+def _ffn_shape(e: Exercise) -> Answer:
+    cfg = _model(e.model)
+    b, s = e.batch, _need(e.seq_len, "seq_len")
+    stage = _need(e.stage, "stage")
+    d, f = cfg.d_model, cfg.d_ff
+    steps: list[Step] = [
+        say(N_("input [B, S, d_model] = [{b}, {s}, {d}]"), b=str(b), s=str(s), d=str(d)),
+        say(N_("after W1 (d_model x d_ff): [B, S, d_ff] = [{b}, {s}, {f}]"), b=str(b), s=str(s),
+            f=str(f)),
+        say(N_("after W2 (d_ff x d_model): [B, S, d_model] = [{b}, {s}, {d}]; every position on its own"),
+            b=str(b), s=str(s), d=str(d)),
+    ]  # fmt: skip
+    shape = (b, s, f if stage == "hidden" else d)
+    return Answer(Fraction(0), "number", steps, shape=shape)
+
+
 def _gelu(e: Exercise) -> Answer:
     x = _need(e.x, "x")
     value = act.gelu(x)
@@ -288,12 +338,14 @@ QUANTITIES: dict[str, Callable[[Exercise], Answer]] = {
     "layer_share": _layer_share,
     "model_ffn_share": _model_ffn_share,
     "ffn_to_attention": _ffn_to_attention,
+    "model_ffn_params": _model_ffn_params,
     "ffn_share_of_matrices": _ffn_share_of_matrices,
     "swiglu_parity_d_ff": _swiglu_parity,
     "llama_d_ff": _llama_d_ff,
     "layer_macs": _layer_macs,
     "crossover": _crossover,
     "gelu": _gelu,
+    "ffn_shape": _ffn_shape,
 }
 
 
@@ -311,12 +363,14 @@ ASKS: dict[str, str] = {
     "layer_share": N_("a share"),
     "model_ffn_share": N_("a share"),
     "ffn_to_attention": N_("a ratio"),
+    "model_ffn_params": N_("a parameter count"),
     "ffn_share_of_matrices": N_("a share"),
     "swiglu_parity_d_ff": N_("a hidden width (d_ff)"),
     "llama_d_ff": N_("a hidden width (d_ff)"),
     "layer_macs": N_("a count of multiply-adds"),
     "crossover": N_("a sequence length"),
     "gelu": N_("a value of GELU"),
+    "ffn_shape": N_("a tensor shape"),
 }
 
 
@@ -327,11 +381,16 @@ class ExerciseRow(Result):
     id: str
     question: str  # English, as the catalog writes it; shown_question() for people
     quantity: str
-    answer: Number
+    answer: Number | list[int]
     answer_text: str
+    _template: str = PrivateAttr("")
+    _values: dict[str, str] = PrivateAttr(default_factory=dict)
 
     def shown_question(self) -> str:
-        return _(self.question)
+        return question_text(self._template or self.question, self._values, translate=True)
+
+    def shown_answer(self) -> str:
+        return shown_text(self.answer_text)
 
 
 class ExercisesReport(Result):
@@ -340,19 +399,24 @@ class ExercisesReport(Result):
     exercises: list[ExerciseRow]
 
 
-def exercises_report(catalog: list[Exercise]) -> ExercisesReport:
+def exercises_report(catalog: list[Exercise], variant: int | None = None) -> ExercisesReport:
+    from ffn_calc.homework.variants import values, vary
+
     rows = []
     for e in catalog:
+        if variant is not None:
+            e = vary(e, variant)
         a = answer(e)
-        rows.append(
-            ExerciseRow(
-                id=e.id,
-                question=e.question,
-                quantity=e.quantity,
-                answer=a.plain(),
-                answer_text=a.text(),
-            )
+        filled = values(e)
+        row = ExerciseRow(
+            id=e.id,
+            question=question_text(e.question, filled),
+            quantity=e.quantity,
+            answer=a.plain(),
+            answer_text=a.text(),
         )
+        row._template, row._values = e.question, filled
+        rows.append(row)
     return ExercisesReport(exercises=rows)
 
 
@@ -364,18 +428,35 @@ class ExerciseResult(Result):
     id: str
     question: str
     quantity: str
-    answer: Number
+    answer: Number | list[int] | None  # None: not revealed (`check --no-reveal`)
     answer_text: str
     steps: list[str]
+    note: str | None = None  # a remark on the course's own figures, English
+    variant: int | None = None
     given: str | None = None
     correct: bool | None = None
     reason: str | None = None
     # The same in the current language (not in JSON): steps and reason as messages.
     _lines: tuple[Step, ...] = PrivateAttr(())  # not default_factory: see ParamsReport
     _why: Text | None = PrivateAttr(None)
+    _template: str = PrivateAttr("")
+    _values: dict[str, str] = PrivateAttr(default_factory=dict)
 
     def shown_question(self) -> str:
-        return _(self.question)
+        return question_text(self._template or self.question, self._values, translate=True)
+
+    def shown_answer(self) -> str:
+        return shown_text(self.answer_text)
+
+    def shown_note(self) -> str | None:
+        return None if self.note is None else _(self.note)
+
+    def hidden(self) -> ExerciseResult:
+        """The verdict without the answer, its solution or notes (for practice)."""
+        r = self.model_copy(update={"answer": None, "answer_text": "", "steps": [], "note": None})
+        r._lines, r._why = (), self._why
+        r._template, r._values = self._template, self._values
+        return r
 
     def solution(self) -> tuple[Step, ...]:
         """The worked solution as values, for a view to word (a result read from JSON: its
@@ -386,17 +467,63 @@ class ExerciseResult(Result):
         return self._why.shown() if self._why is not None else self.reason
 
 
-def exercise_result(e: Exercise, given: str | None = None) -> ExerciseResult:
+def _slip(e: Exercise, given: str) -> Text | None:
+    """The note on a known textbook slip when `given` is that value (0.345 for 0.346)."""
+    from ffn_calc.homework.answers import parse_answer
+
+    try:
+        written = parse_answer(given)
+    except FfnCalcError:
+        return None
+    for slip in e.slips:
+        known = parse_answer(slip.answer)
+        if (known.value, known.unit) == (written.value, written.unit):
+            return say(slip.note)
+    return None
+
+
+def judge(e: Exercise, a: Answer, given: str, reveal: bool = True) -> tuple[bool, Text | None]:
+    """Right or wrong and why, with the exercise's precision and its known textbook slips
+    (not told when the answer is not to be revealed: the note gives it)."""
+    sig_figs = 1 if e.decimals is not None else e.sig_figs  # "to 3 decimals" says it all
+    v = check(
+        a, given, sig_figs=sig_figs, asks=ASKS[e.quantity], decimals=e.decimals, reveal=reveal
+    )
+    if not v.correct and reveal and (slip := _slip(e, given)) is not None:
+        return False, slip
+    return v.correct, v.why
+
+
+def exercise_result(
+    e: Exercise, given: str | None = None, variant: int | None = None, reveal: bool = True
+) -> ExerciseResult:
+    from ffn_calc.homework.variants import values, vary
+
+    if variant is not None:
+        e = vary(e, variant)
     a = answer(e)
     correct: bool | None = None
     why: Text | None = None
     if given is not None:
-        v = check(a, given, sig_figs=e.sig_figs, asks=ASKS[e.quantity])
-        correct, why = v.correct, v.why
+        correct, why = judge(e, a, given, reveal)
+    filled = values(e)
     r = ExerciseResult(
-        id=e.id, question=e.question, quantity=e.quantity, answer=a.plain(),
-        answer_text=a.text(), steps=[english(step) for step in a.steps], given=given,
-        correct=correct, reason=None if why is None else str(why),
+        id=e.id, question=question_text(e.question, filled), quantity=e.quantity,
+        answer=a.plain(), answer_text=a.text(), steps=[english(step) for step in a.steps],
+        note=e.note, variant=variant, given=given, correct=correct,
+        reason=None if why is None else str(why),
     )  # fmt: skip
     r._lines, r._why = tuple(a.steps), why
+    r._template, r._values = e.question, filled
     return r
+
+
+def question_text(template: str, filled: dict[str, str], *, translate: bool = False) -> str:
+    """A question with its sizes put in ({d_model}, {d_ff}, {seq_len} ...), translated or not."""
+    text = _(template) if translate else template
+    if "{" not in text:
+        return text
+    try:
+        return text.format_map(filled)
+    except (KeyError, ValueError, IndexError):
+        return text

@@ -26,7 +26,7 @@ LOCALE = Path(__file__).parent / "locale"
 TRANSLATED = ("ja", "zh")
 MARKERS = {"_", "N_"}
 # The exercise catalog's texts that people read (translated where they are shown).
-EXERCISE_KEYS = ("question",)  # the only text an [[exercise]] has (Exercise forbids others)
+EXERCISE_KEYS = ("question", "note")  # an [[exercise]]'s texts (and its slips' notes)
 # The file whose Field(description=...) texts people read (`ffn-calc show NAME`'s meanings).
 DESCRIBED = "ffn_calc/model/config.py"
 
@@ -62,13 +62,15 @@ def extract() -> dict[str, Message]:
                     for a in node.args]  # fmt: skip
             if node.func.id in MARKERS and args and args[0] is not None:
                 add(args[0], f"{rel}:{node.lineno}")
-    exercises = PACKAGE / "homework" / "exercises.toml"
-    if exercises.exists():
+    for exercises in sorted((PACKAGE / "homework").glob("*.toml")):  # the built-in catalogs
         data = tomllib.loads(exercises.read_text(encoding="utf-8"))
+        where = f"ffn_calc/homework/{exercises.name}"
         for entry in data.get("exercise", []):
-            for key in EXERCISE_KEYS:
-                if isinstance(entry.get(key), str):
-                    add(entry[key], f"ffn_calc/homework/exercises.toml:{entry.get('id', '?')}")
+            texts = [entry.get(key) for key in EXERCISE_KEYS]
+            texts += [slip.get("note") for slip in entry.get("slips", []) if isinstance(slip, dict)]
+            for text in texts:
+                if isinstance(text, str):
+                    add(text, f"{where}:{entry.get('id', '?')}")
     return found
 
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from ffn_calc.errors import FileError, UsageError
 from ffn_calc.i18n import translate as i18n
 from ffn_calc.i18n.translate import N_, _
+from ffn_calc.views.labels import layer_label
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -242,19 +243,28 @@ def _count(v: float) -> str:
     return f"{v:,.1f}"
 
 
+def tick_text(v: float) -> str:
+    """A count on an axis, exact to 4 decimals of its unit, trailing zeros dropped: 1M, 1.25G,
+    1億 (never 10億), 2万, 1,000億; below the first unit the number itself (0.5, 5,000)."""
+    from fractions import Fraction
+
+    from ffn_calc.views.numbers import CJK_UNITS, HUMAN_UNITS
+
+    units = CJK_UNITS.get(i18n.language(), HUMAN_UNITS)
+    x = Fraction(round(v)) if abs(v) >= 1 else Fraction(v)
+    fits = [(size, unit) for size, unit in units if abs(x) >= size]
+    if not fits:
+        return f"{round(v):,}" if abs(v) >= 1 else f"{v:g}"
+    size, unit = fits[-1]
+    figure = f"{float(x / size):,.4f}".rstrip("0").rstrip(".")
+    return f"{figure}{unit}"
+
+
 def _human_ticks(ax: Axes) -> None:
     """124.4M, 7B: the y axis in the tables' short units."""
     from matplotlib.ticker import FuncFormatter
 
-    from ffn_calc.views.numbers import human
-
-    def fmt(v: float, _pos: int | None) -> str:
-        if v == 0:
-            return "0"
-        text = human(int(v)) if abs(v) >= 1000 else f"{v:g}"
-        return text.replace(".0", "") if text[-1:].isalpha() else text
-
-    ax.yaxis.set_major_formatter(FuncFormatter(fmt))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _pos: tick_text(v)))
 
 
 def _count_ticks(ax: Axes) -> None:
@@ -395,7 +405,7 @@ def crossover(report: CrossoverReport, model: ModelConfig, path: Path) -> None:
         ax.set_xlabel(_("sequence length S (tokens, log scale)"))
         ax.set_ylabel(_("share of the layer's FLOPs"))
         title = _("{model}: share of one {layer} layer's FLOPs over the sequence length S").format(
-            model=report.model, layer=report.layer
+            model=report.model, layer=layer_label(report.layer_of())
         )
         if causal:
             title += "\n" + _("causal: the scores over S(S+1)/2 pairs")
@@ -438,7 +448,7 @@ def decode_crossover(report: DecodeCrossoverReport, model: ModelConfig, path: Pa
         ax.set_title(
             _(
                 "{model}: share of one decode step's FLOPs, one {layer} layer, over the context L"
-            ).format(model=report.model, layer=report.layer),
+            ).format(model=report.model, layer=layer_label(report.layer_of())),
             wrap=True,  # a long layer kind ("sliding-window attention over 4,096 tokens")
         )
         return fig

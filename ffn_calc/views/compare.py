@@ -35,6 +35,9 @@ COMPARE_FIELDS: list[tuple[str, str, Kind]] = [
 ]
 
 
+FFN_KINDS = {"gated": N_("gated"), "plain": N_("plain")}
+
+
 def compare_tables(r: CompareReport) -> list[Table]:
     """One row per model (CSV); people read it turned, a column per model."""
     columns = [Column(_("model"), "text")]
@@ -57,6 +60,8 @@ def compare_tables(r: CompareReport) -> list[Table]:
             elif key.startswith("scores_vs_"):
                 value = m.crossover[key]
                 cells.append(value if value is not None else never())
+            elif key == "ffn_kind":  # a word in the reader's language (CSV: English)
+                cells.append(_(FFN_KINDS.get(m.ffn_kind, m.ffn_kind)))
             else:
                 cells.append(getattr(m, key))
         t.add(*cells)

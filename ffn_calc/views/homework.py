@@ -13,13 +13,18 @@ if TYPE_CHECKING:  # the report types only annotate: importing them would load e
     from ffn_calc.homework.exercises import ExerciseResult, ExercisesReport
 
 
+def _spelled(value: int | float | list[int] | None, text: str) -> Spelled | str:
+    """A number as people read it and CSV holds it; a tensor shape as written ([1, 8, 2048])."""
+    return text if isinstance(value, list) else Spelled(value, text)
+
+
 def exercise_tables(r: ExercisesReport) -> list[Table]:
     t = Table(
         _("Exercises"),
         [Column("id", "text"), Column(_("question"), "text"), Column(_("answer"), "num")],
     )
     for e in r.exercises:
-        t.add(e.id, e.shown_question(), Spelled(e.answer, e.answer_text))
+        t.add(e.id, e.shown_question(), _spelled(e.answer, e.shown_answer()))
     t.notes.append(
         _(
             "`ffn-calc exercise check ID ANSWER` checks an answer; `ffn-calc exercise solve ID` "
@@ -48,7 +53,10 @@ def exercise_result_tables(r: ExerciseResult) -> list[Table]:
     t.add(_("question"), r.shown_question())
     for i, step in enumerate(steps(r), start=1):
         t.add(_("step {number}").format(number=i), step)
-    t.add(_("answer"), Spelled(r.answer, r.answer_text))
+    note = r.shown_note()
+    if note:
+        t.add(_("note"), note)
+    t.add(_("answer"), _spelled(r.answer, r.shown_answer()))
     if r.given is not None:
         t.add(_("given"), r.given)
         t.add(_("correct"), _("yes") if r.correct else _("no"))
