@@ -293,7 +293,7 @@ def kv(
 
 
 def _gpu(gpu_memory: str | int | None) -> int | None:
-    from ffn_calc.counts.inference import parse_bytes
+    from ffn_calc.quantities import parse_bytes
 
     if gpu_memory is None:
         return None

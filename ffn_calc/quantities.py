@@ -161,3 +161,16 @@ def read_share(text: str, where: str, name: str) -> Fraction:
             ).format(where=where, value=quoted(text.strip()), name=name)
         )
     return value
+
+
+def parse_bytes(text: str) -> int:
+    """A memory size: 80GB (10^9 bytes each), 80GiB (2^30), 1.5TB, or a plain byte count; B,
+    G and the other multipliers alone are refused as ambiguous (see ffn_calc.quantities)."""
+    value = read_number(text, "bytes", f"--gpu-memory {quoted(text.strip(), 40)}", "--gpu-memory")
+    if value < 1 or value > 2**60:
+        raise UsageError(
+            _("--gpu-memory {value}: give between 1 byte and 2^60 bytes.").format(
+                value=quoted(text.strip(), 40)
+            )
+        )
+    return int(value)

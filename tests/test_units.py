@@ -13,9 +13,8 @@ from fractions import Fraction
 import pytest
 from conftest import run
 
-from ffn_calc.counts.inference import parse_bytes
 from ffn_calc.errors import UsageError
-from ffn_calc.quantities import read_number
+from ffn_calc.quantities import parse_bytes, read_number
 from ffn_calc.sweeps.metrics import METRICS
 from ffn_calc.sweeps.run import parse_filter
 

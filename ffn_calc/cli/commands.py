@@ -317,7 +317,7 @@ def memory_cmd(
 ) -> None:  # fmt: skip
     """The weights in bytes per component; with --gpu-memory, the longest context and largest
     batch whose weights and KV cache fit; --training: model states and activations per GPU."""
-    from ffn_calc.counts.inference import parse_bytes
+    from ffn_calc.quantities import parse_bytes
     from ffn_calc.reports.inference import memory_report
 
     if training:

@@ -596,19 +596,3 @@ def ffn_weights_read(cfg: ModelConfig, batch: int, moe: bool) -> int:
     used = min(cfg.n_experts, batch * cfg.experts_per_token)
     idle = (cfg.n_experts - used) * pm.expert_params(cfg)
     return sum(t.value for t in pm.moe_terms(cfg)) - idle
-
-
-def parse_bytes(text: str) -> int:
-    """A memory size: 80GB (10^9 bytes each), 80GiB (2^30), 1.5TB, or a plain byte count; B,
-    G and the other multipliers alone are refused as ambiguous (see ffn_calc.quantities)."""
-    from ffn_calc.i18n.translate import _
-    from ffn_calc.quantities import quoted, read_number
-
-    value = read_number(text, "bytes", f"--gpu-memory {quoted(text.strip(), 40)}", "--gpu-memory")
-    if value < 1 or value > 2**60:
-        raise UsageError(
-            _("--gpu-memory {value}: give between 1 byte and 2^60 bytes.").format(
-                value=quoted(text.strip(), 40)
-            )
-        )
-    return int(value)
