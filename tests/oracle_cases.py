@@ -60,6 +60,7 @@ _GLM = "test_oracle_moe_glm_ernie"
 _OSS = "test_oracle_moe_gptoss_llama4"
 _QMOE = "test_oracle_moe_qwen_olmoe"
 _MM = "test_oracle_multimodal"
+_MM2 = "test_oracle_multimodal_2"
 
 ORACLE: dict[str, Oracle] = {
     # Built from ffn-calc's ModelConfig (tests/test_torch_oracle.py hf_config).
@@ -101,6 +102,7 @@ ORACLE: dict[str, Oracle] = {
     "olmoe": Oracle("OlmoeConfig", "OlmoeForCausalLM", _QMOE, CAUSAL),
     "gemma3": Oracle("Gemma3Config", "Gemma3ForConditionalGeneration", _MM, examples=8),
     "llava": Oracle("LlavaConfig", "LlavaForConditionalGeneration", _MM, examples=8),
+    "mistral3": Oracle("Mistral3Config", "Mistral3ForConditionalGeneration", _MM2, examples=8),
 }
 
 
@@ -457,6 +459,24 @@ _MULTIMODAL: Cases = {
     },
 }  # fmt: skip
 
+_MULTIMODAL_2: Cases = {
+    "mistral3 Pixtral, merge 2, projector biases": {
+        "model_type": "mistral3", "image_token_index": 39, "multimodal_projector_bias": True,
+        "text_config": {**TINY_TEXT, "model_type": "mistral"},
+        "vision_config": {"model_type": "pixtral", "hidden_size": 8, "num_attention_heads": 2,
+                          "num_hidden_layers": 2, "intermediate_size": 10, "image_size": 12,
+                          "patch_size": 2},
+    },
+    "mistral3 Pixtral, no merge, untied, one channel": {
+        "model_type": "mistral3", "image_token_index": 39, "spatial_merge_size": 1,
+        "tie_word_embeddings": False, "vision_feature_layer": -2,
+        "text_config": {**TINY_TEXT, "model_type": "mistral", "sliding_window": 2},
+        "vision_config": {"model_type": "pixtral", "hidden_size": 4, "num_attention_heads": 1,
+                          "num_hidden_layers": 1, "intermediate_size": 6, "image_size": 6,
+                          "patch_size": 3, "num_channels": 1, "hidden_act": "silu"},
+    },
+}  # fmt: skip
+
 EXPLICIT: Cases = {
     **_MODEL_CONFIGS,
     **_ENCODER_DECODER,
@@ -469,6 +489,7 @@ EXPLICIT: Cases = {
     **_GPT_OSS_LLAMA4,
     **_QWEN_MOE_OLMOE,
     **_MULTIMODAL,
+    **_MULTIMODAL_2,
 }
 
 

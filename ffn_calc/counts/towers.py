@@ -35,10 +35,26 @@ def image_tokens(cfg: ModelConfig, images: int) -> int:
     return images * sum(t.output_tokens for t in cfg.towers)
 
 
+def stack_workload(t: Tower, images: int) -> Workload:
+    """What the tower's stack runs for `images` images: a batch of them at its tokens each,
+    or (packed) one sequence of all their tokens (attention over them all, block-masked)."""
+    if t.packed:
+        return Workload(batch=1, seq_len=images * t.tokens)
+    return Workload(batch=images, seq_len=t.tokens)
+
+
+def sized(cfg: ModelConfig, size: tuple[int, int] | None) -> ModelConfig:
+    """The model with its towers at images of `size` (a tower whose config fixes the size
+    keeps it; None: every tower at its configured size)."""
+    if size is None or not cfg.towers:
+        return cfg
+    return cfg.model_copy(update={"towers": [t.at(size) for t in cfg.towers]})
+
+
 def tower_flops(t: Tower, images: int) -> dict[str, int]:
     """Forward FLOPs of `images` images (over the whole batch) through the tower: its stack
     at its tokens per image, its own parts (the patch convolution), and its projector."""
-    stack = forward_flops(t.stack, Workload(batch=images, seq_len=t.tokens)) if images else 0
+    stack = forward_flops(t.stack, stack_workload(t, images)) if images else 0
     return {
         t.name: stack + 2 * images * t.part_macs(projector=False),
         "projector": 2 * images * t.part_macs(projector=True),

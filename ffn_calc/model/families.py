@@ -42,12 +42,14 @@ REGISTRY: dict[str, str] = {
     "ernie4_5_moe": "ernie4_5_moe",
     "gemma3": "gemma3",
     "llava": "llava",
+    "mistral3": "mistral3",
 }
 # The towers of multimodal wrappers, by the model_type of their vision_config (or
 # audio_config): each module reads one into a Tower and names its tensors.
 TOWER_FAMILIES: dict[str, str] = {
     "siglip_vision_model": "siglip_vision_model",
     "clip_vision_model": "clip_vision_model",
+    "pixtral": "pixtral",
 }
 # Families with tensor names but no config.json: torch.nn.Transformer; "custom" has neither.
 OTHER_FAMILIES: dict[str, str | None] = {"transformer": "transformer", "custom": None}

@@ -13,10 +13,20 @@ the encoders. A tower is data, like the rest of the model:
   embedding's conv weight and bias, a class embedding, a pooling head; the multimodal
   projector's weights, biases and norms, group "projector"), with the multiply-adds one image
   costs through it (`macs`: FlopCounterMode counts a conv as output elements x C x p x p, a
-  Linear as rows x in x out);
+  Linear as rows x in x out; with `per`, the multiply-adds per patch or per merged token of a
+  tower that takes images of any size);
 - what one image is for the FLOPs: `tokens` through the stack (the patches, plus a class token
   for CLIP), `output_tokens` it gives the language model (after pooling or dropping the class
   token), and the input size the tower takes (`image_size`, fixed by its config).
+
+A tower with `patch_size` set takes images of any size up to `image_size` (Pixtral: 2D
+rotary positions, no table): an H x W image gives (H // p) x (W // p) patches through the
+stack, merged `merge` x `merge` into (H // p // merge) x (W // p // merge) tokens, plus
+`row_tokens` per row of merged tokens in the language model's sequence (Pixtral's
+[IMG_BREAK] after each row, [IMG_END] after the last); `tokens` and `output_tokens` are those
+of an image of `image_size` (the largest), and `at(size)` is the tower at another size.
+`packed`: the images run through the stack as one sequence (attention over all their
+patches, masked block-diagonally), so the attention scores cost (images x tokens)^2.
 
 Tower names ModelConfig in an annotation only (the config holds towers): ffn_calc.model.config
 completes both classes when it is imported, so import Tower after it (or from it).
@@ -43,6 +53,8 @@ Count = Annotated[int, Field(ge=0, le=MAX_SIZE * MAX_SIZE)]
 
 # Contract groups a part counts in: the tower's own (as a stack's components) or the projector.
 PartGroup = Literal["embedding", "norm", "attention", "ffn", "projector"]
+# What a part's `macs` is per where it is not per image: a patch, or a merged token.
+PartUnit = Literal["patch", "merged"]
 TowerName = Literal["vision", "audio"]
 
 
@@ -59,6 +71,9 @@ class Part(BaseModel):
         description="Multiply-adds one image costs through it, as FlopCounterMode counts "
         "them (a conv: output elements x C x p x p; a Linear: rows x in x out); 0 for a "
         "bias, a norm or a table.",
+    )
+    per: PartUnit | None = Field(
+        None, description="macs per patch or per merged token (absent: per image)."
     )
 
     @property
@@ -88,6 +103,20 @@ class Tower(BaseModel):
     image_size: list[PositiveInt] | None = Field(
         None, description="The input size it takes, [height, width] (fixed by its config)."
     )
+    patch_size: PositiveInt | None = Field(
+        None,
+        description="Set when the tower takes images of any size up to image_size: the "
+        "side of a patch.",
+    )
+    merge: PositiveInt | None = Field(
+        None, description="Patches merged per side into one token of the language model."
+    )
+    row_tokens: Count | None = Field(
+        None, description="Tokens the language model gets per row of merged tokens."
+    )
+    packed: bool | None = Field(
+        None, description="The images run through the stack as one sequence."
+    )
 
     @property
     def own_parts(self) -> list[Part]:
@@ -100,7 +129,41 @@ class Tower(BaseModel):
 
     def part_macs(self, projector: bool) -> int:
         """Multiply-adds per image through the tower's own parts, or the projector's."""
-        return sum(p.macs for p in self.parts if p.projector == projector)
+        return sum(p.macs * self.units(p.per) for p in self.parts if p.projector == projector)
+
+    def grid(self, size: tuple[int, int] | list[int]) -> tuple[int, int, int]:
+        """(patches, merged tokens, tokens in the language model) of an image of `size`
+        for a tower that takes any size (patch_size set)."""
+        assert self.patch_size is not None
+        h, w = size[0] // self.patch_size, size[1] // self.patch_size
+        m = self.merge or 1
+        rows = h // m
+        return h * w, rows * (w // m), rows * (w // m) + rows * (self.row_tokens or 0)
+
+    def units(self, per: PartUnit | None) -> int:
+        """How many of `per` one image has (1 for per image)."""
+        if per is None:
+            return 1
+        assert self.image_size is not None
+        patches, merged, _ = self.grid(self.image_size)
+        return patches if per == "patch" else merged
+
+    def at(self, size: tuple[int, int]) -> Tower:
+        """The tower for images of `size` (itself where its config fixes the size)."""
+        if self.patch_size is None:
+            return self
+        patches, _, output = self.grid(size)
+        return self.model_copy(
+            update={"tokens": patches, "output_tokens": output, "image_size": list(size)}
+        )
+
+    def sizes_ok(self, size: tuple[int, int]) -> bool:
+        """Whether the tower takes images of `size`."""
+        if self.patch_size is None:
+            return self.image_size is None or list(size) == self.image_size
+        assert self.image_size is not None
+        top = self.image_size
+        return self.grid(size)[1] > 0 and size[0] <= top[0] and size[1] <= top[1]
 
 
 def conv_part(name: str, d: int, channels: int, patch: int, patches: int, bias: bool) -> list[Part]:

@@ -148,6 +148,13 @@ IMAGES_NOTE = N_(
     "{out} tokens join the language model's sequence (S = {text} text + {added} image tokens)."
 )
 
+PACKED_NOTE = N_(
+    "The {tower} runs the images of a forward as one sequence ({tokens} tokens each, "
+    "attention over all of them, masked per image), so its attention scores grow as "
+    "(images x tokens)^2; the images' tokens in the language model include one "
+    "[IMG_BREAK] or [IMG_END] per row of merged patches where the processor adds them."
+)
+
 
 def check_images(cfg: ModelConfig, images: int, image_size: tuple[int, int] | None) -> None:
     """--images needs a vision tower; --image-size must be one the tower takes."""
@@ -161,7 +168,19 @@ def check_images(cfg: ModelConfig, images: int, image_size: tuple[int, int] | No
     if image_size is None:
         return
     for t in towers:
-        if t.image_size is not None and list(image_size) != t.image_size:
+        if t.patch_size is not None and not t.sizes_ok(image_size):
+            assert t.image_size is not None
+            h, w = t.image_size
+            side = t.patch_size * (t.merge or 1)
+            raise UsageError(
+                _(
+                    "--image-size {size}: the vision tower of {model} takes images from "
+                    "{side}x{side} up to {h}x{w}."
+                ).format(
+                    size=f"{image_size[0]}x{image_size[1]}", model=cfg.name, h=h, w=w, side=side
+                )
+            )
+        if t.patch_size is None and t.image_size is not None and list(image_size) != t.image_size:
             h, w = t.image_size
             raise UsageError(
                 _(
@@ -188,6 +207,7 @@ def flops_report(
         from ffn_calc.counts import towers as tw
 
         check_images(cfg, images, image_size)
+        cfg = tw.sized(cfg, image_size)
         w = replace(w, seq_len=w.seq_len + tw.image_tokens(cfg, images))
     fl.check_lengths(cfg, w)
     div = 2 if unit == "macs" else 1  # every term carries the factor 2: exact
@@ -209,6 +229,11 @@ def flops_report(
                 out=f"{x.output_tokens:,}", text=f"{text_len:,}", added=f"{added:,}")
             for x in cfg.towers
         ]  # fmt: skip
+        stated += [
+            say(PACKED_NOTE, tower=say(N_("vision tower")), tokens=f"{x.tokens:,}")
+            for x in cfg.towers
+            if x.packed
+        ]
     return FlopsReport(
         model=cfg.name, batch=w.batch, seq_len=w.seq_len,
         target_len=w.target_len if cfg.architecture == "encoder-decoder" else None,
@@ -247,7 +272,7 @@ def _tower_flops(t: Tower, images: int, div: int) -> TowerFlops:
         name=t.name, images=images, tokens_per_image=t.tokens,
         output_tokens_per_image=t.output_tokens, image_size=t.image_size,
         flops=counts[t.name] // div, projector_flops=counts["projector"] // div,
-        layers=_flop_layers(t.stack, fl.Workload(batch=images, seq_len=t.tokens), div, t.name),
+        layers=_flop_layers(t.stack, tw.stack_workload(t, images), div, t.name),
     )  # fmt: skip
 
 
