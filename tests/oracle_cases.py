@@ -103,6 +103,8 @@ ORACLE: dict[str, Oracle] = {
     "gemma3": Oracle("Gemma3Config", "Gemma3ForConditionalGeneration", _MM, examples=8),
     "llava": Oracle("LlavaConfig", "LlavaForConditionalGeneration", _MM, examples=8),
     "mistral3": Oracle("Mistral3Config", "Mistral3ForConditionalGeneration", _MM2, examples=8),
+    "idefics3": Oracle("Idefics3Config", "Idefics3ForConditionalGeneration", _MM2, examples=6),
+    "smolvlm": Oracle("SmolVLMConfig", "SmolVLMForConditionalGeneration", _MM2, examples=6),
 }
 
 
@@ -474,6 +476,21 @@ _MULTIMODAL_2: Cases = {
         "vision_config": {"model_type": "pixtral", "hidden_size": 4, "num_attention_heads": 1,
                           "num_hidden_layers": 1, "intermediate_size": 6, "image_size": 6,
                           "patch_size": 3, "num_channels": 1, "hidden_act": "silu"},
+    },
+    "idefics3 shuffle 2, tied": {
+        "model_type": "idefics3", "image_token_id": 39, "tie_word_embeddings": True,
+        "text_config": {**TINY_TEXT, "model_type": "llama"},
+        "vision_config": {"model_type": "idefics3_vision", "hidden_size": 8,
+                          "num_attention_heads": 2, "num_hidden_layers": 2,
+                          "intermediate_size": 10, "image_size": 9, "patch_size": 2},
+    },
+    "smolvlm shuffle 3, one channel": {
+        "model_type": "smolvlm", "image_token_id": 39, "scale_factor": 3,
+        "text_config": {**TINY_TEXT, "model_type": "llama"},
+        "vision_config": {"model_type": "smolvlm_vision", "hidden_size": 4,
+                          "num_attention_heads": 1, "num_hidden_layers": 1,
+                          "intermediate_size": 6, "image_size": 6, "patch_size": 1,
+                          "num_channels": 1, "hidden_act": "gelu"},
     },
 }  # fmt: skip
 

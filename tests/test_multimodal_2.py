@@ -1,4 +1,4 @@
-"""More multimodal wrappers without torch (the mistral3 family with its pixtral tower): the
+"""More multimodal wrappers without torch (mistral3 with its pixtral tower; smolvlm): the
 presets against tests/data/frontier.json, the image size a Pixtral tower takes, and its
 tokens in the language model's sequence.
 
@@ -102,3 +102,19 @@ def test_pixtral_image_size_bounds() -> None:
     assert "--image-size 1568x1540" in err and "1540x1540" in err and "28x28" in err
     assert "--image-size 27x600" in fails(*args, "27x600")  # less than one merged token
     assert run(*args, "28x1540").exit_code == 0
+
+
+def test_smolvlm_image_tokens(tmp_path: Path) -> None:
+    """SmolVLM2-2.2B: a 384 x 384 tile in patches of 14 gives 27 x 27 = 729 patches through
+    the tower; the pixel shuffle by 3 leaves 81 tokens of 9 x 1152 features, projected to
+    the text width 2048 (one matmul [81, 10368] x [10368, 2048] an image)."""
+    name = "HuggingFaceTB/SmolVLM2-2.2B-Instruct"
+    out = out_json("flops", "--hf-config", str(hf(name, tmp_path)), "-s", "5", "--images", "2")
+    (t,) = out["towers"]
+    assert (t["tokens_per_image"], t["output_tokens_per_image"]) == (729, 81)
+    assert out["image_tokens"] == 162 and out["seq_len"] == 5 + 162
+    assert out["components"]["projector"] == 2 * 2 * 81 * 10368 * 2048
+    assert "--image-size 512x512" in fails(
+        "flops", "--hf-config", str(hf(name, tmp_path)), "-s", "5", "--images", "1",
+        "--image-size", "512x512",
+    )  # fmt: skip

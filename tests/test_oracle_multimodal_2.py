@@ -1,5 +1,5 @@
-"""Differential tests: more multimodal wrappers (Mistral 3 with its Pixtral tower) against
-`transformers`.
+"""Differential tests: more multimodal wrappers (Mistral 3 with its Pixtral tower; Idefics3
+and SmolVLM with their SigLIP-like tower and pixel-shuffle connector) against `transformers`.
 
 Optional, as every oracle test: they need torch and transformers and skip cleanly without
 them. Each case is a config.json of the wrapper (text_config, vision_config and the wrapper's
@@ -15,7 +15,9 @@ Mistral 3: Pixtral takes images of any size up to its image_size; each case runs
 a size drawn below it (`flops --image-size`), all the batch's images packed into one
 sequence through the tower; each image's merged tokens are image placeholders in the
 language model's sequence, and its [IMG_BREAK] / [IMG_END] tokens (one per row of merged
-tokens) are ordinary tokens there.
+tokens) are ordinary tokens there. Idefics3 / SmolVLM: images (tiles) of the configured
+size, pixel_values [batch, images, C, H, W], each giving patches / scale_factor^2 image
+tokens.
 """
 
 from __future__ import annotations
@@ -77,6 +79,8 @@ def text_config(draw: Any, model_type: str) -> dict[str, Any]:
 
 @st.composite
 def config_jsons(draw: Any, family: str) -> dict[str, Any]:
+    if family in ("idefics3", "smolvlm"):
+        return draw(idefics3_jsons(family))
     text = text_config(draw, "mistral")
     maybe(draw, text, "sliding_window", draw(st.sampled_from([None, 3])))
     heads = draw(st.sampled_from([1, 2]))  # head_dim 4 or 8: the axial rotary needs 4 | it
@@ -101,6 +105,31 @@ def config_jsons(draw: Any, family: str) -> dict[str, Any]:
     return out
 
 
+@st.composite
+def idefics3_jsons(draw: Any, family: str) -> dict[str, Any]:
+    text = text_config(draw, "llama")
+    heads = draw(st.sampled_from([1, 2, 4]))
+    patch = draw(st.integers(1, 3))
+    scale = draw(st.sampled_from([1, 2]))
+    vision: dict[str, Any] = {
+        "model_type": f"{family}_vision", "hidden_size": heads * draw(st.integers(1, 8)),
+        "num_attention_heads": heads, "num_hidden_layers": draw(st.integers(1, 2)),
+        "intermediate_size": draw(st.integers(1, 24)), "patch_size": patch,
+        "image_size": patch * scale * draw(st.integers(1, 2)) + draw(st.integers(0, patch - 1)),
+    }  # fmt: skip
+    maybe(draw, vision, "num_channels", draw(st.integers(1, 3)))
+    maybe(draw, vision, "hidden_act", draw(st.sampled_from(["gelu_pytorch_tanh", "gelu"])))
+    out: dict[str, Any] = {
+        "model_type": family, "architectures": [CLASSES[family][1]],
+        "image_token_id": text["vocab_size"] - 1, "text_config": text, "vision_config": vision,
+    }  # fmt: skip
+    if scale != 2 or draw(st.booleans()):
+        out["scale_factor"] = scale
+    maybe(draw, out, "tie_word_embeddings", draw(st.booleans()))
+    maybe(draw, text, "tie_word_embeddings", draw(st.booleans()))  # not read: the top level's
+    return out
+
+
 def configs(family: str) -> st.SearchStrategy[dict[str, Any]]:
     """The harness's random configs (tests/test_oracle_cases.py)."""
     return config_jsons(family)
@@ -118,6 +147,9 @@ def image_size(data: dict[str, Any], t: int) -> tuple[int, int]:
 def check_case(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> None:
     """Parameters, names, text-only FLOPs and the cache, FLOPs with one or two images per
     sequence of a size the tower takes, and the saved checkpoint."""
+    if data["model_type"] in ("idefics3", "smolvlm"):
+        check_idefics3(data, batch, s, t, tmp)
+        return
     torch.manual_seed(0)
     cfg = read(data, tmp)
     model = build(data).eval()
@@ -149,6 +181,30 @@ def check_case(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> N
     report = flops_report(cfg, Workload(batch=batch, seq_len=s), images=images, image_size=size)
     assert report.forward_flops == got
     # The checkpoint and the config.json that save_pretrained writes.
+    out = save(model, tmp / "ckpt")
+    assert total_params(resolve_model(hf_config=out)) == total_params(cfg)
+    check_verifies(out, cfg)
+
+
+def check_idefics3(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> None:
+    torch.manual_seed(0)
+    cfg = read(data, tmp)
+    model = build(data).eval()
+    marker = int(data["image_token_id"])
+    ids = token_ids(marker, batch, s)
+    check_counts(model, cfg, ids)
+    images = 1 + t % 2
+    (tower,) = cfg.towers
+    assert tower.image_size is not None
+    channels = data["vision_config"].get("num_channels", 3)
+    pixels = torch.randn(batch, images, channels, *tower.image_size)
+    extra = image_tokens(cfg, images)
+    marks = torch.full((batch, extra), marker)
+    got = counted_flops(model, input_ids=torch.cat([ids, marks], dim=1), pixel_values=pixels)
+    lm = forward_flops(cfg, Workload(batch=batch, seq_len=s + extra))
+    assert got == lm + sum(image_flops(cfg, batch * images).values())
+    report = flops_report(cfg, Workload(batch=batch, seq_len=s), images=images)
+    assert report.forward_flops == got
     out = save(model, tmp / "ckpt")
     assert total_params(resolve_model(hf_config=out)) == total_params(cfg)
     check_verifies(out, cfg)

@@ -43,6 +43,8 @@ REGISTRY: dict[str, str] = {
     "gemma3": "gemma3",
     "llava": "llava",
     "mistral3": "mistral3",
+    "idefics3": "idefics3",
+    "smolvlm": "smolvlm",
 }
 # The towers of multimodal wrappers, by the model_type of their vision_config (or
 # audio_config): each module reads one into a Tower and names its tensors.
@@ -50,6 +52,8 @@ TOWER_FAMILIES: dict[str, str] = {
     "siglip_vision_model": "siglip_vision_model",
     "clip_vision_model": "clip_vision_model",
     "pixtral": "pixtral",
+    "idefics3_vision": "idefics3_vision",
+    "smolvlm_vision": "idefics3_vision",
 }
 # Families with tensor names but no config.json: torch.nn.Transformer; "custom" has neither.
 OTHER_FAMILIES: dict[str, str | None] = {"transformer": "transformer", "custom": None}
