@@ -105,6 +105,7 @@ ORACLE: dict[str, Oracle] = {
     "mistral3": Oracle("Mistral3Config", "Mistral3ForConditionalGeneration", _MM2, examples=8),
     "idefics3": Oracle("Idefics3Config", "Idefics3ForConditionalGeneration", _MM2, examples=6),
     "smolvlm": Oracle("SmolVLMConfig", "SmolVLMForConditionalGeneration", _MM2, examples=6),
+    "llama4": Oracle("Llama4Config", "Llama4ForConditionalGeneration", _MM2, examples=6),
 }
 
 
@@ -491,6 +492,16 @@ _MULTIMODAL_2: Cases = {
                           "num_attention_heads": 1, "num_hidden_layers": 1,
                           "intermediate_size": 6, "image_size": 6, "patch_size": 1,
                           "num_channels": 1, "hidden_act": "gelu"},
+    },
+    "llama4 MoE every other layer, vision model of 4 x 4 patches": {
+        "model_type": "llama4", "image_token_index": 39,
+        "text_config": {**TINY_TEXT, "model_type": "llama4_text", "num_local_experts": 2,
+                        "num_experts_per_tok": 1, "intermediate_size_mlp": 10,
+                        "interleave_moe_layer_step": 2, "num_hidden_layers": 2},
+        "vision_config": {"hidden_size": 8, "num_attention_heads": 2, "num_hidden_layers": 2,
+                          "intermediate_size": 32, "image_size": 8, "patch_size": 2,
+                          "projector_input_dim": 5, "projector_output_dim": 5,
+                          "vision_output_dim": 5},
     },
 }  # fmt: skip
 

@@ -1,4 +1,4 @@
-"""More multimodal wrappers without torch (mistral3 with its pixtral tower; smolvlm): the
+"""More multimodal wrappers without torch (mistral3 with its pixtral tower; smolvlm; llama4): the
 presets against tests/data/frontier.json, the image size a Pixtral tower takes, and its
 tokens in the language model's sequence.
 
@@ -21,7 +21,10 @@ from ffn_calc.counts.flops import Workload, forward_flops
 from ffn_calc.families.resolve import resolve_model
 
 CASES = {c["name"]: c for c in json.loads((DATA / "frontier.json").read_text())["cases"]}
-PRESETS = {"mistral-small-3.1": "mistralai/Mistral-Small-3.1-24B-Instruct-2503"}
+PRESETS = {
+    "mistral-small-3.1": "mistralai/Mistral-Small-3.1-24B-Instruct-2503",
+    "llama-4-scout": "meta-llama/Llama-4-Scout-17B-16E-Instruct",
+}
 
 
 def hf(name: str, tmp_path: Path) -> Path:
@@ -51,6 +54,7 @@ def test_presets_equal_their_frontier_case(preset: str, tmp_path: Path) -> None:
     # frontier.json: total_params and language_model_params of the same config
     assert out["total_params"] == case["total_params"]
     assert out["language_model_params"] == case["language_model_params"]
+    assert out["active_params"] == case.get("active_params", case["total_params"])
     from_hf = out_json("params", "--hf-config", str(hf(case["name"], tmp_path)))
     assert out["components"] == from_hf["components"]
     assert out["towers"] == from_hf["towers"]
@@ -118,3 +122,30 @@ def test_smolvlm_image_tokens(tmp_path: Path) -> None:
         "flops", "--hf-config", str(hf(name, tmp_path)), "-s", "5", "--images", "1",
         "--image-size", "512x512",
     )  # fmt: skip
+
+
+def test_llama_4_scout_is_the_whole_model_and_its_text_model_a_preset_of_its_own() -> None:
+    """llama-4-scout counts Llama4ForConditionalGeneration (frontier.json: 108,225,039,360);
+    llama-4-scout-text its text model alone, which is the whole model's language model
+    (107,769,861,120, coverage.json's text_config case), with the same active parameters
+    less the tower and projector (17,628,072,960 - 17,172,894,720 = 455,178,240 = the
+    total less the language model)."""
+    full = out_json("params", "-p", "llama-4-scout")
+    text = out_json("params", "-p", "llama-4-scout-text")
+    assert full["language_model_params"] == text["total_params"] == 107_769_861_120
+    assert full["total_params"] - text["total_params"] == 455_178_240
+    assert full["active_params"] - text["active_params"] == 455_178_240
+    assert text["language_model_params"] is None and "towers" not in text
+    # An image: 32 x 32 patches and the class token through the tower, shuffled to 16 x 16.
+    flops = out_json("flops", "-p", "llama-4-scout", "-s", "8", "--images", "1")
+    (t,) = flops["towers"]
+    assert (t["tokens_per_image"], t["output_tokens_per_image"]) == (1_025, 256)
+
+
+@pytest.mark.parametrize("lang", ["en", "ja", "zh"])
+def test_show_names_the_text_family_and_the_towers(lang: str) -> None:
+    """A wrapper whose language model's model_type is data (text_family) shows it as one
+    value, beside its towers."""
+    r = run("show", "mistral-small-3.1", "--lang", lang)
+    assert r.exit_code == 0, r.stderr
+    assert "text_family" in r.stdout and "mistral" in r.stdout and "pixtral" in r.stdout

@@ -1,5 +1,6 @@
 """Differential tests: more multimodal wrappers (Mistral 3 with its Pixtral tower; Idefics3
-and SmolVLM with their SigLIP-like tower and pixel-shuffle connector) against `transformers`.
+and SmolVLM with their SigLIP-like tower and pixel-shuffle connector; Llama 4 with its vision
+model) against `transformers`.
 
 Optional, as every oracle test: they need torch and transformers and skip cleanly without
 them. Each case is a config.json of the wrapper (text_config, vision_config and the wrapper's
@@ -17,7 +18,8 @@ sequence through the tower; each image's merged tokens are image placeholders in
 language model's sequence, and its [IMG_BREAK] / [IMG_END] tokens (one per row of merged
 tokens) are ordinary tokens there. Idefics3 / SmolVLM: images (tiles) of the configured
 size, pixel_values [batch, images, C, H, W], each giving patches / scale_factor^2 image
-tokens.
+tokens. Llama 4: eager attention and eager experts, whose every expert runs over every token
+(zero-weighted): FlopCounterMode counts ffn-calc's routed FLOPs plus that surplus.
 """
 
 from __future__ import annotations
@@ -81,6 +83,8 @@ def text_config(draw: Any, model_type: str) -> dict[str, Any]:
 def config_jsons(draw: Any, family: str) -> dict[str, Any]:
     if family in ("idefics3", "smolvlm"):
         return draw(idefics3_jsons(family))
+    if family == "llama4":
+        return draw(llama4_jsons(family))
     text = text_config(draw, "mistral")
     maybe(draw, text, "sliding_window", draw(st.sampled_from([None, 3])))
     heads = draw(st.sampled_from([1, 2]))  # head_dim 4 or 8: the axial rotary needs 4 | it
@@ -130,6 +134,37 @@ def idefics3_jsons(draw: Any, family: str) -> dict[str, Any]:
     return out
 
 
+@st.composite
+def llama4_jsons(draw: Any, family: str) -> dict[str, Any]:
+    """Llama 4: a tiny MoE text model, a vision model whose sizes let an image run (the
+    shuffled width 4 x hidden is the adapter's intermediate_size; projector_input_dim,
+    projector_output_dim and vision_output_dim one width)."""
+    text = text_config(draw, "llama4_text")
+    experts = draw(st.integers(1, 3))
+    text.update(num_local_experts=experts, num_experts_per_tok=draw(st.integers(1, experts)),
+                intermediate_size_mlp=draw(st.integers(1, 24)))  # fmt: skip
+    maybe(draw, text, "interleave_moe_layer_step", draw(st.integers(1, 2)))
+    maybe(draw, text, "tie_word_embeddings", draw(st.booleans()))
+    heads = draw(st.sampled_from([1, 2]))
+    d = heads * draw(st.sampled_from([4, 8]))
+    patch = draw(st.integers(1, 3))
+    out_dim = draw(st.integers(1, 12))
+    vision: dict[str, Any] = {
+        "hidden_size": d, "num_attention_heads": heads, "num_hidden_layers": draw(st.integers(1, 2)),
+        "intermediate_size": 4 * d, "patch_size": patch,
+        "image_size": patch * draw(st.sampled_from([2, 4])),
+        "projector_input_dim": out_dim, "projector_output_dim": out_dim,
+        "vision_output_dim": out_dim,
+    }  # fmt: skip
+    maybe(draw, vision, "num_channels", draw(st.integers(1, 3)))
+    out: dict[str, Any] = {
+        "model_type": family, "architectures": [CLASSES[family][1]],
+        "image_token_index": text["vocab_size"] - 1, "text_config": text, "vision_config": vision,
+    }  # fmt: skip
+    maybe(draw, out, "tie_word_embeddings", draw(st.booleans()))  # not read
+    return out
+
+
 def configs(family: str) -> st.SearchStrategy[dict[str, Any]]:
     """The harness's random configs (tests/test_oracle_cases.py)."""
     return config_jsons(family)
@@ -149,6 +184,9 @@ def check_case(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> N
     sequence of a size the tower takes, and the saved checkpoint."""
     if data["model_type"] in ("idefics3", "smolvlm"):
         check_idefics3(data, batch, s, t, tmp)
+        return
+    if data["model_type"] == "llama4":
+        check_llama4(data, batch, s, t, tmp)
         return
     torch.manual_seed(0)
     cfg = read(data, tmp)
@@ -205,6 +243,76 @@ def check_idefics3(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) 
     assert got == lm + sum(image_flops(cfg, batch * images).values())
     report = flops_report(cfg, Workload(batch=batch, seq_len=s), images=images)
     assert report.forward_flops == got
+    out = save(model, tmp / "ckpt")
+    assert total_params(resolve_model(hf_config=out)) == total_params(cfg)
+    check_verifies(out, cfg)
+
+
+def build_eager_experts(data: dict[str, Any]) -> Any:
+    conf_name, model_name = CLASSES[data["model_type"]]
+    fields = {k: v for k, v in data.items() if k != "model_type"}
+    conf = getattr(transformers, conf_name)(**fields)
+    conf._attn_implementation = "eager"
+    conf.text_config._attn_implementation = "eager"
+    conf.vision_config._attn_implementation = "eager"
+    conf._experts_implementation = "eager"
+    conf.text_config._experts_implementation = "eager"
+    return getattr(transformers, model_name)(conf)
+
+
+def dense_expert_surplus(cfg: Any, batch: int, s: int) -> int:
+    """Llama 4's eager experts run every token through the n_experts - experts_per_token
+    experts it is not routed to: 3 matmuls of d_model x d_ff each, in every MoE layer."""
+    idle = cfg.n_experts - cfg.experts_per_token
+    return cfg.moe_layers(cfg.n_layers) * 2 * batch * s * idle * 3 * cfg.d_model * cfg.d_ff
+
+
+def llama4_flops(model: Any, **inputs: Any) -> int:
+    """FlopCounterMode over the forward, which ends in transformers 5.24.0's AttributeError
+    after the last matmul (`image_outputs` of the text model's output)."""
+    from torch.utils.flop_counter import FlopCounterMode
+
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        try:
+            model(**inputs)
+        except AttributeError as exc:
+            if "image_outputs" not in str(exc):
+                raise
+    return int(counter.get_total_flops())
+
+
+def check_llama4(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> None:
+    from oracle_support import check_cache
+
+    torch.manual_seed(0)
+    cfg = read(data, tmp)
+    model = build_eager_experts(data).eval()
+    marker = int(data["image_token_index"])
+    ids = token_ids(marker, batch, s)
+    check_counts(model, cfg, None)  # parameters, names
+    # Llama4ForConditionalGeneration.forward fails in transformers 5.24.0 once every matmul is
+    # done (its output reads `image_outputs` from the text model's output, which has none): the
+    # FLOPs are counted up to there (llama4_flops), the cache on the text model (a
+    # Llama4ForCausalLM), whose cache it is.
+    got = llama4_flops(model, input_ids=ids)
+    assert got == forward_flops(cfg, Workload(batch=batch, seq_len=s)) + dense_expert_surplus(
+        cfg, batch, s
+    )
+    check_cache(model.language_model, cfg, ids, surplus=dense_expert_surplus(cfg, 1, 1))
+    images = 1 + t % 2
+    (tower,) = cfg.towers
+    assert tower.image_size is not None
+    channels = data["vision_config"].get("num_channels", 3)
+    pixels = torch.randn(batch * images, channels, *tower.image_size)
+    extra = image_tokens(cfg, images)
+    marks = torch.full((batch, extra), marker)
+    with_images = torch.cat([ids, marks], dim=1)
+    got = llama4_flops(model, input_ids=with_images, pixel_values=pixels)
+    lm = forward_flops(cfg, Workload(batch=batch, seq_len=s + extra))
+    surplus = dense_expert_surplus(cfg, batch, s + extra)
+    assert got == lm + surplus + sum(image_flops(cfg, batch * images).values())
+    report = flops_report(cfg, Workload(batch=batch, seq_len=s), images=images)
+    assert report.forward_flops + surplus == got
     out = save(model, tmp / "ckpt")
     assert total_params(resolve_model(hf_config=out)) == total_params(cfg)
     check_verifies(out, cfg)

@@ -45,6 +45,7 @@ REGISTRY: dict[str, str] = {
     "mistral3": "mistral3",
     "idefics3": "idefics3",
     "smolvlm": "smolvlm",
+    "llama4": "llama4",
 }
 # The towers of multimodal wrappers, by the model_type of their vision_config (or
 # audio_config): each module reads one into a Tower and names its tensors.
@@ -54,6 +55,7 @@ TOWER_FAMILIES: dict[str, str] = {
     "pixtral": "pixtral",
     "idefics3_vision": "idefics3_vision",
     "smolvlm_vision": "idefics3_vision",
+    "llama4_vision_model": "llama4_vision_model",
 }
 # Families with tensor names but no config.json: torch.nn.Transformer; "custom" has neither.
 OTHER_FAMILIES: dict[str, str | None] = {"transformer": "transformer", "custom": None}

@@ -44,6 +44,7 @@ def config_tables(cfg: ModelConfig) -> list[Table]:
         if name in ("towers", "text_family"):
             if not value:  # a language model alone: no row
                 continue
+        if name == "towers":
             value = ", ".join(
                 f"{t.name} ({t.family}, {t.stack.n_layers} layers, d_model {t.stack.d_model})"
                 for t in value
