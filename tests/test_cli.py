@@ -29,10 +29,19 @@ def test_params_json_contract() -> None:
 
 def _preset_total(name: str) -> int:
     """Golden: reference_cases.json total_params for this preset, or for a family's preset the
-    coverage.json case (and override) that tests/test_families.py PRESETS names."""
+    coverage.json case (and override) that tests/test_families.py PRESETS names, or for a
+    multimodal preset the frontier.json case that tests/test_towers.py or
+    tests/test_multimodal_2.py PRESETS names."""
     if name in CASES_BY_NAME:
         return int(CASES_BY_NAME[name]["total_params"])
     from test_families import BY_NAME, PRESETS
+    from test_multimodal_2 import CASES as FRONTIER
+    from test_multimodal_2 import PRESETS as MULTIMODAL
+    from test_towers import PRESETS as TOWERS
+
+    wrappers = {**TOWERS, **MULTIMODAL}
+    if name in wrappers:
+        return int(FRONTIER[wrappers[name]]["total_params"])
 
     case, override = PRESETS[name]
     return override or int(BY_NAME[case]["total_params"])
