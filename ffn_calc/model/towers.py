@@ -73,7 +73,9 @@ class Part(BaseModel):
         "bias, a norm or a table.",
     )
     per: PartUnit | None = Field(
-        None, description="macs per patch or per merged token (absent: per image)."
+        None,
+        description="macs per patch or per merged token (absent: per image).",
+        exclude_if=lambda v: v is None,
     )
 
     @property
@@ -107,15 +109,22 @@ class Tower(BaseModel):
         None,
         description="Set when the tower takes images of any size up to image_size: the "
         "side of a patch.",
+        exclude_if=lambda v: v is None,
     )
     merge: PositiveInt | None = Field(
-        None, description="Patches merged per side into one token of the language model."
+        None,
+        description="Patches merged per side into one token of the language model.",
+        exclude_if=lambda v: v is None,
     )
     row_tokens: Count | None = Field(
-        None, description="Tokens the language model gets per row of merged tokens."
+        None,
+        description="Tokens the language model gets per row of merged tokens.",
+        exclude_if=lambda v: v is None,
     )
     packed: bool | None = Field(
-        None, description="The images run through the stack as one sequence."
+        None,
+        description="The images run through the stack as one sequence.",
+        exclude_if=lambda v: v is None,
     )
 
     @property
