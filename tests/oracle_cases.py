@@ -68,6 +68,7 @@ _2025 = "test_oracle_decoders_moe_2025"
 _QVL = "test_oracle_qwen_vl"
 _MM = "test_oracle_multimodal"
 _MAMBA = "test_oracle_hybrid_mamba"
+_MM2 = "test_oracle_multimodal_2"
 
 ORACLE: dict[str, Oracle] = {
     # Built from ffn-calc's ModelConfig (tests/test_torch_oracle.py hf_config).
@@ -137,6 +138,10 @@ ORACLE: dict[str, Oracle] = {
     ),
     "falcon_h1": Oracle("FalconH1Config", "FalconH1ForCausalLM", _MAMBA, CAUSAL, examples=4),
     "nemotron_h": Oracle("NemotronHConfig", "NemotronHForCausalLM", _MAMBA, CAUSAL, examples=6),
+    "mistral3": Oracle("Mistral3Config", "Mistral3ForConditionalGeneration", _MM2, examples=8),
+    "idefics3": Oracle("Idefics3Config", "Idefics3ForConditionalGeneration", _MM2, examples=6),
+    "smolvlm": Oracle("SmolVLMConfig", "SmolVLMForConditionalGeneration", _MM2, examples=6),
+    "llama4": Oracle("Llama4Config", "Llama4ForConditionalGeneration", _MM2, examples=6),
 }
 
 
@@ -858,6 +863,48 @@ _QWEN_VL: Cases = {
                           "deepstack_visual_indexes": [0], "out_hidden_size": 32},
     },
 }  # fmt: skip
+_MULTIMODAL_2: Cases = {
+    "mistral3 Pixtral, merge 2, projector biases": {
+        "model_type": "mistral3", "image_token_index": 39, "multimodal_projector_bias": True,
+        "text_config": {**TINY_TEXT, "model_type": "mistral"},
+        "vision_config": {"model_type": "pixtral", "hidden_size": 8, "num_attention_heads": 2,
+                          "num_hidden_layers": 2, "intermediate_size": 10, "image_size": 12,
+                          "patch_size": 2},
+    },
+    "mistral3 Pixtral, no merge, untied, one channel": {
+        "model_type": "mistral3", "image_token_index": 39, "spatial_merge_size": 1,
+        "tie_word_embeddings": False, "vision_feature_layer": -2,
+        "text_config": {**TINY_TEXT, "model_type": "mistral", "sliding_window": 2},
+        "vision_config": {"model_type": "pixtral", "hidden_size": 4, "num_attention_heads": 1,
+                          "num_hidden_layers": 1, "intermediate_size": 6, "image_size": 6,
+                          "patch_size": 3, "num_channels": 1, "hidden_act": "silu"},
+    },
+    "idefics3 shuffle 2, tied": {
+        "model_type": "idefics3", "image_token_id": 39, "tie_word_embeddings": True,
+        "text_config": {**TINY_TEXT, "model_type": "llama"},
+        "vision_config": {"model_type": "idefics3_vision", "hidden_size": 8,
+                          "num_attention_heads": 2, "num_hidden_layers": 2,
+                          "intermediate_size": 10, "image_size": 9, "patch_size": 2},
+    },
+    "smolvlm shuffle 3, one channel": {
+        "model_type": "smolvlm", "image_token_id": 39, "scale_factor": 3,
+        "text_config": {**TINY_TEXT, "model_type": "llama"},
+        "vision_config": {"model_type": "smolvlm_vision", "hidden_size": 4,
+                          "num_attention_heads": 1, "num_hidden_layers": 1,
+                          "intermediate_size": 6, "image_size": 6, "patch_size": 1,
+                          "num_channels": 1, "hidden_act": "gelu"},
+    },
+    "llama4 MoE every other layer, vision model of 4 x 4 patches": {
+        "model_type": "llama4", "image_token_index": 39,
+        "text_config": {**TINY_TEXT, "model_type": "llama4_text", "num_local_experts": 2,
+                        "num_experts_per_tok": 1, "intermediate_size_mlp": 10,
+                        "interleave_moe_layer_step": 2, "num_hidden_layers": 2},
+        "vision_config": {"hidden_size": 8, "num_attention_heads": 2, "num_hidden_layers": 2,
+                          "intermediate_size": 32, "image_size": 8, "patch_size": 2,
+                          "projector_input_dim": 5, "projector_output_dim": 5,
+                          "vision_output_dim": 5},
+    },
+}  # fmt: skip
 
 _HYBRID_MAMBA: Cases = {
     "mamba2 chunk 4, kernel 3, 2 groups": {
@@ -931,6 +978,7 @@ EXPLICIT: Cases = {
     **_DECODERS_MOE_2025,
     **_MULTIMODAL,
     **_QWEN_VL,
+    **_MULTIMODAL_2,
 }
 
 

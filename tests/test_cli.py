@@ -30,20 +30,18 @@ def test_params_json_contract() -> None:
 def _preset_total(name: str) -> int:
     """Golden: reference_cases.json total_params for this preset, or for a family's preset the
     coverage.json case (and override) that tests/test_families.py PRESETS names, or for a
-    multimodal wrapper's the frontier.json case that tests/test_towers.py PRESETS names."""
+    multimodal preset the frontier.json case that tests/test_towers.py or
+    tests/test_multimodal_2.py PRESETS names."""
     if name in CASES_BY_NAME:
         return int(CASES_BY_NAME[name]["total_params"])
-    from test_towers import CASES as FRONTIER
-    from test_towers import PRESETS as WRAPPERS
-
-    if name in WRAPPERS:  # a multimodal wrapper's preset: its frontier.json case
-        return int(FRONTIER[WRAPPERS[name]]["total_params"])
     from test_families import BY_NAME, PRESETS
+    from test_multimodal_2 import PRESETS as MULTIMODAL
     from test_towers import CASES as FRONTIER
-    from test_towers import PRESETS as WRAPPER_PRESETS
+    from test_towers import PRESETS as TOWERS
 
-    if name in WRAPPER_PRESETS:  # a multimodal wrapper: its frontier.json case
-        return int(FRONTIER[WRAPPER_PRESETS[name]]["total_params"])
+    wrappers = {**TOWERS, **MULTIMODAL}
+    if name in wrappers:  # a multimodal wrapper: its frontier.json case
+        return int(FRONTIER[wrappers[name]]["total_params"])
     case, override = PRESETS[name]
     return override or int(BY_NAME[case]["total_params"])
 

@@ -36,7 +36,7 @@ OTHER = {
 # (Gemma 2, gpt-oss), chunked and global (Llama 4), learned positions (GPT-2, OPT, BART),
 # rotary (Llama), MoE (Mixtral), MLA (DeepSeek-V2-Lite), encoder-decoder (BART, T5).
 MODELS = ["mistral-7b", "phi-3-mini", "starcoder2-3b", "gemma-2-9b", "gpt-oss-20b",
-          "llama-4-scout", "gpt2-small", "opt-1.3b", "llama-2-7b", "mixtral-8x7b",
+          "llama-4-scout-text", "gpt2-small", "opt-1.3b", "llama-2-7b", "mixtral-8x7b",
           "deepseek-v2-lite", "bart-base", "t5-base"]  # fmt: skip
 
 

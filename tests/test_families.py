@@ -52,7 +52,7 @@ PRESETS: dict[str, tuple[str, int | None]] = {
     "qwen1.5-moe-a2.7b": ("Qwen/Qwen1.5-MoE-A2.7B", None),
     "gpt-oss-20b": ("openai/gpt-oss-20b", None),
     "gpt-oss-120b": ("openai/gpt-oss-120b", None),
-    "llama-4-scout": ("meta-llama/Llama-4-Scout-17B-16E (text_config)", None),
+    "llama-4-scout-text": ("meta-llama/Llama-4-Scout-17B-16E (text_config)", None),
     "olmoe-1b-7b": ("allenai/OLMoE-1B-7B-0924", None),
     "glm-4.5-air": ("zai-org/GLM-4.5-Air", None),
     # Sparse attention (tests/data/frontier.json).

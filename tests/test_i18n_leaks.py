@@ -93,7 +93,7 @@ def _commands(tmp: Path) -> Iterator[list[str]]:
         "mixtral-8x7b",
         "deepseek-v3",
         "gpt-oss-20b",
-        "llama-4-scout",
+        "llama-4-scout-text",
     ):
         yield from (
             ["flops", "-p", p, "-s", "1024", "--explain"], ["flops", "-p", p, "--decode", "-L", "4096"],

@@ -136,11 +136,11 @@ def test_local_and_global_attention_layers_are_kinds_of_their_own() -> None:
     assert data["total_params"] == 20_914_757_184
     assert data["layers"][0]["total"] == data["layers"][1]["total"]
     # Llama 4 Scout: 36 chunked layers (8,192 tokens) and 12 NoPE layers with full attention.
-    data = run("params", "-p", "llama-4-scout", "-f", "json").json()
+    data = run("params", "-p", "llama-4-scout-text", "-f", "json").json()
     assert [(x["kind"], x["count"]) for x in data["layers"]] == [
         ("chunked attention over 8,192 tokens", 36), ("full attention", 12)
     ]  # fmt: skip
-    crossover = run("crossover", "-p", "llama-4-scout", "-f", "json").json()
+    crossover = run("crossover", "-p", "llama-4-scout-text", "-f", "json").json()
     assert crossover["layer"] == "decoder (chunked attention over 8,192 tokens)"
     flops = run("flops", "-p", "gpt-oss-20b", "-s", "64", "-f", "json").json()
     assert [x["count"] for x in flops["layers"]] == [12, 12]

@@ -272,7 +272,7 @@ COVERAGE = {
 PRESETS = {
     "gpt-oss-20b": "openai/gpt-oss-20b",
     "gpt-oss-120b": "openai/gpt-oss-120b",
-    "llama-4-scout": "meta-llama/Llama-4-Scout-17B-16E (text_config)",
+    "llama-4-scout-text": "meta-llama/Llama-4-Scout-17B-16E (text_config)",
 }
 
 

@@ -22,9 +22,11 @@ def test_preset_total_equals_instantiated_model(case: dict) -> None:
 
 def test_every_preset_has_a_reference_case() -> None:
     from test_families import PRESETS
+    from test_multimodal_2 import PRESETS as MULTIMODAL  # tied to tests/data/frontier.json
     from test_towers import PRESETS as WRAPPER_PRESETS  # tied to tests/data/frontier.json
 
-    assert set(preset_names()) == set(CASES_BY_NAME) | set(PRESETS) | set(WRAPPER_PRESETS)
+    wrappers = set(WRAPPER_PRESETS) | set(MULTIMODAL)
+    assert set(preset_names()) == set(CASES_BY_NAME) | set(PRESETS) | wrappers
 
 
 def test_mixtral_active_params() -> None:

@@ -105,8 +105,8 @@ def test_moe_layers_keep_the_shared_expert() -> None:
         terms["hidden"] == 8 * 2048 * 4 * 1408 and terms["shared expert hidden"] == 8 * 2048 * 5632
     )
     assert data["activation_components"]["ffn"] == 24 * _ffn_per_layer(2048, 2048, 4 * 1408 + 5632)
-    # llama-4-scout: k 1 of d_ff 8192 and a shared expert of 8192: half its FFN activations.
-    scout = run("memory", "-p", "llama-4-scout", "--training", "-f", "json").json()
+    # llama-4-scout-text: k 1 of d_ff 8192 and a shared expert of 8192: half its FFN activations.
+    scout = run("memory", "-p", "llama-4-scout-text", "--training", "-f", "json").json()
     terms = {t["name"]: t["bytes"] for t in scout["activation_terms"]}
     assert terms["hidden"] == terms["shared expert hidden"] == 8 * 2048 * 8192
     assert scout["activation_components"]["ffn"] == 48 * _ffn_per_layer(2048, 5120, 2 * 8192)

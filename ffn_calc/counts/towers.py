@@ -58,16 +58,24 @@ def image_tokens(cfg: ModelConfig, images: int) -> int:
     return images * sum(t.output_tokens for t in cfg.towers)
 
 
+def stack_workload(t: Tower, images: int) -> Workload:
+    """What the tower's stack runs for `images` images: a batch of them at its tokens each,
+    or (packed) one sequence of all their tokens (attention over them all, block-masked)."""
+    if t.packed:
+        return Workload(batch=1, seq_len=images * t.tokens)
+    return Workload(batch=images, seq_len=t.tokens)
+
+
 def tower_layers(t: Tower, images: int) -> list[LayerFlops]:
     """The FLOPs of the tower's layers for `images` images, by kind: a grid tower's windowed
     layers apart, their QK^T and AV over each window's square (windows of one size grouped),
-    its other layers' over the whole image."""
-    base = layer_flops(t.stack, Workload(batch=images, seq_len=t.tokens))
+    its other layers' over the whole image (or, packed, over all the images as one)."""
+    base = layer_flops(t.stack, stack_workload(t, images))
     g = t.grid
     windowed = sorted({i for i in (g.window_layers if g else []) if i < t.stack.n_layers})
     if not windowed:
         return base
-    assert len(base) == 1  # a tower's layers are alike but for their windows
+    assert len(base) == 1 and not t.packed  # a tower's layers are alike but for their windows
     (layer,) = base
     full = t.stack.n_layers - len(windowed)
     h, hd = t.stack.n_heads, t.stack.head_size
@@ -90,8 +98,8 @@ def tower_layers(t: Tower, images: int) -> list[LayerFlops]:
 
 def tower_flops(t: Tower, images: int) -> dict[str, int]:
     """Forward FLOPs of `images` images (over the whole batch) through the tower: its layers
-    at its tokens per image (tower_layers: windowed layers within each window), its own parts
-    (the patch convolution), and its projector."""
+    at its tokens per image (tower_layers: windowed layers within each window; packed: all
+    the images as one sequence), its own parts (the patch convolution), and its projector."""
     stack = sum(x.count * x.total for x in tower_layers(t, images)) if images else 0
     return {
         t.name: stack + 2 * images * t.part_macs(projector=False),

@@ -49,10 +49,10 @@ VISION_TOWER = "model.vision_tower."
 PROJECTOR = "model.multi_modal_projector."
 
 
-def feature_layers(r: Reader) -> int:
+def feature_layers(r: Reader, default: int = -2) -> int:
     """How many hidden states the projector concatenates: one for an integer
     vision_feature_layer, one per entry of a list."""
-    value = r.data.get("vision_feature_layer", -2)
+    value = r.data.get("vision_feature_layer", default)
     if isinstance(value, int) and not isinstance(value, bool):
         return 1
     if isinstance(value, list) and value and all(type(x) is int for x in value):

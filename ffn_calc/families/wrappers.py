@@ -70,9 +70,12 @@ def read_tower(
     return out
 
 
-def read_text(r: Reader, default: str) -> tuple[dict[str, Any], str]:
+def read_text(
+    r: Reader, default: str, given: dict[str, Any] | None = None
+) -> tuple[dict[str, Any], str]:
     """The language model's fields from text_config, read by its model_type's module
-    (absent: `default`), and that model_type."""
+    (absent: `default`), and that model_type. `given`: the fields the wrapper puts in place
+    of an absent text_config (Mistral 3's sizes)."""
     from ffn_calc.families import family_module
     from ffn_calc.model.families import REGISTRY
 
@@ -80,6 +83,8 @@ def read_text(r: Reader, default: str) -> tuple[dict[str, Any], str]:
     module = family_module(kind)
     assert module is not None
     sub = sub_reader(r, "text_config", getattr(module, "DEFAULTS", None))
+    if r.data.get("text_config") is None and given:
+        sub.data = dict(given)
     out: dict[str, Any] = module.fields(sub)
     if out.get("architecture") != "decoder-only" or out.get("towers"):
         raise ConfigError(

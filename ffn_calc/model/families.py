@@ -68,6 +68,10 @@ REGISTRY: dict[str, str] = {
     "nemotron_h": "nemotron_h",
     "granitemoehybrid": "granitemoehybrid",
     "falcon_h1": "falcon_h1",
+    "mistral3": "mistral3",
+    "idefics3": "idefics3",
+    "smolvlm": "smolvlm",
+    "llama4": "llama4",
 }
 # The towers of multimodal wrappers, by the model_type of their vision_config (or
 # audio_config): each module reads one into a Tower and names its tensors.
@@ -76,6 +80,10 @@ TOWER_FAMILIES: dict[str, str] = {
     "clip_vision_model": "clip_vision_model",
     "qwen2_5_vl_vision": "qwen2_5_vl_vision",
     "qwen3_vl_vision": "qwen3_vl_vision",
+    "pixtral": "pixtral",
+    "idefics3_vision": "idefics3_vision",
+    "smolvlm_vision": "idefics3_vision",
+    "llama4_vision_model": "llama4_vision_model",
 }
 # Families with tensor names but no config.json: torch.nn.Transformer; "custom" has neither.
 OTHER_FAMILIES: dict[str, str | None] = {"transformer": "transformer", "custom": None}

@@ -13,7 +13,8 @@ the encoders. A tower is data, like the rest of the model:
   embedding's conv weight and bias, a class embedding, a pooling head; the multimodal
   projector's weights, biases and norms, group "projector"), with the multiply-adds one image
   costs through it (`macs`: FlopCounterMode counts a conv as output elements x C x p x p, a
-  Linear as rows x in x out);
+  Linear as rows x in x out; `per`: per image, per token through the stack, per merged
+  token or per token given to the language model);
 - what one image is for the FLOPs: `tokens` through the stack (the patches, plus a class token
   for CLIP), `output_tokens` it gives the language model (after pooling or dropping the class
   token), and the input size the tower takes (`image_size`, fixed by its config);
@@ -23,6 +24,16 @@ the encoders. A tower is data, like the rest of the model:
   output_tokens and image_size are those of the smallest image it takes (patch x merge pixels
   a side); `sized(height, width)` gives the tower for an image of that size, and a part's
   `macs` may be per token through the stack or per token given to the language model (`per`).
+
+A grid with `up_to` takes images of any size up to it (Pixtral: 2D rotary positions, no
+table): an H x W image gives (H // p) x (W // p) patches through the stack, merged `merge` x
+`merge` into (H // p // merge) x (W // p // merge) tokens, plus `row_tokens` per row of merged
+tokens in the language model's sequence (Pixtral's [IMG_BREAK] after each row, [IMG_END]
+after the last); its `tokens` and `output_tokens` are those of an image of `up_to` (the
+largest). `cut(height, width)` gives the three counts of one image; `sized` the tower at
+that size, the one method the reports and the reference walk use.
+`packed`: the images run through the stack as one sequence (attention over all their
+patches, masked block-diagonally), so the attention scores cost (images x tokens)^2.
 
 Tower names ModelConfig in an annotation only (the config holds towers): ffn_calc.model.config
 completes both classes when it is imported, so import Tower after it (or from it).
@@ -49,9 +60,10 @@ Count = Annotated[int, Field(ge=0, le=MAX_SIZE * MAX_SIZE)]
 
 # Contract groups a part counts in: the tower's own (as a stack's components) or the projector.
 PartGroup = Literal["embedding", "norm", "attention", "ffn", "projector"]
-# What a part's multiply-adds are per: an image, a token through the stack, a token given to
-# the language model.
-PartUnit = Literal["image", "token", "output_token"]
+# What a part's multiply-adds are per: an image; a token through the stack (a patch); a
+# merged token (merge x merge tokens through the stack made one); a token given to the
+# language model (the merged tokens plus the grid's row_tokens).
+PartUnit = Literal["image", "token", "merged", "output_token"]
 TowerName = Literal["vision", "audio"]
 
 
@@ -72,7 +84,8 @@ class Part(BaseModel):
     per: PartUnit = Field(
         "image",
         description="What `macs` is per: one image, one token through the stack (a patch "
-        "embedding of a grid tower) or one token given to the language model (a merger).",
+        "embedding of a grid tower), one merged token (a patch merger) or one token given "
+        "to the language model (a merger).",
     )
 
     @property
@@ -100,6 +113,19 @@ class Grid(BaseModel):
     )
     window_layers: list[Annotated[int, Field(ge=0, le=MAX_SIZE)]] = Field(
         [], description="The stack's layers that attend within windows; the others over the image."
+    )
+    row_tokens: Annotated[int, Field(ge=0, le=MAX_SIZE)] = Field(
+        0,
+        description="Tokens the language model gets per row of merged tokens besides them "
+        "(Pixtral's [IMG_BREAK] after each row, [IMG_END] after the last).",
+        exclude_if=lambda v: v == 0,
+    )
+    up_to: list[PositiveInt] | None = Field(
+        None,
+        description="[height, width]: the largest image the tower takes, any size up to it, "
+        "cut into patches by floor division (Pixtral); unset: any size whose sides are "
+        "multiples of patch x merge (Qwen-VL).",
+        exclude_if=lambda v: v is None,
     )
 
     @property
@@ -129,7 +155,13 @@ class Tower(BaseModel):
     grid: Grid | None = Field(
         None,
         description="A tower that takes images of any size: how it cuts them (tokens, "
-        "output_tokens and image_size are then the smallest image's).",
+        "output_tokens and image_size are then the smallest image's, or the largest's "
+        "where the grid has an upper bound).",
+    )
+    packed: bool | None = Field(
+        None,
+        description="The images run through the stack as one sequence.",
+        exclude_if=lambda v: v is None,
     )
 
     @property
@@ -142,17 +174,44 @@ class Tower(BaseModel):
         return [p for p in self.parts if p.projector]
 
     def units(self, per: PartUnit) -> int:
-        """How many of `per` one image has: 1 image, its tokens, its output tokens."""
+        """How many of `per` one image has: 1 image, its tokens, its merged tokens (a grid
+        tower's at its image_size), its output tokens."""
+        if per == "merged":
+            if self.grid is None or self.image_size is None:
+                return self.output_tokens
+            return self.cut(*self.image_size)[1]
         return {"image": 1, "token": self.tokens, "output_token": self.output_tokens}[per]
 
     def part_macs(self, projector: bool) -> int:
         """Multiply-adds per image through the tower's own parts, or the projector's."""
         return sum(p.macs * self.units(p.per) for p in self.parts if p.projector == projector)
 
+    def cut(self, height: int, width: int) -> tuple[int, int, int]:
+        """(tokens through the stack, merged tokens, tokens given to the language model) of
+        an image of height x width pixels cut by the grid: (H // patch) x (W // patch)
+        tokens; (H // patch // merge) rows of (W // patch // merge) merged tokens, each row
+        followed by row_tokens more in the language model."""
+        g = self.grid
+        assert g is not None
+        h, w = height // g.patch, width // g.patch
+        rows, cols = h // g.merge, w // g.merge
+        return h * w, rows * cols, rows * (cols + g.row_tokens)
+
+    def fits(self, height: int, width: int) -> bool:
+        """Whether the tower takes images of height x width pixels as they are: a fixed
+        size, a multiple of patch x merge, or (grid with up_to) at most up_to and at least
+        one merged token."""
+        g = self.grid
+        if g is None:
+            return self.image_size in (None, [height, width])
+        if g.up_to is not None:
+            top = g.up_to
+            return height <= top[0] and width <= top[1] and self.cut(height, width)[1] > 0
+        return not (height % g.multiple or width % g.multiple)
+
     def sized(self, height: int, width: int, what: str) -> Tower:
         """The tower for images of height x width pixels (`what`: the option that gave the
-        size): a grid tower cuts them into (height / patch) x (width / patch) tokens; a tower
-        of a fixed size takes that size only."""
+        size): a grid tower cuts them (`cut`); a tower of a fixed size takes that size only."""
         from ffn_calc.errors import UsageError
         from ffn_calc.i18n.translate import _
 
@@ -167,7 +226,15 @@ class Tower(BaseModel):
                 )
             )
         m = g.multiple
-        if height % m or width % m:
+        if g.up_to is not None and not self.fits(height, width):
+            h, w = g.up_to
+            raise UsageError(
+                _(
+                    "--image-size {size}: the vision tower of {model} takes images from "
+                    "{side}x{side} up to {h}x{w}."
+                ).format(size=f"{height}x{width}", model=self.family, h=h, w=w, side=m)
+            )
+        if g.up_to is None and not self.fits(height, width):
             near = [max(m, round(x / m) * m) for x in (height, width)]
             raise UsageError(
                 _(
@@ -186,13 +253,9 @@ class Tower(BaseModel):
                     "below patch x merge pixels): transformers cannot run an image through it."
                 ).format(what=what, family=self.family)
             )
-        tokens = (height // g.patch) * (width // g.patch)
+        tokens, _merged, output = self.cut(height, width)
         return self.model_copy(
-            update={
-                "tokens": tokens,
-                "output_tokens": tokens // (g.merge * g.merge),
-                "image_size": [height, width],
-            }
+            update={"tokens": tokens, "output_tokens": output, "image_size": [height, width]}
         )
 
     def windows(self) -> list[int]:

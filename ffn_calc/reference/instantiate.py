@@ -481,13 +481,15 @@ def _tower(inv: Inventory, tower: Tower, images: int) -> None:
     of `images` images (over the batch). Its tensors count in the component named after the
     tower, the projector's in `projector`."""
     naming = moved(naming_for(tower.stack), "", tower.prefix)
-    own = _Walker(tower.stack, naming, images, tower.tokens, tower.tokens).build()
+    # packed: the images run as one sequence of all their tokens (counts.towers.stack_workload)
+    rows, length = (1, images * tower.tokens) if tower.packed else (images, tower.tokens)
+    own = _Walker(tower.stack, naming, rows, length, length).build()
     inv.tensors += [replace(x, component=tower.name) for x in own.tensors]
     for p in tower.parts:
         component = "projector" if p.projector else tower.name
         inv.tensors.append(Tensor(p.name, tuple(p.shape), component))
         if images and p.macs:  # as one [rows, macs] x [macs, 1] product: its multiply-adds
-            rows = images * tower.units(p.per)  # per image, per token or per output token
+            rows = images * tower.units(p.per)  # per image, token, merged or output token
             inv.matmuls.append(Matmul(p.name.removesuffix(".weight"), component, rows, p.macs, 1))
     if images:
         inv.matmuls += [replace(m, component=tower.name) for m in _windowed(tower, own.matmuls)]

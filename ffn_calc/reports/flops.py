@@ -148,6 +148,13 @@ IMAGES_NOTE = N_(
     "{out} tokens join the language model's sequence (S = {text} text + {added} image tokens)."
 )
 
+PACKED_NOTE = N_(
+    "The {tower} runs the images of a forward as one sequence ({tokens} tokens each, "
+    "attention over all of them, masked per image), so its attention scores grow as "
+    "(images x tokens)^2; the images' tokens in the language model include one "
+    "[IMG_BREAK] or [IMG_END] per row of merged patches where the processor adds them."
+)
+
 
 WINDOWS_NOTE = N_(
     "The vision tower's chunked layers attend within windows of {window} x {window} merged "
@@ -166,7 +173,7 @@ def check_images(cfg: ModelConfig, images: int, image_size: tuple[int, int] | No
             )
         )
     if image_size is None:
-        grid = next((t.grid for t in towers if t.grid is not None), None)
+        grid = next((t.grid for t in towers if t.grid is not None and t.grid.up_to is None), None)
         if grid is not None:  # no size of its own: the user says which
             raise UsageError(
                 _(
@@ -176,6 +183,18 @@ def check_images(cfg: ModelConfig, images: int, image_size: tuple[int, int] | No
             )
         return
     for t in towers:
+        g = t.grid
+        if g is not None and g.up_to is not None and not t.fits(*image_size):
+            h, w = g.up_to
+            raise UsageError(
+                _(
+                    "--image-size {size}: the vision tower of {model} takes images from "
+                    "{side}x{side} up to {h}x{w}."
+                ).format(
+                    size=f"{image_size[0]}x{image_size[1]}", model=cfg.name, h=h, w=w,
+                    side=g.multiple,
+                )
+            )  # fmt: skip
         if t.grid is None and t.image_size is not None and list(image_size) != t.image_size:
             h, w = t.image_size
             raise UsageError(
@@ -232,6 +251,11 @@ def flops_report(
             for x in cfg.towers
             if x.grid is not None and x.grid.window and x.grid.window_layers
         ]
+        stated += [
+            say(PACKED_NOTE, tower=say(N_("vision tower")), tokens=f"{x.tokens:,}")
+            for x in cfg.towers
+            if x.packed
+        ]
     return FlopsReport(
         model=cfg.name, batch=w.batch, seq_len=w.seq_len,
         target_len=w.target_len if cfg.architecture == "encoder-decoder" else None,
@@ -275,7 +299,7 @@ def _tower_flops(t: Tower, images: int, div: int) -> TowerFlops:
         name=t.name, images=images, tokens_per_image=t.tokens,
         output_tokens_per_image=t.output_tokens, image_size=t.image_size,
         flops=counts[t.name] // div, projector_flops=counts["projector"] // div,
-        layers=_flop_layers(t.stack, fl.Workload(batch=images, seq_len=t.tokens), div, t.name,
+        layers=_flop_layers(t.stack, tw.stack_workload(t, images), div, t.name,
                             tw.tower_layers(t, images)),
     )  # fmt: skip
 

@@ -197,7 +197,7 @@ def _tower_params(t: Tower) -> TowerParams:
         projector_params=tw.projector_params(t),
         projector_terms=[_part_term(p) for p in t.projector_parts],
         stack_tokens=t.tokens, tokens_per_image=t.output_tokens,
-        image_size=None if t.grid is not None else t.image_size,
+        image_size=None if t.grid is not None and t.grid.up_to is None else t.image_size,
         grid=None if t.grid is None else t.grid.model_dump(),
     )  # fmt: skip
 

@@ -41,9 +41,9 @@ def config_tables(cfg: ModelConfig) -> list[Table]:
     )
     for name, info in ModelConfig.model_fields.items():
         value = getattr(cfg, name)
-        if name in ("towers", "text_family"):
-            if not value:  # a language model alone: no row
-                continue
+        if name in ("towers", "text_family") and not value:  # a language model alone: no row
+            continue
+        if name == "towers":
             value = ", ".join(
                 f"{t.name} ({t.family}, {t.stack.n_layers} layers, d_model {t.stack.d_model})"
                 for t in value

@@ -73,7 +73,7 @@ def _tower_table(model: str, tower: TowerParams, explain: bool) -> Table:
     t.add(_("{group} total").format(group=component_label("projector")), "",
           tower.projector_params, tower.projector_params / whole, style="total")  # fmt: skip
     layers = sum(layer.count for layer in tower.layers)
-    if tower.grid is not None:  # any image size: per H x W image
+    if tower.grid is not None and tower.grid.get("up_to") is None:  # any multiple: per H x W
         patch, merge = tower.grid["patch"], tower.grid["merge"]
         t.notes.append(
             _(
