@@ -65,6 +65,7 @@ _WHISPER_MT5 = "test_oracle_whisper_mt5"
 _ENC25 = "test_oracle_encoders_2025"
 _DEC25 = "test_oracle_decoders_2025"
 _MAMBA = "test_oracle_hybrid_mamba"
+_LINEAR = "test_oracle_hybrid_linear"
 
 ORACLE: dict[str, Oracle] = {
     # Built from ffn-calc's ModelConfig (tests/test_torch_oracle.py hf_config).
@@ -119,6 +120,7 @@ ORACLE: dict[str, Oracle] = {
     "exaone4": Oracle("Exaone4Config", "Exaone4ForCausalLM", _DEC25, CAUSAL),
     "cohere2": Oracle("Cohere2Config", "Cohere2ForCausalLM", _DEC25, CAUSAL),
     "mamba2": Oracle("Mamba2Config", "Mamba2ForCausalLM", _MAMBA, IDS, examples=6),
+    "qwen3_next": Oracle("Qwen3NextConfig", "Qwen3NextForCausalLM", _LINEAR, IDS, examples=6),
 }
 
 
@@ -681,9 +683,33 @@ _HYBRID_MAMBA: Cases = {
     },
 }  # fmt: skip
 
+_HYBRID_LINEAR: Cases = {
+    "qwen3_next two key heads, four value heads, MLP-only layer": {
+        "model_type": "qwen3_next", "architectures": ["Qwen3NextForCausalLM"],
+        "hidden_size": 32, "num_hidden_layers": 4, "num_attention_heads": 2,
+        "num_key_value_heads": 1, "head_dim": 8, "linear_num_key_heads": 2,
+        "linear_num_value_heads": 4, "linear_key_head_dim": 8, "linear_value_head_dim": 6,
+        "linear_conv_kernel_dim": 4, "intermediate_size": 48, "moe_intermediate_size": 16,
+        "shared_expert_intermediate_size": 24, "num_experts": 4, "num_experts_per_tok": 2,
+        "mlp_only_layers": [1], "vocab_size": 64,
+    },
+    "qwen3_next layer_types, biases, tied, kernel 2, key dim 1": {
+        "model_type": "qwen3_next", "architectures": ["Qwen3NextForCausalLM"],
+        "hidden_size": 12, "num_hidden_layers": 3, "num_attention_heads": 3,
+        "num_key_value_heads": 3, "head_dim": 4, "linear_num_key_heads": 1,
+        "linear_num_value_heads": 2, "linear_key_head_dim": 1, "linear_value_head_dim": 3,
+        "linear_conv_kernel_dim": 2, "intermediate_size": 10, "moe_intermediate_size": 6,
+        "shared_expert_intermediate_size": 5, "num_experts": 3, "num_experts_per_tok": 1,
+        "layer_types": ["full_attention", "linear_attention", "linear_attention"],
+        "attention_bias": True, "tie_word_embeddings": True, "decoder_sparse_step": 2,
+        "vocab_size": 30,
+    },
+}  # fmt: skip
+
 EXPLICIT: Cases = {
     **_MODEL_CONFIGS,
     **_HYBRID_MAMBA,
+    **_HYBRID_LINEAR,
     **_ENCODER_DECODER,
     **_WHISPER_MT5_CASES,
     **_GEMMA_QWEN3_OLMO2,

@@ -26,7 +26,7 @@ from ffn_calc.i18n.translate import N_, say
 from ffn_calc.limits import MAX_SIZE as MAX_SIZE  # re-exported: the one bound (limits.py)
 from ffn_calc.model.choices import Activation, Architecture, Norm, Positions
 from ffn_calc.model.families import family_names
-from ffn_calc.model.mixers import Mamba2Config
+from ffn_calc.model.mixers import GatedDeltaNetConfig, Mamba2Config
 from ffn_calc.model.rules import InvariantError, check_invariants
 
 PositiveInt = Annotated[int, Field(gt=0, le=MAX_SIZE)]
@@ -406,6 +406,14 @@ class ModelConfig(BaseModel):
         default_factory=list, description="Layers with no FFN (a mixer-only layer)."
     )
     mamba2: Mamba2Config | None = Field(None, description="The Mamba-2 mixers' sizes.")
+    gated_deltanet: GatedDeltaNetConfig | None = Field(
+        None, description="The gated DeltaNet mixers' sizes."
+    )
+    attention_output_gate: bool = Field(
+        False,
+        description="Gated attention (Qwen3-Next): q_proj also yields a sigmoid gate on the "
+        "attention output, n_heads x head_dim more outputs (twice the usual q_proj).",
+    )
 
     @field_validator("family")
     @classmethod
@@ -516,6 +524,11 @@ class ModelConfig(BaseModel):
     def q_dim(self) -> int:
         """Width of Q (and of O's input): n_heads x head_dim."""
         return self.n_heads * self.head_size
+
+    @property
+    def q_proj_dim(self) -> int:
+        """Outputs of q_proj: q_dim, twice that with an output gate (attention_output_gate)."""
+        return 2 * self.q_dim if self.attention_output_gate else self.q_dim
 
     @property
     def kv_dim(self) -> int:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from ffn_calc.model.layer_kinds import (
     DENSE,
     FULL_MAMBA2,
+    GATED_DELTANET,
     MAMBA2,
     MIXERS,
     MOE,
@@ -62,6 +63,31 @@ def mamba2(w: _Walker, p: str, rows: int, length: int) -> None:
             w.matmul(x + name, "mixer", mm, kk, nn, count)
 
 
+def gated_deltanet(w: _Walker, p: str, rows: int, length: int) -> None:
+    """A gated DeltaNet mixer at `p` + Naming.mixer: in_proj_qkvz, in_proj_ba, conv1d,
+    dt_bias, A_log, the gated norm, out_proj; the convolution and the chunked delta rule's
+    products over `length` tokens (counts.mixers.gated_deltanet.scan)."""
+    from ffn_calc.counts.mixers.gated_deltanet import scan
+
+    cfg = w.cfg
+    m = cfg.gated_deltanet
+    assert m is not None
+    x = p + w.nm.mixer
+    d, k = cfg.d_model, m.conv_kernel
+    w.tensor(x + "dt_bias", (m.value_heads,), "mixer")
+    w.tensor(x + "A_log", (m.value_heads,), "mixer")
+    w.tensor(x + "conv1d.weight", (m.conv_dim, 1, k), "mixer")
+    w.linear(x + "in_proj_qkvz", d, m.qkvz, "mixer", rows, "mixer", False)
+    w.linear(x + "in_proj_ba", d, 2 * m.value_heads, "mixer", rows, "mixer", False)
+    w.norm(x + "norm", (m.value_head_dim,))
+    w.linear(x + "out_proj", m.value_dim, d, "mixer", rows, "mixer", False)
+    if not rows:
+        return
+    w.matmul(x + "conv1d", "mixer", w.batch * m.conv_dim, k, length + k - 1)
+    for name, mm, kk, nn, count in scan(m, w.batch, length):  # matmuls, even over one element
+        w.matmul(x + name, "mixer", mm, kk, nn, count)
+
+
 def _attention(w: _Walker, p: str, rows: int, length: int) -> None:
     w.attention(p, rows, rows, length, length, cross=False)
 
@@ -78,6 +104,7 @@ def _none(w: _Walker, p: str, rows: int, length: int) -> None:
 # A mixer row -> its walk; a row not listed attends (the attention walk).
 MIXER_WALKS: dict[Mixer, Callable[[_Walker, str, int, int], None]] = {
     MAMBA2: mamba2,
+    GATED_DELTANET: gated_deltanet,
     FULL_MAMBA2: _both,
     MIXERS["none"]: _none,
 }
