@@ -121,6 +121,7 @@ ORACLE: dict[str, Oracle] = {
     "cohere2": Oracle("Cohere2Config", "Cohere2ForCausalLM", _DEC25, CAUSAL),
     "mamba2": Oracle("Mamba2Config", "Mamba2ForCausalLM", _MAMBA, IDS, examples=6),
     "qwen3_next": Oracle("Qwen3NextConfig", "Qwen3NextForCausalLM", _LINEAR, IDS, examples=6),
+    "kimi_linear": Oracle("KimiLinearConfig", "KimiLinearForCausalLM", _LINEAR, IDS, examples=6),
 }
 
 
@@ -702,6 +703,26 @@ _HYBRID_LINEAR: Cases = {
         "shared_expert_intermediate_size": 5, "num_experts": 3, "num_experts_per_tok": 1,
         "layer_types": ["full_attention", "linear_attention", "linear_attention"],
         "attention_bias": True, "tie_word_embeddings": True, "decoder_sparse_step": 2,
+        "vocab_size": 30,
+    },
+    "kimi_linear KDA, MLA with a plain q_proj, dense first layer": {
+        "model_type": "kimi_linear", "architectures": ["KimiLinearForCausalLM"],
+        "hidden_size": 24, "num_hidden_layers": 3, "num_attention_heads": 2,
+        "num_key_value_heads": 2, "kv_lora_rank": 6, "qk_rope_head_dim": 4, "qk_nope_head_dim": 5, "v_head_dim": 3,
+        "linear_num_heads": 2, "linear_head_dim": 4, "linear_conv_kernel_dim": 4,
+        "intermediate_size": 20, "moe_intermediate_size": 8, "num_experts": 4,
+        "num_experts_per_token": 2, "vocab_size": 40,
+        "layer_types": ["linear_attention", "full_attention", "linear_attention"],
+    },
+    "kimi_linear linear_attn_config, q_lora_rank, two shared experts": {
+        "model_type": "kimi_linear", "architectures": ["KimiLinearForCausalLM"],
+        "hidden_size": 16, "num_hidden_layers": 2, "num_attention_heads": 2, "q_lora_rank": 4,
+        "num_key_value_heads": 2,
+        "kv_lora_rank": 3, "qk_rope_head_dim": 2, "qk_nope_head_dim": 2, "v_head_dim": 2,
+        "linear_attn_config": {"head_dim": 3, "num_heads": 2, "short_conv_kernel_size": 3,
+                               "full_attn_layers": [2], "kda_layers": [1]},
+        "intermediate_size": 12, "moe_intermediate_size": 4, "num_experts": 3,
+        "num_experts_per_token": 2, "num_shared_experts": 2, "mlp_layer_types": ["sparse", "dense"],
         "vocab_size": 30,
     },
 }  # fmt: skip

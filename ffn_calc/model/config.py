@@ -26,7 +26,7 @@ from ffn_calc.i18n.translate import N_, say
 from ffn_calc.limits import MAX_SIZE as MAX_SIZE  # re-exported: the one bound (limits.py)
 from ffn_calc.model.choices import Activation, Architecture, Norm, Positions
 from ffn_calc.model.families import family_names
-from ffn_calc.model.mixers import GatedDeltaNetConfig, Mamba2Config
+from ffn_calc.model.mixers import GatedDeltaNetConfig, KdaConfig, Mamba2Config
 from ffn_calc.model.rules import InvariantError, check_invariants
 
 PositiveInt = Annotated[int, Field(gt=0, le=MAX_SIZE)]
@@ -409,6 +409,7 @@ class ModelConfig(BaseModel):
     gated_deltanet: GatedDeltaNetConfig | None = Field(
         None, description="The gated DeltaNet mixers' sizes."
     )
+    kda: KdaConfig | None = Field(None, description="The KDA (Kimi Delta Attention) mixers' sizes.")
     attention_output_gate: bool = Field(
         False,
         description="Gated attention (Qwen3-Next): q_proj also yields a sigmoid gate on the "

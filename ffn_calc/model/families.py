@@ -56,6 +56,7 @@ REGISTRY: dict[str, str] = {
     "cohere2": "cohere2",
     "mamba2": "mamba2",
     "qwen3_next": "qwen3_next",
+    "kimi_linear": "kimi_linear",
 }
 # Families with tensor names but no config.json: torch.nn.Transformer; "custom" has neither.
 OTHER_FAMILIES: dict[str, str | None] = {"transformer": "transformer", "custom": None}

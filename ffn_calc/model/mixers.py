@@ -100,3 +100,25 @@ class GatedDeltaNetConfig(BaseModel):
     def qkvz(self) -> int:
         """in_proj_qkvz's outputs: q, k, v and the gate z."""
         return 2 * self.key_dim + 2 * self.value_dim
+
+
+class KdaConfig(BaseModel):
+    """A Kimi Delta Attention mixer (transformers KimiLinearDeltaAttention): q/k/v_proj, a
+    depthwise causal convolution over [q, k, v] (no bias), the forget gate (f_a_proj,
+    f_b_proj, dt_bias per channel, A_log per head), b_proj, the output gate (g_a_proj,
+    g_b_proj), the chunked delta rule with per-channel decay, a gated RMSNorm [head_dim]
+    (o_norm), o_proj."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    heads: PositiveInt = Field(description="Heads (linear_num_heads).")
+    head_dim: PositiveInt = Field(description="Width of a head (linear_head_dim).")
+    conv_kernel: PositiveInt = Field(4, description="Width K of the causal convolution.")
+    chunk_size: PositiveInt = Field(
+        64, description="Chunk length Q of the delta rule's torch path (its default, 64)."
+    )
+
+    @property
+    def width(self) -> int:
+        """heads x head_dim: the width of q, k, v and the gates."""
+        return self.heads * self.head_dim

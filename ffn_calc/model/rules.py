@@ -370,23 +370,16 @@ def _check_compressed(cfg: ModelConfig) -> None:
         raise InvariantError(N_("hc_streams (hyper-connections) applies to a decoder-only model"))
 
 
-HYBRID_MIXERS = (
-    "full",
-    "mamba2",
-    "gated_deltanet",
-    "none",
-    "full+mamba2",
-)  # names with counts (counts.mixers)
+# Names with counts (counts.mixers).
+HYBRID_MIXERS = ("full", "mamba2", "gated_deltanet", "kda", "none", "full+mamba2")
 
 
 def _check_hybrid(cfg: ModelConfig) -> None:
     """A hybrid's per-layer mixers: one name per decoder layer, each known, with its sizes;
     FFN-free layers listed once within the stack; a layer with neither is no layer."""
     if not cfg.layer_mixers and not cfg.ffn_free_layers:
-        if cfg.gated_deltanet is not None:
-            raise InvariantError(
-                N_("gated_deltanet sizes need layer_mixers naming the gated DeltaNet layers")
-            )
+        if cfg.gated_deltanet is not None or cfg.kda is not None:
+            raise InvariantError(N_("mixer sizes need layer_mixers naming the mixer's layers"))
         if cfg.mamba2 is not None:
             raise InvariantError(N_("mamba2 sizes need layer_mixers naming the Mamba-2 layers"))
         return
@@ -414,6 +407,8 @@ def _check_hybrid(cfg: ModelConfig) -> None:
         raise InvariantError(N_("Mamba-2 layers need the mamba2 sizes"))
     if "gated_deltanet" in cfg.layer_mixers and cfg.gated_deltanet is None:
         raise InvariantError(N_("gated DeltaNet layers need the gated_deltanet sizes"))
+    if "kda" in cfg.layer_mixers and cfg.kda is None:
+        raise InvariantError(N_("KDA layers need the kda sizes"))
     gd = cfg.gated_deltanet
     if gd is not None and gd.value_heads % gd.key_heads:
         raise InvariantError(N_("gated_deltanet: key_heads must divide value_heads"))

@@ -16,6 +16,7 @@ from ffn_calc.model.layer_kinds import (
     DENSE,
     FULL_MAMBA2,
     GATED_DELTANET,
+    KDA,
     MAMBA2,
     MIXERS,
     MOE,
@@ -88,6 +89,32 @@ def gated_deltanet(w: _Walker, p: str, rows: int, length: int) -> None:
         w.matmul(x + name, "mixer", mm, kk, nn, count)
 
 
+def kda(w: _Walker, p: str, rows: int, length: int) -> None:
+    """A KDA mixer at `p` + Naming.mixer: its linear layers (counts.mixers.kda.projections),
+    conv1d, the forget gate's dt_bias and A_log, o_norm; the convolution and the chunked delta
+    rule's matmuls over `length` tokens."""
+    from ffn_calc.counts.mixers.kda import projections, scan
+
+    m = w.cfg.kda
+    assert m is not None
+    x = p + w.nm.mixer
+    # As checkpoints store them (transformers' conversion stacks the three convolutions into
+    # conv1d [3 W, 1, K] and moves f_a_proj, f_b_proj, dt_bias, A_log under forget_gate).
+    for part in "qkv":
+        w.tensor(x + f"{part}_conv1d.weight", (m.width, 1, m.conv_kernel), "mixer")
+    w.tensor(x + "dt_bias", (m.width,), "mixer")
+    w.tensor(x + "A_log", (1, 1, m.heads, 1), "mixer")
+    for name, _, i, o in projections(w.cfg):
+        w.linear(x + name, i, o, "mixer", rows, "mixer", False)
+    w.norm(x + "o_norm", (m.head_dim,))
+    if not rows:
+        return
+    k = m.conv_kernel
+    w.matmul(x + "conv1d", "mixer", w.batch * 3 * m.width, k, length + k - 1)
+    for name, mm, kk, nn, count in scan(m, w.batch, length):
+        w.matmul(x + name, "mixer", mm, kk, nn, count)
+
+
 def _attention(w: _Walker, p: str, rows: int, length: int) -> None:
     w.attention(p, rows, rows, length, length, cross=False)
 
@@ -105,6 +132,7 @@ def _none(w: _Walker, p: str, rows: int, length: int) -> None:
 MIXER_WALKS: dict[Mixer, Callable[[_Walker, str, int, int], None]] = {
     MAMBA2: mamba2,
     GATED_DELTANET: gated_deltanet,
+    KDA: kda,
     FULL_MAMBA2: _both,
     MIXERS["none"]: _none,
 }
