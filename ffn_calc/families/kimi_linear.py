@@ -19,6 +19,7 @@ transformers' conversion maps them to its modules on load: `tensors` and `verify
 num_experts_per_token per token, `mlp.shared_experts` of num_shared_experts x
 moe_intermediate_size); absent, the first first_k_dense_replace (default 1) are dense.
 
+The head is never tied: the class declares no tied weights, whatever tie_word_embeddings says.
 No parameters: the routing's scaling and group limits, num_key_value_heads (MLA's keys and
 values have n_heads heads), the delta rule's chunk size (the torch path's default 64).
 """
@@ -89,7 +90,7 @@ def _mixers(r: Reader, linear: dict[str, Any], n: int) -> list[str]:
 
 def fields(r: Reader) -> dict[str, Any]:
     out = decoder(
-        r, "kimi_linear", n_kv_heads=None, head_dim=None, positions="none",
+        r, "kimi_linear", n_kv_heads=None, head_dim=None, positions="none", tie_embeddings=False,
         attention_bias=r.boolean("attention_bias", False),
     )  # fmt: skip
     n = out["n_layers"]
