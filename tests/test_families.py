@@ -65,9 +65,6 @@ PRESETS: dict[str, tuple[str, int | None]] = {
     # 2025-26 model types (tests/data/frontier.json).
     "smollm3-3b": ("HuggingFaceTB/SmolLM3-3B", None),
     "olmo-3-7b": ("allenai/Olmo-3-7B-Instruct", None),
-    # Hybrids (tests/data/frontier.json): token mixers other than attention.
-    "qwen3-next-80b-a3b": ("Qwen/Qwen3-Next-80B-A3B-Instruct", None),
-    "kimi-linear-48b-a3b": ("moonshotai/Kimi-Linear-48B-A3B-Instruct", None),
 }
 
 
