@@ -69,6 +69,7 @@ _QVL = "test_oracle_qwen_vl"
 _MM = "test_oracle_multimodal"
 _MAMBA = "test_oracle_hybrid_mamba"
 _MM2 = "test_oracle_multimodal_2"
+_LINEAR = "test_oracle_hybrid_linear"
 
 ORACLE: dict[str, Oracle] = {
     # Built from ffn-calc's ModelConfig (tests/test_torch_oracle.py hf_config).
@@ -142,6 +143,8 @@ ORACLE: dict[str, Oracle] = {
     "idefics3": Oracle("Idefics3Config", "Idefics3ForConditionalGeneration", _MM2, examples=6),
     "smolvlm": Oracle("SmolVLMConfig", "SmolVLMForConditionalGeneration", _MM2, examples=6),
     "llama4": Oracle("Llama4Config", "Llama4ForConditionalGeneration", _MM2, examples=6),
+    "qwen3_next": Oracle("Qwen3NextConfig", "Qwen3NextForCausalLM", _LINEAR, IDS, examples=6),
+    "kimi_linear": Oracle("KimiLinearConfig", "KimiLinearForCausalLM", _LINEAR, IDS, examples=6),
 }
 
 
@@ -958,9 +961,53 @@ _HYBRID_MAMBA: Cases = {
     },
 }  # fmt: skip
 
+_HYBRID_LINEAR: Cases = {
+    "qwen3_next two key heads, four value heads, MLP-only layer": {
+        "model_type": "qwen3_next", "architectures": ["Qwen3NextForCausalLM"],
+        "hidden_size": 32, "num_hidden_layers": 4, "num_attention_heads": 2,
+        "num_key_value_heads": 1, "head_dim": 8, "linear_num_key_heads": 2,
+        "linear_num_value_heads": 4, "linear_key_head_dim": 8, "linear_value_head_dim": 6,
+        "linear_conv_kernel_dim": 4, "intermediate_size": 48, "moe_intermediate_size": 16,
+        "shared_expert_intermediate_size": 24, "num_experts": 4, "num_experts_per_tok": 2,
+        "mlp_only_layers": [1], "vocab_size": 64,
+    },
+    "qwen3_next layer_types, biases, tied, kernel 2, key dim 1": {
+        "model_type": "qwen3_next", "architectures": ["Qwen3NextForCausalLM"],
+        "hidden_size": 12, "num_hidden_layers": 3, "num_attention_heads": 3,
+        "num_key_value_heads": 3, "head_dim": 4, "linear_num_key_heads": 1,
+        "linear_num_value_heads": 2, "linear_key_head_dim": 1, "linear_value_head_dim": 3,
+        "linear_conv_kernel_dim": 2, "intermediate_size": 10, "moe_intermediate_size": 6,
+        "shared_expert_intermediate_size": 5, "num_experts": 3, "num_experts_per_tok": 1,
+        "layer_types": ["full_attention", "linear_attention", "linear_attention"],
+        "attention_bias": True, "tie_word_embeddings": True, "decoder_sparse_step": 2,
+        "vocab_size": 30,
+    },
+    "kimi_linear KDA, MLA with a plain q_proj, dense first layer": {
+        "model_type": "kimi_linear", "architectures": ["KimiLinearForCausalLM"],
+        "hidden_size": 24, "num_hidden_layers": 3, "num_attention_heads": 2,
+        "num_key_value_heads": 2, "kv_lora_rank": 6, "qk_rope_head_dim": 4, "qk_nope_head_dim": 5, "v_head_dim": 3,
+        "linear_num_heads": 2, "linear_head_dim": 4, "linear_conv_kernel_dim": 4,
+        "intermediate_size": 20, "moe_intermediate_size": 8, "num_experts": 4,
+        "num_experts_per_token": 2, "vocab_size": 40,
+        "layer_types": ["linear_attention", "full_attention", "linear_attention"],
+    },
+    "kimi_linear linear_attn_config, q_lora_rank, two shared experts": {
+        "model_type": "kimi_linear", "architectures": ["KimiLinearForCausalLM"],
+        "hidden_size": 16, "num_hidden_layers": 2, "num_attention_heads": 2, "q_lora_rank": 4,
+        "num_key_value_heads": 2,
+        "kv_lora_rank": 3, "qk_rope_head_dim": 2, "qk_nope_head_dim": 2, "v_head_dim": 2,
+        "linear_attn_config": {"head_dim": 3, "num_heads": 2, "short_conv_kernel_size": 3,
+                               "full_attn_layers": [2], "kda_layers": [1]},
+        "intermediate_size": 12, "moe_intermediate_size": 4, "num_experts": 3,
+        "num_experts_per_token": 2, "num_shared_experts": 2, "mlp_layer_types": ["sparse", "dense"],
+        "vocab_size": 30,
+    },
+}  # fmt: skip
+
 EXPLICIT: Cases = {
     **_MODEL_CONFIGS,
     **_HYBRID_MAMBA,
+    **_HYBRID_LINEAR,
     **_ENCODER_DECODER,
     **_WHISPER_MT5_CASES,
     **_GEMMA_QWEN3_OLMO2,

@@ -114,9 +114,10 @@ def _projection_terms(cfg: ModelConfig, b: int, s_q: int, s_kv: int, prefix: str
         return compressed_flop_terms(cfg, b, s_q)
     d, q, kv, g = cfg.d_model, cfg.q_dim, cfg.kv_dim, "attention_projections"
     s = "T" if prefix == "cross " else "S"
+    qw = "2 x (n_heads x head_dim)" if cfg.attention_output_gate else "(n_heads x head_dim)"
     src = "S" if prefix == "cross " else s
     return [
-        term(g, f"{prefix}Q", f"2 x B x {s} x d_model x (n_heads x head_dim)", 2, b, s_q, d, q),
+        term(g, f"{prefix}Q", f"2 x B x {s} x d_model x {qw}", 2, b, s_q, d, cfg.q_proj_dim),
         term(
             g, f"{prefix}K", f"2 x B x {src} x d_model x (n_kv_heads x head_dim)", 2, b, s_kv, d, kv
         ),

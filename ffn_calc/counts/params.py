@@ -79,15 +79,15 @@ def attention_terms(cfg: ModelConfig, prefix: str = "") -> list[Term]:
     if cfg.compressed and not prefix:
         return compressed_attention_terms(cfg) + _sink_terms(cfg)
     d, q, kv = cfg.d_model, cfg.q_dim, cfg.kv_dim
-    g = "attention"
+    g, two = "attention", "2 x " if cfg.attention_output_gate else ""  # Q's output gate
     out = [
-        term(g, f"{prefix}Q", "d_model x (n_heads x head_dim)", d, q),
+        term(g, f"{prefix}Q", f"d_model x {two}(n_heads x head_dim)", d, cfg.q_proj_dim),
         term(g, f"{prefix}K", "d_model x (n_kv_heads x head_dim)", d, kv),
         term(g, f"{prefix}V", "d_model x (n_kv_heads x head_dim)", d, kv),
         term(g, f"{prefix}O", "(n_heads x head_dim) x d_model", q, d),
     ]
     if cfg.attention_bias:
-        out.append(term(g, f"{prefix}b_Q", "n_heads x head_dim", q))
+        out.append(term(g, f"{prefix}b_Q", f"{two}n_heads x head_dim", cfg.q_proj_dim))
     if cfg.k_bias:
         out.append(term(g, f"{prefix}b_K", "n_kv_heads x head_dim", kv))
     if cfg.attention_bias:

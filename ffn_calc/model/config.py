@@ -195,6 +195,11 @@ class ModelConfig(ModelFields):
         return self.n_heads * self.head_size
 
     @property
+    def q_proj_dim(self) -> int:
+        """Outputs of q_proj: q_dim, twice that with an output gate (attention_output_gate)."""
+        return 2 * self.q_dim if self.attention_output_gate else self.q_dim
+
+    @property
     def kv_dim(self) -> int:
         """Width of K and of V: n_kv_heads x head_dim."""
         return self.kv_heads * self.head_size

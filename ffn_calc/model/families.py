@@ -72,6 +72,8 @@ REGISTRY: dict[str, str] = {
     "idefics3": "idefics3",
     "smolvlm": "smolvlm",
     "llama4": "llama4",
+    "qwen3_next": "qwen3_next",
+    "kimi_linear": "kimi_linear",
 }
 # The towers of multimodal wrappers, by the model_type of their vision_config (or
 # audio_config): each module reads one into a Tower and names its tensors.

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ffn_calc.limits import MAX_SIZE
 from ffn_calc.model.choices import Activation, Architecture, Norm, Positions
-from ffn_calc.model.mixers import Mamba2Config
+from ffn_calc.model.mixers import GatedDeltaNetConfig, KdaConfig, Mamba2Config
 
 if TYPE_CHECKING:  # completed by ffn_calc.model.config (a tower holds a ModelConfig)
     from ffn_calc.model.towers import Tower
@@ -386,3 +386,12 @@ class ModelFields(BaseModel):
         default_factory=list, description="Layers with no FFN (a mixer-only layer)."
     )
     mamba2: Mamba2Config | None = Field(None, description="The Mamba-2 mixers' sizes.")
+    gated_deltanet: GatedDeltaNetConfig | None = Field(
+        None, description="The gated DeltaNet mixers' sizes."
+    )
+    kda: KdaConfig | None = Field(None, description="The KDA (Kimi Delta Attention) mixers' sizes.")
+    attention_output_gate: bool = Field(
+        False,
+        description="Gated attention (Qwen3-Next): q_proj also yields a sigmoid gate on the "
+        "attention output, n_heads x head_dim more outputs (twice the usual q_proj).",
+    )

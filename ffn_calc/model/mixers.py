@@ -71,3 +71,63 @@ class Mamba2Config(BaseModel):
     def in_width(self) -> int:
         """in_proj's outputs: z, x, B, C and dt (one per head)."""
         return 2 * self.width + 2 * self.bc + self.heads
+
+
+class GatedDeltaNetConfig(BaseModel):
+    """A gated DeltaNet mixer (transformers Qwen3NextGatedDeltaNet): in_proj_qkvz to [q, k, v,
+    gate z], in_proj_ba to [beta, a] (one each per value head), a depthwise causal convolution
+    over [q, k, v] (no bias), dt_bias and A_log per value head, the chunked gated delta rule,
+    a gated RMSNorm [value_head_dim] shared by the heads, out_proj."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    key_heads: PositiveInt = Field(description="Query/key heads (linear_num_key_heads).")
+    value_heads: PositiveInt = Field(description="Value heads (linear_num_value_heads).")
+    key_head_dim: PositiveInt = Field(description="Width of a key head (linear_key_head_dim).")
+    value_head_dim: PositiveInt = Field(
+        description="Width of a value head (linear_value_head_dim)."
+    )
+    conv_kernel: PositiveInt = Field(4, description="Width K of the causal convolution.")
+    chunk_size: PositiveInt = Field(
+        64, description="Chunk length Q of the delta rule's torch path (its default, 64)."
+    )
+
+    @property
+    def key_dim(self) -> int:
+        return self.key_heads * self.key_head_dim
+
+    @property
+    def value_dim(self) -> int:
+        return self.value_heads * self.value_head_dim
+
+    @property
+    def conv_dim(self) -> int:
+        """Channels of the convolution: q, k and v."""
+        return 2 * self.key_dim + self.value_dim
+
+    @property
+    def qkvz(self) -> int:
+        """in_proj_qkvz's outputs: q, k, v and the gate z."""
+        return 2 * self.key_dim + 2 * self.value_dim
+
+
+class KdaConfig(BaseModel):
+    """A Kimi Delta Attention mixer (transformers KimiLinearDeltaAttention): q/k/v_proj, a
+    depthwise causal convolution over [q, k, v] (no bias), the forget gate (f_a_proj,
+    f_b_proj, dt_bias per channel, A_log per head), b_proj, the output gate (g_a_proj,
+    g_b_proj), the chunked delta rule with per-channel decay, a gated RMSNorm [head_dim]
+    (o_norm), o_proj."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    heads: PositiveInt = Field(description="Heads (linear_num_heads).")
+    head_dim: PositiveInt = Field(description="Width of a head (linear_head_dim).")
+    conv_kernel: PositiveInt = Field(4, description="Width K of the causal convolution.")
+    chunk_size: PositiveInt = Field(
+        64, description="Chunk length Q of the delta rule's torch path (its default, 64)."
+    )
+
+    @property
+    def width(self) -> int:
+        """heads x head_dim: the width of q, k, v and the gates."""
+        return self.heads * self.head_dim

@@ -370,13 +370,16 @@ def _check_compressed(cfg: ModelConfig) -> None:
         raise InvariantError(N_("hc_streams (hyper-connections) applies to a decoder-only model"))
 
 
-HYBRID_MIXERS = ("full", "mamba2", "none", "full+mamba2")  # names with counts (counts.mixers)
+# Names with counts (counts.mixers).
+HYBRID_MIXERS = ("full", "mamba2", "gated_deltanet", "kda", "none", "full+mamba2")
 
 
 def _check_hybrid(cfg: ModelConfig) -> None:
     """A hybrid's per-layer mixers: one name per decoder layer, each known, with its sizes;
     FFN-free layers listed once within the stack; a layer with neither is no layer."""
     if not cfg.layer_mixers and not cfg.ffn_free_layers:
+        if cfg.gated_deltanet is not None or cfg.kda is not None:
+            raise InvariantError(N_("mixer sizes need layer_mixers naming the mixer's layers"))
         if cfg.mamba2 is not None:
             raise InvariantError(N_("mamba2 sizes need layer_mixers naming the Mamba-2 layers"))
         return
@@ -402,6 +405,13 @@ def _check_hybrid(cfg: ModelConfig) -> None:
         raise InvariantError(N_("a layer with no token mixer and no FFN is not a layer"))
     if any("mamba2" in m for m in cfg.layer_mixers) and cfg.mamba2 is None:
         raise InvariantError(N_("Mamba-2 layers need the mamba2 sizes"))
+    if "gated_deltanet" in cfg.layer_mixers and cfg.gated_deltanet is None:
+        raise InvariantError(N_("gated DeltaNet layers need the gated_deltanet sizes"))
+    if "kda" in cfg.layer_mixers and cfg.kda is None:
+        raise InvariantError(N_("KDA layers need the kda sizes"))
+    gd = cfg.gated_deltanet
+    if gd is not None and gd.value_heads % gd.key_heads:
+        raise InvariantError(N_("gated_deltanet: key_heads must divide value_heads"))
     m2 = cfg.mamba2
     if m2 is not None and (m2.heads % m2.n_groups or m2.width % m2.heads):
         raise InvariantError(N_("mamba2: n_groups must divide heads, and heads the inner width"))

@@ -132,7 +132,8 @@ class _Walker:
                 fused_name = (nm.cross_fused if cross else nm.fused_qkv) or "in_proj"
                 self.tensor(p + fused_name + "_bias", (q + 2 * kv,), g)
         else:
-            self.linear(p + names[0], d, q, g, q_rows, proj, cfg.attention_bias, conv1d=nm.conv1d)
+            self.linear(p + names[0], d, cfg.q_proj_dim, g, q_rows, proj, cfg.attention_bias,
+                        conv1d=nm.conv1d)  # fmt: skip
             self.linear(p + names[1], d, kv, g, kv_rows, proj, cfg.k_bias, conv1d=nm.conv1d)
             self.linear(p + names[2], d, kv, g, kv_rows, proj, cfg.attention_bias, conv1d=nm.conv1d)
         self.linear(p + names[3], q, d, g, q_rows, proj, cfg.out_bias, conv1d=nm.conv1d)

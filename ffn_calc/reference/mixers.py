@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 from ffn_calc.model.layer_kinds import (
     DENSE,
     FULL_MAMBA2,
+    GATED_DELTANET,
+    KDA,
     MAMBA2,
     MIXERS,
     MOE,
@@ -71,6 +73,57 @@ def mamba2(w: _Walker, p: str, rows: int, length: int) -> None:
             w.matmul(x + name, "mixer", mm, kk, nn, count)
 
 
+def gated_deltanet(w: _Walker, p: str, rows: int, length: int) -> None:
+    """A gated DeltaNet mixer at `p` + Naming.mixer: in_proj_qkvz, in_proj_ba, conv1d,
+    dt_bias, A_log, the gated norm, out_proj; the convolution and the chunked delta rule's
+    products over `length` tokens (counts.mixers.gated_deltanet.scan)."""
+    from ffn_calc.counts.mixers.gated_deltanet import scan
+
+    cfg = w.cfg
+    m = cfg.gated_deltanet
+    assert m is not None
+    x = p + w.nm.mixer
+    d, k = cfg.d_model, m.conv_kernel
+    w.tensor(x + "dt_bias", (m.value_heads,), "mixer")
+    w.tensor(x + "A_log", (m.value_heads,), "mixer")
+    w.tensor(x + "conv1d.weight", (m.conv_dim, 1, k), "mixer")
+    w.linear(x + "in_proj_qkvz", d, m.qkvz, "mixer", rows, "mixer", False)
+    w.linear(x + "in_proj_ba", d, 2 * m.value_heads, "mixer", rows, "mixer", False)
+    w.norm(x + "norm", (m.value_head_dim,))
+    w.linear(x + "out_proj", m.value_dim, d, "mixer", rows, "mixer", False)
+    if not rows:
+        return
+    w.matmul(x + "conv1d", "mixer", w.batch * m.conv_dim, k, length + k - 1)
+    for name, mm, kk, nn, count in scan(m, w.batch, length):  # matmuls, even over one element
+        w.matmul(x + name, "mixer", mm, kk, nn, count)
+
+
+def kda(w: _Walker, p: str, rows: int, length: int) -> None:
+    """A KDA mixer at `p` + Naming.mixer: its linear layers (counts.mixers.kda.projections),
+    conv1d, the forget gate's dt_bias and A_log, o_norm; the convolution and the chunked delta
+    rule's matmuls over `length` tokens."""
+    from ffn_calc.counts.mixers.kda import projections, scan
+
+    m = w.cfg.kda
+    assert m is not None
+    x = p + w.nm.mixer
+    # As checkpoints store them (transformers' conversion stacks the three convolutions into
+    # conv1d [3 W, 1, K] and moves f_a_proj, f_b_proj, dt_bias, A_log under forget_gate).
+    for part in "qkv":
+        w.tensor(x + f"{part}_conv1d.weight", (m.width, 1, m.conv_kernel), "mixer")
+    w.tensor(x + "dt_bias", (m.width,), "mixer")
+    w.tensor(x + "A_log", (1, 1, m.heads, 1), "mixer")
+    for name, _, i, o in projections(w.cfg):
+        w.linear(x + name, i, o, "mixer", rows, "mixer", False)
+    w.norm(x + "o_norm", (m.head_dim,))
+    if not rows:
+        return
+    k = m.conv_kernel
+    w.matmul(x + "conv1d", "mixer", w.batch * 3 * m.width, k, length + k - 1)
+    for name, mm, kk, nn, count in scan(m, w.batch, length):
+        w.matmul(x + name, "mixer", mm, kk, nn, count)
+
+
 def _attention(w: _Walker, p: str, rows: int, length: int) -> None:
     w.attention(p, rows, rows, length, length, cross=False)
 
@@ -87,6 +140,8 @@ def _none(w: _Walker, p: str, rows: int, length: int) -> None:
 # A mixer row -> its walk; a row not listed attends (the attention walk).
 MIXER_WALKS: dict[Mixer, Callable[[_Walker, str, int, int], None]] = {
     MAMBA2: mamba2,
+    GATED_DELTANET: gated_deltanet,
+    KDA: kda,
     FULL_MAMBA2: _both,
     MIXERS["none"]: _none,
 }

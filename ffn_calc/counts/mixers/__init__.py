@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ffn_calc.counts.mixers import mamba2
+from ffn_calc.counts.mixers import gated_deltanet, kda, mamba2
 from ffn_calc.counts.terms import Term
 from ffn_calc.model.config import ModelConfig
-from ffn_calc.model.layer_kinds import FULL_MAMBA2, MAMBA2, NO_MIXER, Mixer
+from ffn_calc.model.layer_kinds import FULL_MAMBA2, GATED_DELTANET, KDA, MAMBA2, NO_MIXER, Mixer
 
 
 @dataclass(frozen=True)
@@ -47,6 +47,10 @@ MAMBA2_COUNTS = MixerCounts(mamba2.params, mamba2.prefill, mamba2.decode, mamba2
 # The row of each mixer that is not (only) attention -> its counts.
 MIXER_COUNTS: dict[Mixer, MixerCounts] = {
     MAMBA2: MAMBA2_COUNTS,
+    GATED_DELTANET: MixerCounts(
+        gated_deltanet.params, gated_deltanet.prefill, gated_deltanet.decode, gated_deltanet.state
+    ),
+    KDA: MixerCounts(kda.params, kda.prefill, kda.decode, kda.state),
     NO_MIXER: NONE_COUNTS,
     FULL_MAMBA2: MixerCounts(
         mamba2.params, mamba2.prefill, mamba2.decode, mamba2.state, attends=True

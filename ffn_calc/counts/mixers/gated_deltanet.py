@@ -1,0 +1,116 @@
+"""Gated DeltaNet counts: transformers' Qwen3NextGatedDeltaNet as its torch fallback path runs
+(no fla / causal_conv1d kernels).
+
+Parameters: in_proj_qkvz [2 key_dim + 2 value_dim, d_model], in_proj_ba [2 Hv, d_model],
+conv1d [conv_dim, 1, K] with conv_dim = 2 key_dim + value_dim (no bias), dt_bias and A_log
+[Hv], the gated RMSNorm [value_head_dim] (one weight shared by the heads), out_proj
+[d_model, value_dim]; key_dim = Hk x dk, value_dim = Hv x dv.
+
+FLOPs over B sequences of S tokens (FlopCounterMode's count of the torch path): the three
+projections 2 B S d_model x width; the depthwise convolution padded by K - 1,
+2 B conv_dim K (S + K - 1) (with a cache, as generate()'s prefill runs, the input is first
+padded to at least K: max(S, K)); the chunked delta rule over c = ceil(S / Q) chunks of
+Q = chunk_size tokens (64, the function's default; the input padded to c Q), per sequence,
+chunk and value head (queries and keys repeated to Hv heads): the UT system beta K K^T
+2 Q^2 dk, the intra-chunk scores Q K^T 2 Q^2 dk, the state reads of the decayed keys and of
+the queries 2 Q dk dv each, the intra-chunk output 2 Q^2 dv, the state update K^T V
+2 dk Q dv. The triangular solve (torch.linalg.solve_triangular) has no FLOP formula in
+FlopCounterMode: it counts 0, as do the elementwise decays. The products are matmuls (the
+@ operator), counted even where they sum over one element (key_head_dim 1). One decode step (the recurrent form): the projections,
+the convolution over the K cached inputs and the new one (2 B conv_dim K x 2 outputs); the
+per-token delta rule (decay, read, update, output) is elementwise products and sums:
+no FLOPs counted.
+
+The cache per layer and sequence: the convolution's last K inputs [conv_dim, K] and the
+recurrent state [Hv, dk, dv], whatever the context.
+"""
+
+from __future__ import annotations
+
+from ffn_calc.counts.terms import Term, term
+from ffn_calc.model.config import ModelConfig
+from ffn_calc.model.mixers import GatedDeltaNetConfig
+
+G = "mixer"
+
+
+def sizes(cfg: ModelConfig) -> GatedDeltaNetConfig:
+    m = cfg.gated_deltanet
+    assert m is not None  # a ModelConfig invariant for a model with gated DeltaNet layers
+    return m
+
+
+def params(cfg: ModelConfig) -> list[Term]:
+    m, d = sizes(cfg), cfg.d_model
+    return [
+        term(G, "in_proj_qkvz", "d_model x (2 key_dim + 2 value_dim)", d, m.qkvz),
+        term(G, "in_proj_ba", "d_model x 2 value_heads", d, 2 * m.value_heads),
+        term(G, "conv1d", "conv_dim x kernel", m.conv_dim, m.conv_kernel),
+        term(G, "dt_bias", "value_heads", m.value_heads),
+        term(G, "A_log", "value_heads", m.value_heads),
+        term("norm", "mixer norm", "value_head_dim (weight)", m.value_head_dim),
+        term(G, "out_proj", "value_dim x d_model", m.value_dim, d),
+    ]
+
+
+def scan(m: GatedDeltaNetConfig, b: int, s: int) -> list[tuple[str, int, int, int, int]]:
+    """The delta rule's products [rows, summed] x [summed, cols], each `count` times:
+    (name, rows, summed, cols, count), as the torch chunked path runs them."""
+    q, h, dk, dv = m.chunk_size, m.value_heads, m.key_head_dim, m.value_head_dim
+    n = b * -(-s // q) * h  # sequences x chunks x value heads
+    return [
+        ("delta rule beta K K^T", q, dk, q, n),
+        ("delta rule Q K^T", q, dk, q, n),
+        ("delta rule decayed-key state read", q, dk, dv, n),
+        ("delta rule query state read", q, dk, dv, n),
+        ("delta rule intra-chunk output", q, q, dv, n),
+        ("delta rule state update", dk, q, dv, n),
+    ]
+
+
+_SCAN_SHAPES = {
+    "delta rule beta K K^T": "2 x B x chunks x value_heads x Q^2 x key_head_dim",
+    "delta rule Q K^T": "2 x B x chunks x value_heads x Q^2 x key_head_dim",
+    "delta rule decayed-key state read": "2 x B x chunks x value_heads x Q x dk x dv",
+    "delta rule query state read": "2 x B x chunks x value_heads x Q x dk x dv",
+    "delta rule intra-chunk output": "2 x B x chunks x value_heads x Q^2 x value_head_dim",
+    "delta rule state update": "2 x B x chunks x value_heads x dk x Q x dv",
+}
+
+
+def _projections(m: GatedDeltaNetConfig, d: int, b: int, s: int, sym: str) -> list[Term]:
+    return [
+        term(G, "in_proj_qkvz", f"2 x B x {sym}d_model x (2 key_dim + 2 value_dim)",
+             2, b, s, d, m.qkvz),
+        term(G, "in_proj_ba", f"2 x B x {sym}d_model x 2 value_heads", 2, b, s, d, 2 * m.value_heads),
+    ]  # fmt: skip
+
+
+def prefill(cfg: ModelConfig, b: int, s: int, cached: bool = False) -> list[Term]:
+    m, d, k = sizes(cfg), cfg.d_model, sizes(cfg).conv_kernel
+    conv_in, sym = (max(s, k), "max(S, K)") if cached else (s, "S")
+    return [
+        *_projections(m, d, b, s, "S x "),
+        term(G, "conv1d", f"2 x B x conv_dim x K x ({sym} + K - 1)",
+             2, b, m.conv_dim, k, conv_in + k - 1),
+        *(term(G, name, _SCAN_SHAPES[name], 2, rows, summed, cols, count)
+          for name, rows, summed, cols, count in scan(m, b, s)),
+        term(G, "out_proj", "2 x B x S x value_dim x d_model", 2, b, s, m.value_dim, d),
+    ]  # fmt: skip
+
+
+def decode(cfg: ModelConfig, b: int) -> list[Term]:
+    m, d = sizes(cfg), cfg.d_model
+    return [
+        *_projections(m, d, b, 1, ""),
+        term(G, "conv1d", "2 x B x conv_dim x K x 2", 2, b, m.conv_dim, m.conv_kernel, 2),
+        term(G, "out_proj", "2 x B x value_dim x d_model", 2, b, m.value_dim, d),
+    ]
+
+
+def state(cfg: ModelConfig) -> list[tuple[str, int]]:
+    m = sizes(cfg)
+    return [
+        ("conv state", m.conv_dim * m.conv_kernel),
+        ("recurrent state", m.value_heads * m.key_head_dim * m.value_head_dim),
+    ]
