@@ -83,6 +83,9 @@ def param_components(cfg: ModelConfig) -> dict[str, int]:
             attn += kv  # b_K [kv]
         if ob:
             attn += d  # b_O [d]
+        if cfg.attention_output_gate:  # q_proj also yields the output gate: q more outputs
+            attn += d * q + (q if ab else 0)
+    attn_norms = layer_norm  # MLA's own norms (q_a, kv_a, the indexer's): attention layers only
     if cfg.attention_sinks:
         attn += h  # sinks [n_heads]
     buckets = cfg.relative_attention_buckets
@@ -214,6 +217,7 @@ def param_components(cfg: ModelConfig) -> dict[str, int]:
            "lm_head": lm_head}  # fmt: skip
     if cfg.layer_mixers:  # a hybrid: each part in the layers that have it
         qk = 2 * nb * hd if qk_norm == "head" else nb * (q + kv) if qk_norm != "none" else 0
+        qk += attn_norms
         out = _hybrid(cfg, out, n, attn, layer_norm - qk, qk, main, dense)
     if cfg.pooler:
         out["pooler"] = d * d + d  # pooler W [d, d], b [d]
