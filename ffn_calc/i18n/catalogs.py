@@ -6,7 +6,7 @@
     python -m ffn_calc.i18n.catalogs merge F.json ...  # take translations {msgid: {"ja": .., "zh": ..}}
 
 Standard library only: the messages are found with `ast` (calls of `_` and `N_`
-whose arguments are string literals), the `description=` literals of ffn_calc/model/config.py (each
+whose arguments are string literals), the `description=` literals of ffn_calc/model/fields.py (each
 field's meaning in `ffn-calc show NAME`), plus the texts of the exercise catalog; the .mo files
 are written in GNU gettext's format, which `gettext.GNUTranslations` reads.
 """
@@ -28,7 +28,7 @@ MARKERS = {"_", "N_"}
 # The exercise catalog's texts that people read (translated where they are shown).
 EXERCISE_KEYS = ("question", "note")  # an [[exercise]]'s texts (and its slips' notes)
 # The file whose Field(description=...) texts people read (`ffn-calc show NAME`'s meanings).
-DESCRIBED = "ffn_calc/model/config.py"
+DESCRIBED = "ffn_calc/model/fields.py"
 
 
 @dataclass

@@ -75,10 +75,10 @@ def kv_tables(r: KvReport) -> list[Table]:
               "byte, rounded up on its own; the total is the sum of the layers' bytes.")
         )  # fmt: skip
     t.notes.append(sentences(*r.sentences()))
-    return [t, *_state_tables(r)]
+    return [t, *_cache_states(r)]
 
 
-def _state_tables(r: KvReport) -> list[Table]:
+def _cache_states(r: KvReport) -> list[Table]:
     """The constant-size states of recurrent and convolution mixers, and the whole cache."""
     if not r.states:
         return []
