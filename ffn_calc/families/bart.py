@@ -44,7 +44,10 @@ DEFAULTS: dict[str, int | None] = {
 PAD_DEFAULT: int | None = 1
 
 
-def fields(r: Reader) -> dict[str, Any]:
+def widths(r: Reader) -> tuple[int, int]:
+    """(d_model, the FFN width) of BART's encoder-decoder fields, which Whisper shares: one FFN
+    width for both stacks, and head counts that divide d_model (BartAttention and
+    WhisperAttention: head_dim = d_model / heads)."""
     d, ffn = r.req("d_model"), r.req("encoder_ffn_dim")
     if (dec_ffn := r.req("decoder_ffn_dim")) != ffn:
         raise ConfigError(
@@ -54,12 +57,17 @@ def fields(r: Reader) -> dict[str, Any]:
             ).format(where=r.where("decoder_ffn_dim"), decoder_ffn_dim=dec_ffn, encoder_ffn_dim=ffn)
         )
     for key in ("encoder_attention_heads", "decoder_attention_heads"):
-        if d % (heads := r.req(key)):  # BartAttention: head_dim = d_model / heads
+        if d % (heads := r.req(key)):
             raise ConfigError(
                 _("{where}: {field} = {heads} must divide d_model = {d_model}.").format(
                     where=r.where(key), field=key, heads=heads, d_model=d
                 )
             )
+    return d, ffn
+
+
+def fields(r: Reader) -> dict[str, Any]:
+    d, ffn = widths(r)
     tied = r.boolean("tie_word_embeddings", True)
     return {
         "family": "bart",

@@ -31,6 +31,7 @@ from __future__ import annotations
 from typing import Any
 
 from ffn_calc.errors import ConfigError
+from ffn_calc.families import bart
 from ffn_calc.families.base import PLAIN_ACT, Reader
 from ffn_calc.families.tensor_names import Naming
 from ffn_calc.i18n.translate import _
@@ -57,21 +58,7 @@ PAD_DEFAULT: int | None = 50256
 
 
 def fields(r: Reader) -> dict[str, Any]:
-    d, ffn = r.req("d_model"), r.req("encoder_ffn_dim")
-    if (dec_ffn := r.req("decoder_ffn_dim")) != ffn:
-        raise ConfigError(
-            _(
-                "{where}: decoder_ffn_dim = {decoder_ffn_dim} differs from encoder_ffn_dim = "
-                "{encoder_ffn_dim}; ffn-calc describes one FFN width for both stacks."
-            ).format(where=r.where("decoder_ffn_dim"), decoder_ffn_dim=dec_ffn, encoder_ffn_dim=ffn)
-        )
-    for key in ("encoder_attention_heads", "decoder_attention_heads"):
-        if d % (heads := r.req(key)):  # WhisperAttention: head_dim = d_model / heads
-            raise ConfigError(
-                _("{where}: {field} = {heads} must divide d_model = {d_model}.").format(
-                    where=r.where(key), field=key, heads=heads, d_model=d
-                )
-            )
+    d, ffn = bart.widths(r)
     if d % 2:  # sinusoids(max_source_positions, d_model) refuses an odd width
         raise ConfigError(
             _(
