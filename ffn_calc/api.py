@@ -404,10 +404,13 @@ def training_memory(
     sequence_parallel: bool = False,
     recompute: str = "none",
     gpu_memory: str | int | None = None,
+    zero: int = 0,
+    offload: str = "none",
 ) -> TrainingReport:
     """`ffn-calc memory --training`: model states and activations per GPU (seq_len: default
-    2048, or the model's learned position table when shorter)."""
-    from ffn_calc.counts.training import RECIPES, RECOMPUTE, Parallel
+    2048, or the model's learned position table when shorter); zero: the ZeRO stage 0-3 over
+    dp, offload: none, optimizer or optimizer+params."""
+    from ffn_calc.counts.training import OFFLOAD, RECIPES, RECOMPUTE, Parallel
     from ffn_calc.reports.training import training_report
 
     par = Parallel(
@@ -418,6 +421,8 @@ def training_memory(
     return training_report(
         _model(model), _choice("recipe", recipe, RECIPES), par, _optional_size("seq_len", seq_len),
         _size("micro_batch", micro_batch), _gpu(gpu_memory),
+        int(_choice("zero", str(zero) if type(zero) is int else zero, ("0", "1", "2", "3"))),
+        _choice("offload", offload, OFFLOAD),
     )  # fmt: skip
 
 

@@ -261,11 +261,16 @@ if TYPE_CHECKING:  # the checker sees StrEnums; the members come from ffn_calc.m
     Dtype: TypeAlias = StrEnum
     Recipe: TypeAlias = StrEnum
     Recompute: TypeAlias = StrEnum
+    Zero: TypeAlias = StrEnum
+    Offload: TypeAlias = StrEnum
 else:
     Dtype = choice_enum("Dtype", choices.DTYPE_BITS)
     Recipe = choice_enum("Recipe", choices.RECIPES)
     Recompute = choice_enum("Recompute", choices.RECOMPUTE)
+    Zero = choice_enum("Zero", choices.ZERO_STAGES)
+    Offload = choice_enum("Offload", choices.OFFLOAD)
 BF16, MIXED, NO_RECOMPUTE = Dtype("bf16"), Recipe("mixed"), Recompute("none")  # the defaults
+ZERO0, NO_OFFLOAD = Zero("0"), Offload("none")
 
 
 @model_command("kv")
@@ -305,7 +310,9 @@ def memory_cmd(
     context: Annotated[int | None, typer.Option("--context", "-L", min=1, max=MAX_SIZE, help="--gpu-memory: cached tokens, for the largest batch that fits (not with --training).")] = None,
     training: Annotated[bool, typer.Option("--training", help="Training: model states by --recipe and activations (Korthikanti et al. 2022).")] = False,
     recipe: Annotated[Recipe, typer.Option("--recipe", help="--training: mixed (18 bytes per parameter), distributed (6 + 12 / DP) or fp32 (16).")] = MIXED,
-    dp: Annotated[int, typer.Option("--dp", min=1, max=MAX_SIZE, help="--training --recipe distributed: data-parallel degree (divides the optimizer states it shards).")] = 1,
+    dp: Annotated[int, typer.Option("--dp", min=1, max=MAX_SIZE, help="--training with --zero or --recipe distributed: data-parallel degree (divides the model states they shard).")] = 1,
+    zero: Annotated[Zero, typer.Option("--zero", help="--training: ZeRO stage over --dp: 1 shards the optimizer states, 2 also the gradients, 3 also the weights.")] = ZERO0,
+    offload: Annotated[Offload, typer.Option("--offload", help="--training --zero 1-3: ZeRO-Offload to CPU memory: the optimizer (its states and the gradients), or optimizer+params (--zero 3).")] = NO_OFFLOAD,
     tp: Annotated[int, typer.Option("--tp", min=1, max=MAX_SIZE, help="--training: tensor-parallel degree.")] = 1,
     sequence_parallel: Annotated[bool, typer.Option("--sequence-parallel", help="--training: sequence parallelism (with --tp 2 or more).")] = False,
     recompute: Annotated[Recompute, typer.Option("--recompute", help="--training: none, selective (the attention scores) or full.")] = NO_RECOMPUTE,
@@ -345,6 +352,8 @@ def memory_cmd(
         training_only = (
             "recipe",
             "dp",
+            "zero",
+            "offload",
             "tp",
             "sequence_parallel",
             "recompute",
@@ -386,7 +395,9 @@ def memory_cmd(
         from ffn_calc.reports.training import training_report
 
         par = Parallel(dp=dp, tp=tp, sequence_parallel=sequence_parallel, recompute=recompute.value)
-        tr_report = training_report(model, recipe.value, par, seq_len, micro_batch, gpu)
+        tr_report = training_report(
+            model, recipe.value, par, seq_len, micro_batch, gpu, int(zero.value), offload.value
+        )
         emit_checked(tr_report, format, results, explain)
         return
     report = memory_report(model, dtype.value, gpu, batch, context)

@@ -35,7 +35,10 @@ from dataclasses import dataclass
 
 from ffn_calc.errors import UsageError
 from ffn_calc.i18n.translate import N_, Text, say
+from ffn_calc.model.choices import OFFLOAD as OFFLOAD
+from ffn_calc.model.choices import RECIPE_PARTS as RECIPE_PARTS
 from ffn_calc.model.choices import RECIPES as RECIPES  # re-exported: the recipes live there
+from ffn_calc.model.choices import ZERO_STAGES as ZERO_STAGES
 from ffn_calc.model.choices import RECOMPUTE as RECOMPUTE
 from ffn_calc.model.config import ModelConfig
 from ffn_calc.model.layer_kinds import LayerKind, layer_kind
@@ -314,3 +317,140 @@ def score_crossover(cfg: ModelConfig) -> tuple[int, int]:
     activations (linear in s), per layer of the main kind, any b: 5 a s = FFN bytes / (s b)."""
     ffn = sum(t.bytes for t in layer_terms(cfg, 1, 1) if t.component == "ffn")
     return ffn, 5 * cfg.n_heads
+
+
+# --- ZeRO stages and CPU offload ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class States:
+    """Model states in bytes: on one GPU by part, and in CPU memory for that GPU's process."""
+
+    weights: int
+    gradients: int
+    optimizer: int
+    gather: int  # ZeRO-3: the largest layer gathered whole (its weights and gradients)
+    cpu: int
+
+    @property
+    def gpu(self) -> int:
+        return self.weights + self.gradients + self.optimizer + self.gather
+
+
+def check_zero(recipe: str, stage: int, offload: str) -> None:
+    """ZeRO-Offload needs a partitioned optimizer (stage 1 or more); parameters go to CPU only
+    under stage 3; `distributed` is already stage 1 of `mixed`."""
+    from ffn_calc.i18n.translate import _
+
+    if offload not in OFFLOAD:
+        raise UsageError(
+            _("--offload {value}: use one of {choices}.").format(
+                value=offload, choices=", ".join(OFFLOAD)
+            )
+        )
+    if recipe == "distributed" and stage:
+        raise UsageError(
+            _(
+                "--zero {stage} with --recipe distributed: the distributed optimizer is ZeRO "
+                "stage 1 of --recipe mixed; give --recipe mixed --zero {stage}."
+            ).format(stage=stage)
+        )
+    if offload != "none" and stage == 0 and recipe != "distributed":
+        raise UsageError(
+            _(
+                "--offload {offload} needs --zero 1, 2 or 3: ZeRO-Offload moves a partitioned "
+                "optimizer to CPU memory."
+            ).format(offload=offload)
+        )
+    if offload == "optimizer+params" and stage != 3:
+        raise UsageError(
+            _("--offload {offload} needs --zero 3: only stage 3 partitions the parameters.").format(
+                offload=offload
+            )
+        )
+
+
+def _share(per_param: int, params: int, dp: int) -> int:
+    """One GPU's share of a sharded part: per_param x params / dp, rounded up."""
+    return -(-per_param * params // dp)
+
+
+def zero_states(
+    params: int, parts: tuple[int, int, int], dp: int, stage: int, offload: str, largest: int
+) -> States:
+    """Bytes of model states per GPU for `params` parameters on each GPU before data
+    parallelism (after TP), the recipe's (weights, gradients, optimizer) bytes per parameter,
+    ZeRO `stage` over `dp` GPUs (Rajbhandari et al. 2020, sec. 5 and Figure 1: stage 1
+    shards the optimizer states, 2 also the gradients, 3 also the weights) and ZeRO-Offload:
+    `optimizer` keeps the gradients' and optimizer states' partition in CPU memory (the
+    optimizer step runs there), `optimizer+params` the weights' partition too (stage 3).
+    Stage 3 gathers each layer whole to run it: the largest (`largest` parameters) with its
+    weights and gradients in the weights' dtype, as DeepSpeed's estimator counts it
+    (4 x largest_layer_params in 16 bits)."""
+    w, g, o = parts
+    off_opt = offload != "none"
+    off_par = offload == "optimizer+params"
+    weights = 0 if off_par else (_share(w, params, dp) if stage >= 3 else w * params)
+    grads = 0 if off_opt else (_share(g, params, dp) if stage >= 2 else g * params)
+    opt = 0 if off_opt else (_share(o, params, dp) if stage >= 1 else o * params)
+    cpu = (_share(g + o, params, dp) if off_opt else 0) + (_share(w, params, dp) if off_par else 0)
+    gather = 2 * w * largest if stage >= 3 else 0
+    return States(weights, grads, opt, gather, cpu)
+
+
+# DeepSpeed's estimators, as written in deepspeedai/DeepSpeed (deepspeed/runtime/zero/
+# stage_1_and_2.py estimate_zero2_model_states_mem_needs and stage3.py
+# estimate_zero3_model_states_mem_needs; docs/code-docs/source/memory.rst explains the
+# multipliers). Bytes; `cpu` includes their additional_buffer_factor (1.5) and, without
+# zero.Init, the fp32 copy each process builds at load time (4 x params per GPU of a node).
+# They take the parameters of the whole model (no tensor parallelism) and one node of
+# `gpus` GPUs unless told otherwise.
+
+
+def deepspeed_zero2(
+    total: int, gpus_per_node: int, nodes: int = 1, cpu_offload: bool = False, buffer: float = 1.5
+) -> tuple[int, int]:
+    """(cpu, gpu) bytes: offload 2P on the GPU, P x max(4 x gpus, 16) x 1.5 in CPU memory;
+    else 2P + int(18P / gpus) (16-bit weights whole; 16-bit and fp32 gradients, fp32 weights
+    and Adam's moments sharded) and the load-time 4P per GPU of a node x 1.5."""
+    gpus = nodes * gpus_per_node
+    if cpu_offload:
+        gpu = 2 * total
+        cpu = total * max(4 * gpus, 16) * buffer
+    else:
+        gpu = 2 * total + int(18 * total / gpus)
+        cpu = total * 4 * gpus_per_node * buffer
+    return int(cpu), int(gpu)
+
+
+def deepspeed_zero3(
+    total: int,
+    largest: int,
+    gpus_per_node: int,
+    nodes: int = 1,
+    offload: str = "none",
+    zero_init: bool = True,
+    buffer: float = 1.5,
+) -> tuple[int, int]:
+    """(cpu, gpu) bytes: the largest layer gathered 4 x largest on the GPU, plus 18P / gpus
+    (no offload) or 2P / gpus (optimizer offloaded); CPU 18P or 16P per node x 1.5 with
+    offload, the load-time copy without (largest layer only with zero.Init)."""
+    gpus = nodes * gpus_per_node
+    per_node = 1 / nodes  # DeepSpeed's gpus_factor; the products in its order (floats)
+    layer = 4 * largest
+    if offload == "optimizer+params":
+        gpu = layer
+        if zero_init:
+            cpu = total * 18 * per_node * buffer
+        else:
+            cpu = total * max(4 * gpus_per_node, 18 * per_node) * buffer
+    elif offload == "optimizer":
+        gpu = layer + int(2 * total / gpus)
+        if zero_init:
+            cpu = total * 16 * per_node * buffer
+        else:
+            cpu = total * max(4 * gpus_per_node, 16 * per_node) * buffer
+    else:
+        gpu = layer + int(18 * total / gpus)
+        cpu = (largest if zero_init else total) * 4 * gpus_per_node * buffer
+    return int(cpu), int(gpu)

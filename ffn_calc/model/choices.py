@@ -36,6 +36,21 @@ RECIPES: dict[str, tuple[str, int, int]] = {
     "fp32": (N_("fp32 with Adam: 4 + 4 + 8 = 16 bytes per parameter"), 16, 0),
 }  # fmt: skip
 
+# Each recipe's bytes per parameter by part: (16-bit or fp32 weights, gradients, optimizer
+# states: fp32 master weights and Adam's two moments). ZeRO shards them over data parallelism
+# part by part (Rajbhandari et al. 2020, sec. 5): stage 1 the optimizer states, stage 2 also
+# the gradients, stage 3 also the weights. `distributed` is stage 1 of `mixed`.
+RECIPE_PARTS: dict[str, tuple[int, int, int]] = {
+    "mixed": (2, 4, 12),
+    "distributed": (2, 4, 12),
+    "fp32": (4, 4, 8),
+}
+
+# ZeRO stages and what ZeRO-Offload moves to CPU memory (Ren et al. 2021; DeepSpeed's
+# offload_optimizer and offload_param).
+ZERO_STAGES: tuple[str, ...] = ("0", "1", "2", "3")
+OFFLOAD: tuple[str, ...] = ("none", "optimizer", "optimizer+params")
+
 # Activation recomputation (Korthikanti et al.): none, the attention scores, or every layer.
 RECOMPUTE: tuple[str, ...] = ("none", "selective", "full")
 

@@ -52,6 +52,19 @@ class TrainingLayerKind(KindResult):
     terms: list[ActivationTerm]
 
 
+class DeepSpeedEstimate(Result):
+    """DeepSpeed's own estimator for the same stage and offload (counts.training)."""
+
+    function: str
+    gpus_per_node: int
+    nodes: int
+    zero_init: bool
+    additional_buffer_factor: float
+    largest_layer_params: int | None
+    gpu_bytes: int
+    cpu_bytes: int = Field(description="per node, buffer factor included")
+
+
 class TrainingReport(Result):
     view: ClassVar[str] = "ffn_calc.views.training:training_tables"
 
@@ -93,6 +106,17 @@ class TrainingReport(Result):
     score_crossover_unbounded_exact: str
     gpu_memory_bytes: int | None = None
     max_micro_batch: int | None = None
+    zero_stage: int = Field(0, description="ZeRO stage over --dp (distributed: 1)")
+    offload: str = "none"
+    weights_bytes: int = Field(0, description="model states on one GPU: the weights")
+    gradients_bytes: int = 0
+    optimizer_states_bytes: int = 0
+    gather_bytes: int = Field(0, description="ZeRO-3: the largest layer's weights and gradients")
+    cpu_bytes: int = Field(0, description="offloaded states in CPU memory, one GPU's share")
+    largest_layer_params: int | None = Field(
+        None, description="the most parameters one module holds itself (ZeRO-3's gather)"
+    )
+    deepspeed: DeepSpeedEstimate | None = None
     rows: list[dict[str, int]] = Field(
         description="one layer's activations per component over s (micro-batch 1, this GPU)"
     )
@@ -140,28 +164,88 @@ def _check_dp(recipe: str, dp: int) -> None:
 
         raise UsageError(
             _(
-                "--dp divides the optimizer states that --recipe distributed shards; with "
-                "--recipe {recipe} every data-parallel GPU holds all of the model states."
+                "--dp divides the model states that --zero 1, 2 or 3 (or --recipe "
+                "distributed) shards; with --recipe {recipe} and no --zero every data-parallel "
+                "GPU holds all of the model states."
             ).format(recipe=recipe)
         )
 
 
+def largest_layer_params(cfg: ModelConfig) -> int:
+    """The most parameters one module holds itself (its parameters, not its children's), as
+    DeepSpeed's estimator finds it: max over modules of sum(p.numel() for p in
+    m.parameters(recurse=False)). transformers 5 holds a layer's routed experts as one
+    module's 3-D tensors, so they count together; a tied tensor counts in each module."""
+    import re
+
+    from ffn_calc.reference.instantiate import instantiate
+
+    own: dict[str, int] = {}
+    for t in instantiate(cfg, 1, 1).tensors:
+        m = re.search(r"\.experts\.\{(\d+)\.\.(\d+)\}\.", t.label)
+        if m:
+            module, n = t.label[: m.start()] + ".experts", t.numel * (int(m[2]) - int(m[1]) + 1)
+        else:
+            module, n = t.label.rsplit(".", 1)[0], t.numel
+        own[module] = own.get(module, 0) + n
+    return max(own.values(), default=0)
+
+
+def _deepspeed(
+    cfg: ModelConfig, recipe: str, par: tr.Parallel, stage: int, offload: str, largest: int | None
+) -> DeepSpeedEstimate | None:
+    """DeepSpeed's estimator for stage 2 or 3 (mixed precision, no TP; one node of --dp
+    GPUs, zero.Init, its default buffer factor 1.5)."""
+    if recipe != "mixed" or par.tp != 1 or stage < 2:
+        return None
+    total = pm.total_params(cfg)
+    if stage == 2:
+        cpu, gpu = tr.deepspeed_zero2(total, par.dp, cpu_offload=offload != "none")
+        name = "estimate_zero2_model_states_mem_needs"
+    else:
+        assert largest is not None
+        cpu, gpu = tr.deepspeed_zero3(total, largest, par.dp, offload=offload)
+        name = "estimate_zero3_model_states_mem_needs"
+    return DeepSpeedEstimate(
+        function=name, gpus_per_node=par.dp, nodes=1, zero_init=True,
+        additional_buffer_factor=1.5, largest_layer_params=largest if stage == 3 else None,
+        gpu_bytes=gpu, cpu_bytes=cpu,
+    )  # fmt: skip
+
+
 def training_report(
-    cfg: ModelConfig, recipe: str, par: tr.Parallel, s: int | None, b: int, gpu: int | None
+    cfg: ModelConfig,
+    recipe: str,
+    par: tr.Parallel,
+    s: int | None,
+    b: int,
+    gpu: int | None,
+    zero: int = 0,
+    offload: str = "none",
 ) -> TrainingReport:
-    """`s` None: DEFAULT_SEQ_LEN, or the learned position table when it is shorter."""
+    """`s` None: DEFAULT_SEQ_LEN, or the learned position table when it is shorter. `zero`:
+    the ZeRO stage over par.dp (`distributed` is stage 1 of `mixed`); `offload`: none,
+    optimizer or optimizer+params (counts.training.zero_states)."""
     tr.check(cfg, par)
-    _check_dp(recipe, par.dp)
+    tr.check_zero(recipe, zero, offload)
+    stage = 1 if recipe == "distributed" else zero
+    if stage == 0:
+        _check_dp(recipe, par.dp)
     lowered = False
     if s is None:
         s = DEFAULT_SEQ_LEN
         if cfg.position_limit is not None and cfg.position_limit < s:
             s, lowered = cfg.position_limit, True
     cfg.check_positions(s, f"--seq-len {s}")
-    n, d = tr.state_bytes_per_param(recipe, par.dp)
+    tr.state_bytes_per_param(recipe, par.dp)  # the recipe checked
+    parts = tr.RECIPE_PARTS[recipe]
     total = pm.total_params(cfg)
     per_gpu = -(-total // par.tp)
-    states = -(-per_gpu * n // d)
+    largest = largest_layer_params(cfg) if stage == 3 else None
+    st = tr.zero_states(per_gpu, parts, par.dp, stage, offload, -(-(largest or 0) // par.tp))
+    states = st.gpu
+    per_param = _per_param(parts, par.dp, stage, offload)
+    n, d = per_param.numerator, per_param.denominator
     layers = cfg.encoder_layers + cfg.decoder_layers
     kinds, outside, comps = _activations(cfg, par, s, b)
     acts = sum(comps.values())
@@ -188,9 +272,24 @@ def training_report(
         activations_bytes=acts, total_bytes=states + acts, score_crossover=num(cross) if reached else None,
         score_crossover_exact=exact(cross) if reached else None,
         score_crossover_unbounded=num(cross), score_crossover_unbounded_exact=exact(cross),
-        gpu_memory_bytes=gpu, max_micro_batch=fit,
+        gpu_memory_bytes=gpu, max_micro_batch=fit, zero_stage=stage, offload=offload,
+        weights_bytes=st.weights, gradients_bytes=st.gradients, optimizer_states_bytes=st.optimizer,
+        gather_bytes=st.gather, cpu_bytes=st.cpu, largest_layer_params=largest,
+        deepspeed=_deepspeed(cfg, recipe, par, stage, offload, largest),
         convention=CONVENTION,
     )  # fmt: skip
+
+
+def _per_param(parts: tuple[int, int, int], dp: int, stage: int, offload: str) -> Fraction:
+    """Bytes per parameter on one GPU (the gathered layer aside): each part whole, 1/dp or 0."""
+    w, g, o = parts
+    sharded = Fraction(1, dp)
+    off = offload != "none"
+    return (
+        (0 if offload == "optimizer+params" else w * (sharded if stage >= 3 else 1))
+        + (0 if off else g * (sharded if stage >= 2 else 1))
+        + (0 if off else o * (sharded if stage >= 1 else 1))
+    )
 
 
 def _sweep(

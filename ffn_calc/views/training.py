@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ffn_calc.i18n.translate import _, shown
+from ffn_calc.i18n.translate import N_, _, shown
 from ffn_calc.model.layer_kinds import CROSS_ATTENTION
 
 if TYPE_CHECKING:  # the report types only annotate: importing them would load every command
@@ -69,15 +69,27 @@ def training_tables(r: TrainingReport, explain: bool = False) -> list[Table]:
         ),
         [Column(_("part"), "text"), Column(_("bytes")), Column(_("share"), "pct")],
     )
-    states = _("model states ({bytes} bytes x {params} params)").format(
-        bytes=r.bytes_per_param_exact, params=f"{r.params_per_gpu:,}"
-    )
-    t.add(states, r.model_states_bytes, r.model_states_bytes / r.total_bytes)
+    if r.zero_stage == 0 or (r.zero_stage == 1 and r.recipe == "distributed"):
+        states = _("model states ({bytes} bytes x {params} params)").format(
+            bytes=r.bytes_per_param_exact, params=f"{r.params_per_gpu:,}"
+        )
+        t.add(states, r.model_states_bytes, r.model_states_bytes / r.total_bytes)
+    else:
+        parts = [
+            (_("model states: weights"), r.weights_bytes),
+            (_("model states: gradients"), r.gradients_bytes),
+            (_("model states: optimizer states"), r.optimizer_states_bytes),
+        ]
+        if r.zero_stage == 3:
+            parts.append((_("model states: the largest layer gathered (ZeRO-3)"), r.gather_bytes))
+        for label, value in parts:
+            t.add(label, value, value / r.total_bytes)
     for key, value in r.activation_components.items():
         label = _("activations: {component}").format(component=component_label(key))
         t.add(label, value, value / r.total_bytes)
     t.add(_("total"), r.total_bytes, 1.0, style="total")
     t.notes.append(_("Recipe: {recipe}.").format(recipe=_(r.recipe_text)))
+    t.notes += _zero_notes(r)
     if r.seq_len_lowered and r.position_limit is not None:
         t.notes.append(
             _(
@@ -185,3 +197,53 @@ def _score_never(r: TrainingReport) -> str:
         "The scores' activations (5as^2b) would overtake the FFN's at s = {length}, past the "
         "learned position table ({limit} positions): never reached."
     ).format(length=r.score_crossover_unbounded_exact, limit=f"{r.position_limit or 0:,}")
+
+
+ZERO_SHARDS = {
+    1: N_("ZeRO stage 1 over {dp} GPUs: each holds 1/{dp} of the optimizer states."),
+    2: N_("ZeRO stage 2 over {dp} GPUs: each holds 1/{dp} of the optimizer states and gradients."),
+    3: N_("ZeRO stage 3 over {dp} GPUs: each holds 1/{dp} of the optimizer states, gradients and "
+    "weights, and gathers one layer at a time whole (the largest: {largest} parameters, its "
+    "weights and gradients)."),
+}
+
+
+def _zero_notes(r: TrainingReport) -> list[str]:
+    """What the stage shards, what is offloaded, and DeepSpeed's estimator beside it."""
+    if r.zero_stage == 0 or (r.zero_stage == 1 and r.recipe == "distributed"):
+        return []
+    notes = [_(ZERO_SHARDS[r.zero_stage]).format(dp=r.dp, largest=f"{r.largest_layer_params or 0:,}")]
+    if r.offload != "none":
+        what = (
+            _("the optimizer states and gradients")
+            if r.offload == "optimizer"
+            else _("the optimizer states, gradients and weights")
+        )
+        notes.append(
+            _(
+                "Offloaded to CPU memory ({what}): {bytes} bytes for each GPU's process, "
+                "{node} bytes for the {dp} GPUs."
+            ).format(what=what, bytes=f"{r.cpu_bytes:,}", node=f"{r.cpu_bytes * r.dp:,}", dp=r.dp)
+        )
+    d = r.deepspeed
+    if d is not None:
+        notes.append(
+            _(
+                "DeepSpeed's {function} (one node of {gpus} GPUs, zero.Init, buffer factor "
+                "1.5): {gpu} bytes per GPU, {cpu} bytes of CPU memory."
+            ).format(
+                function=d.function,
+                gpus=d.gpus_per_node,
+                gpu=f"{d.gpu_bytes:,}",
+                cpu=f"{d.cpu_bytes:,}",
+            )
+        )
+        if r.zero_stage == 2 and r.offload == "none":
+            notes.append(
+                _(
+                    "It counts 2 + 18 / N bytes per parameter at stage 2 (16-bit and fp32 "
+                    "gradients both sharded); --recipe mixed holds fp32 gradients only: "
+                    "2 + 16 / N."
+                )
+            )
+    return notes
