@@ -5,7 +5,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ffn_calc.cli.app import Format, FormatOpt, refuse
+from ffn_calc.cli.app import Format, FormatOpt, given, refuse
 from ffn_calc.cli.commands import BF16, Dtype, PlotOpt
 from ffn_calc.cli.options import choice_enum, model_command
 from ffn_calc.cli.require import RequireOpt, emit_checked, required
@@ -19,12 +19,17 @@ if TYPE_CHECKING:
     from ffn_calc.model.config import ModelConfig
 
     Phase = StrEnum
+    Recompute = StrEnum
 else:
+    from ffn_calc.model.choices import RECOMPUTE
+
     Phase = choice_enum("Phase", ("decode", "prefill", "training"))
+    Recompute = choice_enum("Recompute", RECOMPUTE)
 
 # Weight-only quantisation computes in bf16 and keeps a bf16 cache.
 WEIGHT_ONLY = ("int8", "int4")
 DECODE = Phase("decode")
+NO_RECOMPUTE = Recompute("none")
 
 
 @model_command("roofline")
@@ -42,6 +47,10 @@ def roofline_cmd(
     act_dtype: Annotated[Dtype | None, typer.Option("--act-dtype", help="Activations' dtype, whose peak the matmuls run at (default --dtype; bf16 for int8/int4 weights).")] = None,
     kv_dtype: Annotated[Dtype | None, typer.Option("--kv-dtype", help="KV cache dtype (default as --act-dtype).")] = None,
     tp: Annotated[int, typer.Option("--tp", min=1, max=MAX_SIZE, help="Tensor-parallel degree: divides FLOPs and bytes (communication not modelled).")] = 1,
+    training: Annotated[bool, typer.Option("--training", help="The --seq-len phase is a training step: forward, backward (2x), recompute, optimizer step.")] = False,
+    dp: Annotated[int, typer.Option("--dp", min=1, max=MAX_SIZE, help="--training: data-parallel replicas; each runs --batch / --dp sequences.")] = 1,
+    recompute: Annotated[Recompute, typer.Option("--recompute", help="--training: none, selective (the attention scores) or full (every layer).")] = NO_RECOMPUTE,
+    interconnect: Annotated[float | None, typer.Option("--interconnect", metavar="BYTES/S", help="--training --dp 2+: link bandwidth per device for the gradients' ring all-reduce (not counted without it).")] = None,
     measured: Annotated[float | None, typer.Option("--measured", metavar="TOKENS_PER_S", help="A measured throughput: report MFU and MBU.")] = None,
     measured_phase: Annotated[Phase, typer.Option("--measured-phase", help="What --measured measured: decode, prefill or training.")] = DECODE,
     plot: PlotOpt = None,
@@ -55,10 +64,12 @@ def roofline_cmd(
 
     if measured is None:
         refuse(ctx, ("measured_phase",), _("{option} goes with --measured TOKENS_PER_S."))
+    if training and not given(ctx, "measured_phase"):
+        measured_phase = Phase("training")  # what a training step's throughput measures
     w = dtype.value
     act = act_dtype.value if act_dtype is not None else ("bf16" if w in WEIGHT_ONLY else w)
     kv = kv_dtype.value if kv_dtype is not None else act
-    timed = [t for t in require or [] if t.strip().startswith(("decode_time", "prefill_time"))]
+    timed = [t for t in require or [] if t.strip().startswith(("decode_time", "prefill_time", "training_time"))]  # fmt: skip
     own = (gpu or "").lower() != "h100-sxm" or (w, act, kv) != ("bf16",) * 3
     if timed and (own or peak_flops or bandwidth or efficiency != 1.0 or tp != 1):
         raise UsageError(
@@ -72,7 +83,8 @@ def roofline_cmd(
     report = roofline_report(
         model, seq_len=seq_len, context=context, batch=batch, dtypes=Dtypes(w, act, kv),
         gpu=gpu, peak=peak_flops, bandwidth=bandwidth, efficiency=efficiency, tp=tp,
-        measured=measured, measured_phase=measured_phase.value,
+        measured=measured, measured_phase=measured_phase.value, training=training, dp=dp,
+        recompute=recompute.value, interconnect=interconnect,
     )  # fmt: skip
     if plot is not None:
         from ffn_calc.counts.roofline import Device

@@ -66,12 +66,14 @@ class Component:
     flops: int = 0
     bytes: Fraction = Fraction(0)
     modelled: bool = True
+    link: float | None = None  # bytes/s of the interconnect its bytes cross (communication)
 
     def intensity(self) -> float:
         return float(self.flops / self.bytes) if self.bytes else float("inf")
 
     def times(self, dev: Device, tp: int) -> tuple[float, float]:
-        return self.flops / tp / dev.peak, float(self.bytes) / tp / dev.bandwidth
+        bandwidth = dev.bandwidth if self.link is None else self.link
+        return self.flops / tp / dev.peak, float(self.bytes) / tp / bandwidth
 
     def time(self, dev: Device, tp: int) -> float:
         return max(self.times(dev, tp))
@@ -87,6 +89,7 @@ class Phase:
     length: int  # seq_len or context
     tokens: int  # tokens one step produces or processes (B x S; B)
     components: list[Component] = field(default_factory=list)
+    recompute_flops: int = 0  # a training step's recomputed forward (in `flops`)
 
     @property
     def flops(self) -> int:
@@ -109,8 +112,9 @@ def distinct_experts(n_experts: int, k: int, tokens: int) -> float:
     return n_experts * (1 - (1 - k / n_experts) ** tokens)
 
 
-def _linear(t: Term, d: Dtypes, weights: bool = True) -> Fraction:
-    """A linear term (2, B, rows, d_in, *d_out): the weight, the rows in and out."""
+def _linear_parts(t: Term, d: Dtypes) -> tuple[Fraction, Fraction]:
+    """A linear term (2, B, rows, d_in, *d_out): its weight's elements, and the bytes of its
+    rows in and out."""
     _two, b, s, *dims = t.factors
     rows = b * s
     if t.name in LINEAR_EXTRA:  # (mats, d_model, width): each matrix in + out
@@ -121,18 +125,18 @@ def _linear(t: Term, d: Dtypes, weights: bool = True) -> Fraction:
         for x in dims[1:]:
             d_out *= x
         act, wt = rows * (d_in + d_out), d_in * d_out
-    return (wt * BYTES[d.weights] if weights else 0) + act * BYTES[d.activations]
+    return Fraction(wt), act * BYTES[d.activations]
 
 
-def _experts(cfg: ModelConfig, t: Term, d: Dtypes) -> Fraction:
-    """Routed experts: (2, B, rows, k, mats, d_model, d_ff)."""
+def _experts_parts(cfg: ModelConfig, t: Term, d: Dtypes) -> tuple[Fraction, Fraction]:
+    """Routed experts (2, B, rows, k, mats, d_model, d_ff): the touched experts' weight
+    elements, and every routed row in and out of each expert matrix."""
     _two, b, s, k, mats, dm, f = t.factors
     assert cfg.n_experts is not None
     touched = Fraction(distinct_experts(cfg.n_experts, k, b * s))
-    return (
-        touched * mats * dm * f * BYTES[d.weights]
-        + b * s * k * mats * (dm + f) * BYTES[d.activations]
-    )
+    return touched * mats * dm * f, b * s * k * mats * (dm + f) * BYTES[d.activations]
+
+
 
 
 def _scores(
@@ -161,16 +165,22 @@ def _term_bytes(
 ) -> Fraction | None:
     if t.group == SCORES:
         return _scores(cfg, t, d, b, q_rows, kv, decode)
-    if t.name == "experts":
-        return _experts(cfg, t, d)
     if t.name == "kv_b_proj over the cache":  # reads the cached latent, expands on chip
         _two, bb, cached, kvr, _h, _w = t.factors
         return bb * cached * kvr * BYTES[d.kv]
+    parts = _weight_parts(cfg, t, d)
+    return None if parts is None else parts[0] * BYTES[d.weights] + parts[1]
+
+
+def _weight_parts(cfg: ModelConfig, t: Term, d: Dtypes) -> tuple[Fraction, Fraction] | None:
+    """A term with a weight: (the weight elements it reads, the activation bytes in and out)."""
+    if t.name == "experts":
+        return _experts_parts(cfg, t, d)
     if t.name == "pooler":  # (2, B, d_model, d_model): the first token of each sequence
         _two, bb, d_in, d_out = t.factors
-        return d_in * d_out * BYTES[d.weights] + bb * (d_in + d_out) * BYTES[d.activations]
-    if len(t.factors) >= 5 and t.factors[0] == 2:
-        return _linear(t, d)
+        return Fraction(d_in * d_out), bb * (d_in + d_out) * BYTES[d.activations]
+    if t.group != SCORES and len(t.factors) >= 5 and t.factors[0] == 2:
+        return _linear_parts(t, d)
     return None
 
 
@@ -212,6 +222,96 @@ def decode(cfg: ModelConfig, batch: int, context: int, d: Dtypes) -> Phase:
     for t in fl.model_flop_terms(cfg, w, encoder=False):
         _add(out, t, 1, _term_bytes(cfg, t, d, batch, 1, 1, True))
     return Phase("decode", context, batch, list(out.values()))
+
+
+# --- a training step --------------------------------------------------------------------------
+
+GRAD_BYTES = 4  # gradients accumulate in fp32 (memory --training --recipe mixed holds them so)
+RECOMPUTED = {"none": (), "selective": (SCORES,), "full": None}  # None: every layer term
+
+
+def _train_term(
+    cfg: ModelConfig, t: Term, d: Dtypes, b: int, s: int
+) -> tuple[Fraction, Fraction] | None:
+    """(forward bytes, backward bytes) of one term of a training step. A weight's backward is
+    two matmuls: dX = dY W^T reads the weight and dY and writes dX; dW = X^T dY reads the saved
+    input X and dY and writes the fp32 gradient: the forward's bytes, the rows in and out once
+    more and the gradient. The fused scores' backward reads Q, K, V, the output and its
+    gradient and writes dQ, dK, dV: twice the forward's bytes."""
+    if t.group == SCORES:
+        fwd = _scores(cfg, t, d, b, s, s, False)
+        return None if fwd is None else (fwd, 2 * fwd)
+    parts = _weight_parts(cfg, t, d)
+    if parts is None:
+        return None
+    wt, act = parts
+    fwd = wt * BYTES[d.weights] + act
+    return fwd, fwd + act + wt * GRAD_BYTES
+
+
+def _train_add(
+    out: dict[tuple[str, str], Component],
+    t: Term,
+    count: int,
+    by: tuple[Fraction, Fraction] | None,
+    again: bool,
+) -> int:
+    """Forward (F) and backward (2F) of `count` copies of a term, and a recomputed forward
+    when `again`; returns the recomputed FLOPs."""
+    c = out.setdefault((t.group, t.name), Component(t.name, t.group))
+    times = 4 if again else 3
+    c.flops += times * count * t.value
+    if by is None:
+        c.modelled = False
+    else:
+        fwd, bwd = by
+        c.bytes += count * (fwd * (2 if again else 1) + bwd)
+    return count * t.value if again else 0
+
+
+def optimizer_bytes(params: int, d: Dtypes) -> int:
+    """Adam's step per parameter: reads the fp32 gradient, master weight and two moments (16
+    bytes) and writes the master weight and moments (12) and, when the weights are not fp32
+    themselves, their copy in the weights' dtype."""
+    extra = 0 if d.weights == "fp32" else BYTES[d.weights]
+    return ceil(params * (28 + extra))
+
+
+def training(
+    cfg: ModelConfig,
+    batch: int,
+    seq_len: int,
+    d: Dtypes,
+    params: int,
+    dp: int = 1,
+    recompute: str = "none",
+    link: float | None = None,
+) -> Phase:
+    """One training step of `batch` sequences of `seq_len` tokens over `dp` data-parallel
+    replicas: each replica's forward (the prefill's terms at batch / dp), backward (2x the
+    forward's FLOPs, the project's training convention: training = 3 x forward) and
+    recomputed forward (selective: the scores; full: every layer term, not the LM head), the
+    optimizer step over the `params` parameters (Adam, counts no FLOPs: elementwise), and
+    with `link` bytes/s the gradients' ring all-reduce, 2 (dp - 1) / dp x the fp32
+    gradients, over that link. FLOPs and bytes are one replica's (divided over --tp devices
+    by the caller); tokens are the whole step's."""
+    b = batch // dp
+    w = fl.Workload(batch=b, seq_len=seq_len)
+    out: dict[tuple[str, str], Component] = {}
+    groups = RECOMPUTED[recompute]
+    again = 0
+    for layer in fl.layer_flops(cfg, w):
+        for t in layer.terms:
+            redo = groups is None or t.group in groups
+            again += _train_add(out, t, layer.count, _train_term(cfg, t, d, b, seq_len), redo)
+    for t in fl.model_flop_terms(cfg, w):  # the LM head (and pooler): never recomputed
+        _train_add(out, t, 1, _train_term(cfg, t, d, b, seq_len), False)
+    comps = list(out.values())
+    comps.append(Component("optimizer step", "optimizer", 0, Fraction(optimizer_bytes(params, d))))
+    if link is not None and dp > 1:
+        ring = Fraction(2 * (dp - 1), dp) * params * GRAD_BYTES
+        comps.append(Component("gradient all-reduce", "communication", 0, ring, link=link))
+    return Phase("training", seq_len, batch * seq_len, comps, again)
 
 
 # --- crossovers in time ---------------------------------------------------------------------

@@ -18,7 +18,10 @@ from ffn_calc.model.accelerators import ACCELERATORS
 from ffn_calc.model.config import ModelConfig
 from ffn_calc.reports.base import Result, english
 
-GROUPS = ("attention_projections", "attention_scores", "ffn", "lm_head", "embedding", "pooler")
+GROUPS = (
+    "attention_projections", "attention_scores", "ffn", "lm_head", "embedding", "pooler",
+    "optimizer", "communication",
+)  # fmt: skip
 
 BOUND_NOTE = N_(
     "Each time is a lower bound: max(FLOPs / peak, bytes / bandwidth) per kernel, summed over "
@@ -96,6 +99,19 @@ class DecodePhase(PhaseBase):
         return self.context
 
 
+class TrainingPhase(PhaseBase):
+    seq_len: int
+    dp: int
+    replica_batch: int  # sequences one data-parallel replica runs (batch / dp)
+    recompute: str
+    forward_flops: int  # one replica's; backward = 2 x forward
+    backward_flops: int
+    recompute_flops: int
+
+    def length(self) -> int:
+        return self.seq_len
+
+
 class Crossovers(Result):
     context_at_batch: int | None  # attention time >= FFN time, decode, at --batch
     batch_at_context: int | None  # at --context
@@ -109,6 +125,9 @@ class Measured(Result):
     mfu: float
     mbu: float | None
     mfu_causal: float | None = None
+    devices: int = 1  # --tp x --dp
+    mfu_counted: float | None = None  # training: the step's own FLOPs, 3 x forward terms
+    hfu: float | None = None  # training: with the recomputed forward (hardware FLOPs)
 
 
 class RooflineReport(Result):
@@ -128,7 +147,7 @@ class RooflineReport(Result):
     efficiency: float
     tp: int
     ridge_point: float
-    phases: list[PrefillPhase | DecodePhase]
+    phases: list[PrefillPhase | DecodePhase | TrainingPhase]
     crossovers: Crossovers | None
     measured: Measured | None
     notes: list[str]
@@ -175,7 +194,7 @@ def device(
     return rl.Device(a.name, p * efficiency, bw * efficiency), a.source, a.memory
 
 
-def _phase(p: rl.Phase, dev: rl.Device, tp: int) -> PrefillPhase | DecodePhase:
+def _phase(p: rl.Phase, dev: rl.Device, tp: int, dp: int = 1, recompute: str = "none") -> PrefillPhase | DecodePhase | TrainingPhase:
     comps = [
         RoofComponent(
             name=c.name,
@@ -203,6 +222,13 @@ def _phase(p: rl.Phase, dev: rl.Device, tp: int) -> PrefillPhase | DecodePhase:
     )
     if p.phase == "prefill":
         return PrefillPhase(seq_len=p.length, **common)
+    if p.phase == "training":
+        fwd = (p.flops - p.recompute_flops) // 3
+        return TrainingPhase(
+            seq_len=p.length, dp=dp, replica_batch=p.tokens // p.length // dp,
+            recompute=recompute, forward_flops=fwd, backward_flops=2 * fwd,
+            recompute_flops=p.recompute_flops, **common,
+        )  # fmt: skip
     return DecodePhase(context=p.length, **common)
 
 
@@ -221,14 +247,30 @@ def roofline_report(
     crossovers: bool = True,
     measured: float | None = None,
     measured_phase: str = "decode",
+    training: bool = False,
+    dp: int = 1,
+    recompute: str = "none",
+    interconnect: float | None = None,
 ) -> RooflineReport:
+    """`training`: the --seq-len phase is a training step (forward, backward, recompute,
+    optimizer step; counts.roofline.training) over `dp` data-parallel replicas; with
+    `interconnect` bytes/s the gradients' all-reduce is counted."""
     dtypes = dtypes or rl.Dtypes()
     dev, source, memory = device(gpu, peak, bandwidth, dtypes.activations, efficiency)
     notes: list[Text] = [say(BOUND_NOTE), say(BYTES_NOTE)]
     phases: list[rl.Phase] = []
+    _check_training(training, seq_len, batch, dp, recompute, interconnect)
     if seq_len is not None:
         cfg.check_positions(seq_len, f"--seq-len {seq_len}")
-        phases.append(rl.prefill(cfg, batch, seq_len, dtypes))
+        if training:
+            from ffn_calc.counts.params import total_params
+
+            link = None if interconnect is None else interconnect * efficiency
+            step = rl.training(cfg, batch, seq_len, dtypes, total_params(cfg), dp, recompute, link)
+            phases.append(step)
+            notes += _training_notes(step, batch, dp, recompute, interconnect)
+        else:
+            phases.append(rl.prefill(cfg, batch, seq_len, dtypes))
     if context is not None:
         if not cfg.has_decoder:
             raise UsageError(
@@ -271,7 +313,7 @@ def roofline_report(
         notes.append(say(which, intensity=f"{float(kv):.3g}", ridge=f"{dev.ridge:.3g}"))
     meas = None
     if measured is not None:
-        meas = _measured(cfg, measured, measured_phase, phases, dev, tp, seq_len, batch, notes)
+        meas = _measured(cfg, measured, measured_phase, phases, dev, tp, seq_len, dp, notes)
     out = RooflineReport(
         model=cfg.name,
         accelerator=dev.name,
@@ -287,7 +329,7 @@ def roofline_report(
         efficiency=efficiency,
         tp=tp,
         ridge_point=dev.ridge,
-        phases=[_phase(p, dev, tp) for p in phases],
+        phases=[_phase(p, dev, tp, dp, recompute) for p in phases],
         crossovers=cross,
         measured=meas,
         notes=[english([n]) for n in notes],
@@ -304,11 +346,11 @@ def _measured(
     dev: rl.Device,
     tp: int,
     seq_len: int | None,
-    batch: int,
+    dp: int,
     notes: list[Text],
 ) -> Measured:
     """MFU = model FLOPs per second over the dense peak; MBU = bytes per second over the
-    bandwidth (per device: divided by --tp)."""
+    bandwidth (per device: divided by --tp, and by --dp for training)."""
     if not 0 < tokens_per_s < 1e18:
         raise UsageError(
             _("--measured {value}: give a positive throughput in tokens per second.").format(
@@ -328,13 +370,25 @@ def _measured(
         pr = params_report(cfg)
         n = pr.total_params - pr.components.get("embedding", 0)
         full, causal = rl.palm_training_flops_per_token(cfg, n, seq_len)
+        peak *= dp  # every data-parallel replica's devices
         notes.append(say(PALM_NOTE, causal=f"{tokens_per_s * causal / peak:.2%}"))
+        step = [p for p in phases if p.phase == "training"]
+        counted = hfu = mbu = None
+        if step:  # the step's own terms: one replica's FLOPs and bytes over its devices
+            t = step[0]
+            steps = Fraction(tokens_per_s) / t.tokens
+            counted = float(steps * (t.flops - t.recompute_flops)) / (dev.peak * tp)
+            hfu = float(steps * t.flops) / (dev.peak * tp)
+            mbu = float(steps * t.bytes) / bw
         return Measured(
             phase=phase,
             tokens_per_s=tokens_per_s,
             mfu=tokens_per_s * full / peak,
-            mbu=None,
+            mbu=mbu,
             mfu_causal=tokens_per_s * causal / peak,
+            devices=tp * dp,
+            mfu_counted=counted,
+            hfu=hfu,
         )
     match = [p for p in phases if p.phase == phase]
     if not match:
@@ -349,4 +403,97 @@ def _measured(
         tokens_per_s=tokens_per_s,
         mfu=float(steps * p.flops) / peak,
         mbu=float(steps * p.bytes) / bw,
+        devices=tp,
     )
+
+
+def _check_training(
+    training: bool,
+    seq_len: int | None,
+    batch: int,
+    dp: int,
+    recompute: str,
+    interconnect: float | None,
+) -> None:
+    """The training options go together: --training needs --seq-len; --dp, --recompute and
+    --interconnect need --training; the batch splits evenly over the replicas."""
+    if not training:
+        for option, given in (("--dp", dp != 1), ("--recompute", recompute != "none"),
+                              ("--interconnect", interconnect is not None)):  # fmt: skip
+            if given:
+                raise UsageError(
+                    _("{option} goes with --training (a training step).").format(option=option)
+                )
+        return
+    if seq_len is None:
+        raise UsageError(
+            _("{option} needs --seq-len S (the sequence length T).").format(option="--training")
+        )
+    if recompute not in rl.RECOMPUTED:
+        raise UsageError(
+            _("--recompute {value}: use one of {choices}.").format(
+                value=recompute, choices=", ".join(rl.RECOMPUTED)
+            )
+        )
+    if batch % dp:
+        raise UsageError(
+            _(
+                "--batch {batch} is not a multiple of --dp {dp}: each data-parallel replica "
+                "runs batch / dp sequences."
+            ).format(batch=batch, dp=dp)
+        )
+    if interconnect is not None:
+        if not 0 < interconnect < 1e21:
+            raise UsageError(
+                _("{option} {value}: give a positive figure (FLOP/s or bytes/s).").format(
+                    option="--interconnect", value=interconnect
+                )
+            )
+        if dp == 1:
+            raise UsageError(
+                _("--interconnect goes with --dp 2 or more: one replica has no gradients to "
+                  "all-reduce.")  # fmt: skip
+            )
+
+
+TRAINING_NOTE = N_(
+    "Training step: each term's forward, its backward (2x the forward's FLOPs; a weight's "
+    "backward reads it again with the rows in and out twice and writes its fp32 gradient; "
+    "the fused scores' backward moves twice the forward's bytes), a recomputed forward where "
+    "--recompute asks, and the optimizer step (Adam: 28 bytes per parameter of fp32 "
+    "gradient, master weight and moments read and written, plus the weights' copy; no FLOPs "
+    "counted). Each term's passes are one component: time max(FLOPs / peak, bytes / "
+    "bandwidth)."
+)
+DP_NOTE = N_(
+    "--dp {dp}: each replica runs {batch} sequences (--batch / --dp); FLOPs and bytes are one "
+    "replica's, "
+    "tokens per second the whole step's."
+)
+ALLREDUCE_NOTE = N_(
+    "Gradient all-reduce: a ring, 2 (N - 1) / N x the fp32 gradients over --interconnect "
+    "{link} bytes/s, not overlapped with the backward pass."
+)
+NO_ALLREDUCE_NOTE = N_(
+    "The gradients' all-reduce over the {dp} replicas is not counted: give --interconnect "
+    "BYTES/S to count it (a ring, 2 (N - 1) / N x the fp32 gradients)."
+)
+RECOMPUTE_NOTE = N_(
+    "--recompute {recompute}: the recomputed forward's FLOPs ({flops}) count in the time and "
+    "in HFU, not in MFU."
+)
+
+
+def _training_notes(
+    step: rl.Phase, batch: int, dp: int, recompute: str, interconnect: float | None
+) -> list[Text]:
+    out = [say(TRAINING_NOTE)]
+    if step.recompute_flops:
+        out.append(say(RECOMPUTE_NOTE, recompute=recompute, flops=f"{step.recompute_flops:,}"))
+    if dp > 1:
+        out.append(say(DP_NOTE, dp=str(dp), batch=str(batch // dp)))
+        if interconnect is None:
+            out.append(say(NO_ALLREDUCE_NOTE, dp=str(dp)))
+        else:
+            out.append(say(ALLREDUCE_NOTE, link=f"{interconnect:.4g}"))
+    return out

@@ -35,6 +35,10 @@ def roofline_tables(r: RooflineReport) -> list[Table]:
     for p in r.phases:
         if p.phase == "prefill":
             shape = _("prefill, B={batch}, S={length}").format(batch=r.batch, length=p.length())
+        elif p.phase == "training":
+            shape = _("training step, B={batch}, S={length}").format(
+                batch=r.batch, length=p.length()
+            )
         else:
             shape = _("decode step, B={batch}, L={length}").format(batch=r.batch, length=p.length())
         t = Table(
@@ -90,8 +94,9 @@ def roofline_tables(r: RooflineReport) -> list[Table]:
         att = p.time_shares.get("attention_projections", 0.0) + p.time_shares.get(
             "attention_scores", 0.0
         )
+        names = {"prefill": _("prefill"), "training": _("training step")}
         s.add(
-            _("prefill") if p.phase == "prefill" else _("decode"),
+            names.get(p.phase, _("decode")),
             _us(p.time_s),
             Spelled(p.tokens_per_s, f"{p.tokens_per_s:,.0f}"),
             p.time_shares.get("ffn", 0.0),
@@ -138,6 +143,10 @@ def roofline_tables(r: RooflineReport) -> list[Table]:
         u.add("MFU", m.mfu)
         if m.mfu_causal is not None:
             u.add(_("MFU, causal halving"), m.mfu_causal)
+        if m.mfu_counted is not None:
+            u.add(_("MFU, the step's own FLOPs (3 x forward)"), m.mfu_counted)
+        if m.hfu is not None and m.hfu != m.mfu_counted:
+            u.add(_("HFU, with the recomputed forward"), m.hfu)
         if m.mbu is not None:
             u.add("MBU", m.mbu)
         tables.append(u)
