@@ -353,11 +353,18 @@ def roofline(
     kv_dtype: str | None = None,
     tp: int = 1,
     measured: float | None = None,
-    measured_phase: str = "decode",
+    measured_phase: str | None = None,
+    training: bool = False,
+    dp: int = 1,
+    recompute: str = "none",
+    interconnect: float | None = None,
 ) -> RooflineReport:
     """`ffn-calc roofline`: per component FLOPs, bytes, intensity, bound and time lower bound
     for a prefill of seq_len tokens and a decode step after context tokens on an accelerator
-    (gpu=None: peak_flops and bandwidth). context=None: the prefill alone."""
+    (gpu=None: peak_flops and bandwidth). context=None: the prefill alone. training=True: the
+    seq_len phase is a training step over dp replicas (recompute none, selective or full;
+    interconnect: bytes/s for the gradients' all-reduce). measured_phase: decode by default,
+    training with training=True."""
     import math
 
     from ffn_calc.counts.inference import DTYPE_BYTES
@@ -378,7 +385,11 @@ def roofline(
     peak_flops, bandwidth = real("peak_flops", peak_flops), real("bandwidth", bandwidth)
     efficiency = real("efficiency", efficiency) or 1.0
     measured = real("measured", measured)
-    from ffn_calc.counts.roofline import Dtypes
+    interconnect = real("interconnect", interconnect)
+    training = _flag("training", training)
+    if measured_phase is None:
+        measured_phase = "training" if training else "decode"
+    from ffn_calc.counts.roofline import RECOMPUTED, Dtypes
     from ffn_calc.reports.roofline import roofline_report
 
     w = _choice("dtype", dtype, DTYPE_BYTES)
@@ -391,6 +402,8 @@ def roofline(
         dtypes=Dtypes(w, act, kv), gpu=_optional_text("gpu", gpu), peak=peak_flops,
         bandwidth=bandwidth, efficiency=efficiency, tp=_size("tp", tp), measured=measured,
         measured_phase=_choice("measured_phase", measured_phase, ("decode", "prefill", "training")),
+        training=training, dp=_size("dp", dp), recompute=_choice("recompute", recompute, RECOMPUTED),
+        interconnect=interconnect,
     )  # fmt: skip
 
 

@@ -503,7 +503,7 @@ NOTE_WORDS = {
                    "attention_params", "ffn_params", "norm_params", "lm_head_params",
                    "ffn_share", "weights_bytes"},
     "bytes": {"weights_bytes", "kv_bytes"},
-    "training": {"training_flops"},
+    "training": {"training_flops", "training_time"},
     "decode": {"decode_flops", "decode_time"},
     "FLOPs @S": {"forward_flops", "training_flops"},
     "Crossovers": {"scores_vs_ffn", "scores_vs_projections", "scores_vs_dense"},

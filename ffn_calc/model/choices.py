@@ -78,4 +78,5 @@ SWEEP_METRICS: dict[str, tuple[str, str, Kind]] = {
     "decode_flops": ("L", "FLOPs of one decode step after L tokens", "count"),
     "decode_time": ("L", "microseconds of a decode step after L tokens, H100 SXM bf16 bound", "count"),
     "prefill_time": ("S", "microseconds of a prefill of S tokens, H100 SXM bf16 bound", "count"),
+    "training_time": ("S", "microseconds of a training step of S tokens, H100 SXM bf16 bound", "count"),
 }  # fmt: skip

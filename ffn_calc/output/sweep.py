@@ -103,6 +103,15 @@ def conventions(s: Sweep) -> list[str]:
                 "time, summed)."
             )
         )
+    if "training_time" in names:
+        out.append(
+            N_(
+                "training_time @S: microseconds of a training step of S tokens, batch 1 "
+                "(forward, backward, Adam's optimizer step; no recompute), bounded on an H100 "
+                "SXM in bf16 (the roofline: each kernel's larger of compute and memory time, "
+                "summed)."
+            )
+        )
     return out
 
 

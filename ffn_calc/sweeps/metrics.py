@@ -209,6 +209,16 @@ def _prefill_time(cfg: ModelConfig, c: Cache, s: int) -> float:
     return 1e6 * rl.prefill(cfg, _batch(c), s, rl.Dtypes()).time(_device())
 
 
+def _training_time(cfg: ModelConfig, c: Cache, s: int) -> float:
+    """`roofline --gpu h100-sxm --training --seq-len S`'s training step time_s in
+    microseconds (at the setting's batch; one replica, no recompute)."""
+    from ffn_calc.counts import roofline as rl
+
+    cfg.check_positions(s, f"training_time@{s}")
+    step = rl.training(cfg, _batch(c), s, rl.Dtypes(), _total(cfg, c, 0))
+    return 1e6 * step.time(_device())
+
+
 def _weights_bytes(cfg: ModelConfig, c: Cache, _: int) -> int:
     if DTYPE not in c:
         return BF16_BYTES * _total(cfg, c, 0)
@@ -251,6 +261,7 @@ _COMPUTE: dict[str, Callable[[ModelConfig, Cache, int], Number | None]] = {
     "decode_flops": _decode,
     "decode_time": _decode_time,
     "prefill_time": _prefill_time,
+    "training_time": _training_time,
 }
 METRICS: dict[str, MetricKind] = {
     name: MetricKind(_COMPUTE[name], argument, help, unit)
@@ -265,6 +276,7 @@ _EXACT: dict[str, Callable[[ModelConfig, Cache, int], Fraction | None]] = {
     # a time bound is a float (bytes / bandwidth): its exact value is that float's
     "decode_time": lambda cfg, c, n: Fraction(_decode_time(cfg, c, n)),
     "prefill_time": lambda cfg, c, n: Fraction(_prefill_time(cfg, c, n)),
+    "training_time": lambda cfg, c, n: Fraction(_training_time(cfg, c, n)),
 }
 
 

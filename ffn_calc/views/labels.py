@@ -33,6 +33,8 @@ COMPONENT_LABELS = {
     "total": N_("total"),
     "logits": N_("logits"),
     "layer inputs (full recomputation)": N_("layer inputs (full recomputation)"),
+    "optimizer": N_("optimizer"),
+    "communication": N_("communication"),
 }
 
 
@@ -53,6 +55,8 @@ TERM_LABELS = {
         N_("final encoder norm"),
         N_("final decoder norm"),
         N_("router"),
+        N_("optimizer step"),
+        N_("gradient all-reduce"),
         N_("experts"),
         N_("shared expert"),
         N_("shared expert gate"),
