@@ -209,3 +209,24 @@ def test_every_format_and_language(fmt: str, lang: str) -> None:
             "--lang", lang)  # fmt: skip
     assert r.exit_code == 0, r.stderr
     assert "all-reduce" in r.stdout
+
+
+DOC = ("roofline -p llama-3-8b --gpu h100-sxm --training --seq-len 4096 --batch 64 --dp 8 "
+       "--recompute selective --interconnect 450e9").split()  # fmt: skip
+
+
+def test_the_docs_example_is_current() -> None:
+    """docs/roofline.md, "A training step": the table, and the figures its text quotes."""
+    from conftest import readme_block, shown
+
+    marker = ("`ffn-calc roofline --preset llama-3-8b --gpu h100-sxm --training --seq-len 4096 "
+              "--batch 64 --dp 8 --recompute selective --interconnect 450e9`:")  # fmt: skip
+    block = readme_block(marker).split("\n")
+    out = shown(DOC, 120).split("\n")
+    assert any(out[i : i + len(block)] == block for i in range(len(out) - len(block) + 1))
+    r = _json(*DOC[1:], "--measured", "80000")
+    (t,), m = r["phases"], r["measured"]
+    assert round(t["tokens_per_s"]) == 132_892 and round(t["time_s"], 2) == 1.97
+    assert [round(100 * m[k], 1) for k in ("mfu", "mfu_causal", "mfu_counted", "hfu")] == [
+        52.0, 48.8, 52.0, 54.2,
+    ]  # fmt: skip

@@ -176,3 +176,19 @@ def test_api() -> None:
     m = ffn_calc.load("gpt2-small")
     r = ffn_calc.training_memory(m, dp=4, zero=3, offload="optimizer+params")
     assert r.zero_stage == 3 and r.weights_bytes == 0 and r.cpu_bytes == 18 * 124_439_808 // 4
+
+
+def test_the_docs_example_is_current() -> None:
+    """docs/training.md, "ZeRO stages and CPU offload"."""
+    from conftest import readme_block, shown
+
+    args = ["memory", "-p", "llama-3-8b", "--training", "--zero", "3", "--dp", "8",
+            "--seq-len", "4096", "--recompute", "selective"]  # fmt: skip
+    marker = ("`ffn-calc memory --preset llama-3-8b --training --zero 3 --dp 8 --seq-len 4096 "
+              "--recompute selective`:")  # fmt: skip
+    block = readme_block(marker).split("\n")
+    out = shown(args, 120).split("\n")
+    assert any(out[i : i + len(block)] == block for i in range(len(out) - len(block) + 1))
+    r = _json(*args[1:])
+    assert r["largest_layer_params"] == 128_256 * 4096 == 525_336_576
+    assert r["model_states_bytes"] == r["deepspeed"]["gpu_bytes"] == 20_169_434_112
