@@ -230,3 +230,18 @@ def test_the_docs_example_is_current() -> None:
     assert [round(100 * m[k], 1) for k in ("mfu", "mfu_causal", "mfu_counted", "hfu")] == [
         52.0, 48.8, 52.0, 54.2,
     ]  # fmt: skip
+
+
+def test_plot_draws_the_training_step_over_s(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "training.svg"
+    r = run("roofline", "-p", "gpt2-small", "--gpu", "l4", "--training", "-s", "512", "-b", "4",
+            "--dp", "2", "--interconnect", "1e11", "--plot", str(out), "-f", "json")  # fmt: skip
+    assert r.exit_code == 0, r.stderr
+    assert out.stat().st_size > 0 and "all-reduce" in out.read_text()
+
+
+def test_measured_prefill_with_training() -> None:
+    r = run("roofline", "-p", "gpt2-small", "--gpu", "l4", "--training", "-s", "64",
+            "--measured", "1000", "--measured-phase", "prefill")  # fmt: skip
+    assert r.exit_code == 2 and "--measured-phase training" in r.stderr and r.stdout == ""

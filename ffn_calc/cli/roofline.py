@@ -88,8 +88,13 @@ def roofline_cmd(
     )  # fmt: skip
     if plot is not None:
         from ffn_calc.counts.roofline import Device
-        from ffn_calc.output.roofline_plot import decode_times
+        from ffn_calc.output import roofline_plot
 
         device = Device(report.accelerator, report.peak_flops, report.bandwidth_bytes)
-        decode_times(report, model, Dtypes(w, act, kv), device, plot)
+        if training and context is None:  # the training step over S; else the decode step
+            link = None if interconnect is None else interconnect * efficiency
+            roofline_plot.training_times(report, model, Dtypes(w, act, kv), device, plot,
+                                         recompute.value, link)  # fmt: skip
+        else:
+            roofline_plot.decode_times(report, model, Dtypes(w, act, kv), device, plot)
     emit_checked(report, format, results)

@@ -80,3 +80,63 @@ def decode_times(
         return fig
 
     base._save(path, fmt, build)
+
+
+TRAINING_COLORS = {**GROUP_COLORS, "optimizer": "#8c564b", "communication": "#7f7f7f"}
+
+
+def training_times(
+    report: RooflineReport,
+    model: ModelConfig,
+    dtypes: Dtypes,
+    device: Device,
+    path: Path,
+    recompute: str,
+    link: float | None,
+) -> None:
+    """Time per group of one training step (--training) at the report's batch and --dp, over
+    the sequence length S (log scale), --seq-len marked."""
+    fmt = base.check(path)
+    from ffn_calc.counts import roofline as rl
+    from ffn_calc.counts.params import total_params
+
+    step = next(p for p in report.phases if p.phase == "training")
+    seq_len, dp = step.length(), getattr(step, "dp", 1)
+    limit = model.position_limit or 2**24
+    hi = min(max(4 * seq_len, 1024), limit)
+    xs = sorted({max(1, min(limit, round(x))) for x in base._geometric(1, hi, 97)})
+    params = total_params(model)
+    series: dict[str, list[float]] = {k: [] for k in TRAINING_COLORS}
+    for x in xs:
+        p = rl.training(model, report.batch, x, dtypes, params, dp, recompute, link)
+        for k in series:
+            series[k].append(1e3 * p.group_time(device, (k,), report.tp))
+    series = {k: v for k, v in series.items() if any(v)}
+    labels = {**base._part_labels(), "lm_head": "lm_head", "optimizer": _("optimizer step"),
+              "communication": _("gradient all-reduce")}  # fmt: skip
+
+    def build() -> Figure:
+        fig = base._figure(9, 5)
+        ax = fig.subplots()
+        for key, values in series.items():
+            ax.plot(xs, values, color=TRAINING_COLORS[key], label=labels[key], linewidth=2)
+        ax.set_xscale("log", base=2)
+        ax.set_xlim(xs[0], xs[-1])
+        ax.set_ylim(bottom=0)
+        ax.grid(True, which="major", alpha=0.3)
+        if xs[0] <= seq_len <= xs[-1]:
+            ax.axvline(seq_len, color="0.25", linestyle=":", linewidth=1)
+            ax.text(seq_len, 0.98, f"--seq-len\nS = {seq_len:,}", rotation=90, va="top",
+                    ha="right", fontsize=8, color="0.15", transform=ax.get_xaxis_transform())  # fmt: skip
+        ax.set_xlabel(_("sequence length S (tokens, log scale)"))
+        ax.set_ylabel(_("time bound (ms)"))
+        ax.set_title(
+            _("{model} on {accelerator}: one training step's time per part, batch {batch}").format(
+                model=report.model, accelerator=report.accelerator, batch=f"{report.batch:,}"
+            ),
+            wrap=True,
+        )
+        ax.legend(loc="upper left", fontsize=9)
+        return fig
+
+    base._save(path, fmt, build)

@@ -391,6 +391,13 @@ def _measured(
             hfu=hfu,
         )
     match = [p for p in phases if p.phase == phase]
+    if not match and phase == "prefill" and any(p.phase == "training" for p in phases):
+        raise UsageError(
+            _(
+                "--measured-phase prefill: with --training the --seq-len phase is a training "
+                "step; give --measured-phase training, or leave --training out."
+            )
+        )
     if not match:
         option = "--seq-len S" if phase == "prefill" else "--context L"
         raise UsageError(
