@@ -61,14 +61,15 @@ def test_narayanan_closed_form() -> None:
     """Narayanan et al. 2021 (arXiv:2104.04473), eq. 3: a GPT model with full activation
     recomputation runs 96 B s l h^2 (1 + s / 6h + V / 16 l h) FLOPs per iteration (= 96Bslh^2
     + 16Bs^2lh + 6BshV); without recomputation 72Bslh^2 + 12Bs^2lh + 6BshV (3 x forward).
-    gpt2-small: h 768, l 12, V 50257, d_ff 4h, tied head."""
+    gpt2-small: h 768, l = n 12 layers, V 50257, d_ff 4h, tied head."""
     cfg = model("gpt2-small")
-    b, s, l, h, v = 3, 512, 12, 768, 50257
+    b, s, n, h, v = 3, 512, 12, 768, 50257
     full = step(cfg, b, s, recompute="full")
-    assert full.flops == 96 * b * s * l * h * h + 16 * b * s * s * l * h + 6 * b * s * h * v
+    assert full.flops == 96 * b * s * n * h * h + 16 * b * s * s * n * h + 6 * b * s * h * v
     none = step(cfg, b, s)
-    assert none.flops == 72 * b * s * l * h * h + 12 * b * s * s * l * h + 6 * b * s * h * v
-    assert full.recompute_flops == full.flops - none.flops == 24 * b * s * l * h * h + 4 * b * s * s * l * h
+    assert none.flops == 72 * b * s * n * h * h + 12 * b * s * s * n * h + 6 * b * s * h * v
+    again = 24 * b * s * n * h * h + 4 * b * s * s * n * h
+    assert full.recompute_flops == full.flops - none.flops == again
 
 
 def test_selective_recomputes_the_scores() -> None:
@@ -164,7 +165,9 @@ def test_measured_mfu_from_the_step() -> None:
     steps = 50000 / (8 * 1024)
     peak = 312e12
     assert m["phase"] == "training" and m["devices"] == 4
-    assert m["mfu_counted"] == pytest.approx(steps * (t["flops"] - t["recompute_flops"]) / (peak * 2))
+    assert m["mfu_counted"] == pytest.approx(
+        steps * (t["flops"] - t["recompute_flops"]) / (peak * 2)
+    )
     assert m["hfu"] == pytest.approx(steps * t["flops"] / (peak * 2))
     assert m["mbu"] == pytest.approx(steps * t["bytes"] / (2.039e12 * 2))
     n = 124_439_808 - 38_597_376 - 786_432  # non-embedding: minus wte and wpe
@@ -180,7 +183,10 @@ def test_measured_mfu_from_the_step() -> None:
         (["-s", "64", "--recompute", "full"], "--recompute goes with --training"),
         (["--training", "-s", "64", "-b", "3", "--dp", "2"], "not a multiple of --dp 2"),
         (["--training", "-s", "64", "--interconnect", "1e11"], "--interconnect goes with --dp"),
-        (["--training", "-s", "64", "-b", "2", "--dp", "2", "--interconnect", "-5"], "--interconnect"),
+        (
+            ["--training", "-s", "64", "-b", "2", "--dp", "2", "--interconnect", "-5"],
+            "--interconnect",
+        ),
     ],
 )
 def test_bad_input(args: list[str], needle: str) -> None:
@@ -211,8 +217,8 @@ def test_every_format_and_language(fmt: str, lang: str) -> None:
     assert "all-reduce" in r.stdout
 
 
-DOC = ("roofline -p llama-3-8b --gpu h100-sxm --training --seq-len 4096 --batch 64 --dp 8 "
-       "--recompute selective --interconnect 450e9").split()  # fmt: skip
+DOC = ["roofline", "-p", "llama-3-8b", "--gpu", "h100-sxm", "--training", "--seq-len", "4096",
+       "--batch", "64", "--dp", "8", "--recompute", "selective", "--interconnect", "450e9"]  # fmt: skip
 
 
 def test_the_docs_example_is_current() -> None:

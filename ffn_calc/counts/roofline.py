@@ -137,8 +137,6 @@ def _experts_parts(cfg: ModelConfig, t: Term, d: Dtypes) -> tuple[Fraction, Frac
     return touched * mats * dm * f, b * s * k * mats * (dm + f) * BYTES[d.activations]
 
 
-
-
 def _scores(
     cfg: ModelConfig, t: Term, d: Dtypes, b: int, q_rows: int, kv: int, decode: bool
 ) -> Fraction | None:

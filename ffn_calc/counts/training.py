@@ -38,8 +38,8 @@ from ffn_calc.i18n.translate import N_, Text, say
 from ffn_calc.model.choices import OFFLOAD as OFFLOAD
 from ffn_calc.model.choices import RECIPE_PARTS as RECIPE_PARTS
 from ffn_calc.model.choices import RECIPES as RECIPES  # re-exported: the recipes live there
-from ffn_calc.model.choices import ZERO_STAGES as ZERO_STAGES
 from ffn_calc.model.choices import RECOMPUTE as RECOMPUTE
+from ffn_calc.model.choices import ZERO_STAGES as ZERO_STAGES
 from ffn_calc.model.config import ModelConfig
 from ffn_calc.model.layer_kinds import LayerKind, layer_kind
 from ffn_calc.model.layer_kinds import layer_kinds as stack_kinds

@@ -194,7 +194,9 @@ def device(
     return rl.Device(a.name, p * efficiency, bw * efficiency), a.source, a.memory
 
 
-def _phase(p: rl.Phase, dev: rl.Device, tp: int, dp: int = 1, recompute: str = "none") -> PrefillPhase | DecodePhase | TrainingPhase:
+def _phase(
+    p: rl.Phase, dev: rl.Device, tp: int, dp: int = 1, recompute: str = "none"
+) -> PrefillPhase | DecodePhase | TrainingPhase:
     comps = [
         RoofComponent(
             name=c.name,
@@ -458,8 +460,10 @@ def _check_training(
             )
         if dp == 1:
             raise UsageError(
-                _("--interconnect goes with --dp 2 or more: one replica has no gradients to "
-                  "all-reduce.")  # fmt: skip
+                _(
+                    "--interconnect goes with --dp 2 or more: one replica has no gradients to "
+                    "all-reduce."
+                )
             )
 
 

@@ -283,10 +283,10 @@ def training_report(
 def _per_param(parts: tuple[int, int, int], dp: int, stage: int, offload: str) -> Fraction:
     """Bytes per parameter on one GPU (the gathered layer aside): each part whole, 1/dp or 0."""
     w, g, o = parts
-    sharded = Fraction(1, dp)
+    sharded, whole = Fraction(1, dp), Fraction(1)
     off = offload != "none"
     return (
-        (0 if offload == "optimizer+params" else w * (sharded if stage >= 3 else 1))
+        Fraction(0 if offload == "optimizer+params" else w * (sharded if stage >= 3 else whole))
         + (0 if off else g * (sharded if stage >= 2 else 1))
         + (0 if off else o * (sharded if stage >= 1 else 1))
     )

@@ -202,9 +202,11 @@ def _score_never(r: TrainingReport) -> str:
 ZERO_SHARDS = {
     1: N_("ZeRO stage 1 over {dp} GPUs: each holds 1/{dp} of the optimizer states."),
     2: N_("ZeRO stage 2 over {dp} GPUs: each holds 1/{dp} of the optimizer states and gradients."),
-    3: N_("ZeRO stage 3 over {dp} GPUs: each holds 1/{dp} of the optimizer states, gradients and "
-    "weights, and gathers one layer at a time whole (the largest: {largest} parameters, its "
-    "weights and gradients)."),
+    3: N_(
+        "ZeRO stage 3 over {dp} GPUs: each holds 1/{dp} of the optimizer states, gradients and "
+        "weights, and gathers one layer at a time whole (the largest: {largest} parameters, its "
+        "weights and gradients)."
+    ),
 }
 
 
@@ -212,7 +214,9 @@ def _zero_notes(r: TrainingReport) -> list[str]:
     """What the stage shards, what is offloaded, and DeepSpeed's estimator beside it."""
     if r.zero_stage == 0 or (r.zero_stage == 1 and r.recipe == "distributed"):
         return []
-    notes = [_(ZERO_SHARDS[r.zero_stage]).format(dp=r.dp, largest=f"{r.largest_layer_params or 0:,}")]
+    notes = [
+        _(ZERO_SHARDS[r.zero_stage]).format(dp=r.dp, largest=f"{r.largest_layer_params or 0:,}")
+    ]
     if r.offload != "none":
         what = (
             _("the optimizer states and gradients")
