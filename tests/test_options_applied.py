@@ -60,6 +60,7 @@ MODES: dict[str, list[list[str]]] = {
         ["-p", "gpt2-small", "--training", "--tp", "2"],
         ["-p", "gpt2-small", "--training", "--recipe", "distributed"],
         ["-p", "gpt2-small", "--training", "--gpu-memory", "80GB"],
+        ["-p", "gpt2-small", "--training", "--zero", "3", "--dp", "4"],
     ],
     "tensors": [["-p", "gpt2-small"], ["-p", "gpt2-small", "--matmuls"]],
     "verify": [["-p", "gpt2-small"]],
@@ -74,6 +75,7 @@ MODES: dict[str, list[list[str]]] = {
     "roofline": [
         ["-p", "gpt2-small", "--gpu", "h100-sxm", "-s", "64", "-L", "64"],
         ["-p", "mixtral-8x7b", "--gpu", "h100-sxm", "-L", "64", "--measured", "100"],
+        ["-p", "gpt2-small", "--gpu", "h100-sxm", "-s", "64", "-b", "4", "--training", "--dp", "2"],
     ],
     "exercise list": [["--catalog", "course"]],  # its questions have sizes a variant varies
     "exercise show": [["ffn-4096"]],
@@ -107,6 +109,9 @@ VALUES: dict[str, list[str]] = {
     "--tp": ["--tp", "4"],
     "--sequence-parallel": ["--sequence-parallel"],
     "--recompute": ["--recompute", "full"],
+    "--zero": ["--zero", "2"],
+    "--offload": ["--offload", "optimizer"],
+    "--interconnect": ["--interconnect", "1e11"],
     "--micro-batch": ["--micro-batch", "2"],
     "--matmuls": ["--matmuls"],
     "--all": ["--all"],

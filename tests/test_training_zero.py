@@ -4,8 +4,9 @@ estimators (their published example output reproduced from ffn-calc's parameter 
 
 Sources: Rajbhandari et al. 2020, "ZeRO: Memory Optimizations Toward Training Trillion
 Parameter Models" (arXiv:1910.02054), sec. 5 and Figure 1; deepspeedai/DeepSpeed
-deepspeed/runtime/zero/stage_1_and_2.py (estimate_zero2_model_states_mem_needs) and stage3.py
-(estimate_zero3_model_states_mem_needs), docs/code-docs/source/memory.rst (example outputs).
+deepspeed/runtime/zero/stage_1_and_2.py (estimate_zero2_model_states_mem_needs) and
+deepspeed/runtime/zero/stage3.py (estimate_zero3_model_states_mem_needs), and DeepSpeed's
+documentation page "Memory Requirements" (docs/code-docs/source/memory.rst: example outputs).
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ def test_a_share_rounds_up() -> None:
 
 
 def test_deepspeed_zero3_published_table() -> None:
-    """memory.rst, ZeRO-3 with a live t5-3b, 1 node x 8 GPUs, per CPU | per GPU in GB:
+    """DeepSpeed's "Memory Requirements" page, ZeRO-3 with a live t5-3b, 1 node x 8 GPUs, per CPU | per GPU in GB:
     71.71 | 0.12 (params and optimizer offloaded, zero_init 1), 127.48 | 0.12 (zero_init 0),
     63.74 | 0.79, 127.48 | 0.79 (optimizer offloaded), 1.47 | 6.10, 127.48 | 6.10 (none);
     from ffn-calc's own total and largest layer, no model instantiated."""
@@ -89,7 +90,7 @@ def test_deepspeed_zero3_published_table() -> None:
 
 
 def test_deepspeed_zero2() -> None:
-    """memory.rst, ZeRO-2, t5-3b, 8 GPUs: offload 127.48 | 5.31 GB. Without offload the
+    """The same page, ZeRO-2, t5-3b, 8 GPUs: offload 127.48 | 5.31 GB. Without offload the
     page prints 15.93 GB, from the earlier 4P + 16P / N; the current source counts
     2P + int(18P / N) = 12,119,292,928 bytes (11.29 GB)."""
     cpu, gpu = tr.deepspeed_zero2(T5_3B_PARAMS, 8, cpu_offload=True)

@@ -398,13 +398,13 @@ def zero_states(
     return States(weights, grads, opt, gather, cpu)
 
 
-# DeepSpeed's estimators, as written in deepspeedai/DeepSpeed (deepspeed/runtime/zero/
-# stage_1_and_2.py estimate_zero2_model_states_mem_needs and stage3.py
-# estimate_zero3_model_states_mem_needs; docs/code-docs/source/memory.rst explains the
-# multipliers). Bytes; `cpu` includes their additional_buffer_factor (1.5) and, without
-# zero.Init, the fp32 copy each process builds at load time (4 x params per GPU of a node).
-# They take the parameters of the whole model (no tensor parallelism) and one node of
-# `gpus` GPUs unless told otherwise.
+# DeepSpeed's estimators, as written in deepspeedai/DeepSpeed:
+# deepspeed/runtime/zero/stage_1_and_2.py (estimate_zero2_model_states_mem_needs) and
+# deepspeed/runtime/zero/stage3.py (estimate_zero3_model_states_mem_needs); its
+# documentation page "Memory Requirements" explains the multipliers. Bytes; `cpu` includes
+# their additional_buffer_factor (1.5) and, without zero.Init, the fp32 copy each process
+# builds at load time (4 x params per GPU of a node). They take the parameters of the whole
+# model (no tensor parallelism) and one node of `gpus` GPUs unless told otherwise.
 
 
 def deepspeed_zero2(
