@@ -67,6 +67,16 @@ PartUnit = Literal["image", "token", "merged", "output_token"]
 TowerName = Literal["vision", "audio"]
 
 
+# The FLOP component of a part's multiply-adds, by the part's group.
+PART_FLOPS: dict[str, str] = {
+    "attention": "attention_projections",
+    "ffn": "ffn",
+    "norm": "ffn",
+    "embedding": "embedding",
+    "projector": "embedding",
+}
+
+
 class Part(BaseModel):
     """One parameter tensor outside a tower's layers and position table."""
 

@@ -20,7 +20,7 @@ from dataclasses import replace
 
 from ffn_calc.families.tensor_names import GENERIC, Naming, moved
 from ffn_calc.model.config import ModelConfig
-from ffn_calc.model.towers import Tower
+from ffn_calc.model.towers import PART_FLOPS, Part, Tower
 from ffn_calc.reference import attention
 from ffn_calc.reference.inventory import (
     Inventory,
@@ -134,13 +134,37 @@ class _Walker:
         else:
             self.linear(p + names[0], d, cfg.q_proj_dim, g, q_rows, proj, cfg.attention_bias,
                         conv1d=nm.conv1d)  # fmt: skip
+            ranges, runs = self.own_kv(cross)
             self.linear(p + names[1], d, kv, g, kv_rows, proj, cfg.k_bias, conv1d=nm.conv1d)
             self.linear(p + names[2], d, kv, g, kv_rows, proj, cfg.attention_bias, conv1d=nm.conv1d)
+            self.ranges, self.runs = ranges, runs
         self.linear(p + names[3], q, d, g, q_rows, proj, cfg.out_bias, conv1d=nm.conv1d)
         if not cross:
             self.qk_norms(p)
             self.position_projections(p)
         self.scores(p, q_len, kv_len, "cross " if cross else "")
+
+    def own_kv(self, cross: bool) -> tuple[Ranges, Ranges]:
+        """Narrow the layers being walked to those that compute their own keys and values
+        (not kv_shared_layers, which reuse an earlier layer's); returns the ranges to put
+        back."""
+        ranges, runs = self.ranges, self.runs
+        shared = set(self.cfg.kv_shared_layers)
+        if shared and not cross and len(ranges) == 1:
+            ((key, span),) = ranges
+            own = [i for i in values(span) if i not in shared]
+            self.ranges = self.runs = ((key, index_set(own)),)
+        return ranges, runs
+
+    def parts(self, p: str, parts: Sequence[Part], rows: int) -> None:
+        """Tensors given as data (layer_parts under the layer's prefix p, model_parts with
+        whole names), each one matmul of its multiply-adds per row."""
+        for part in parts:
+            component = "projector" if part.projector else part.group
+            self.tensor(p + part.name, tuple(part.shape), component)
+            if rows and part.macs:
+                name = p + part.name.removesuffix(".weight")
+                self.matmul(name, PART_FLOPS[part.group], rows, part.macs, 1)
 
     def position_projections(self, p: str) -> None:
         """DeBERTa: each layer projects the relative table (its rows, once per forward pass
@@ -197,7 +221,9 @@ class _Walker:
         }.get(cfg.qk_norm)
         if shapes is not None:
             self.norm(p + nm.q_norm, shapes[0])
+            ranges, runs = self.own_kv(False)
             self.norm(p + nm.k_norm, shapes[1])
+            self.ranges, self.runs = ranges, runs
 
     def ffn(self, p: str, rows: int, width: int | None = None) -> None:
         """One FFN: dense (of `width`, default d_ff) or, in a MoE model, routed experts."""
@@ -318,6 +344,7 @@ class _Walker:
         attention.hyper(self, p + nm.attn_hc, rows, "attention", "attention_projections")
         self.ffn_kinds(p, rows)
         attention.hyper(self, p + nm.ffn_hc, rows, "ffn", "ffn")
+        self.parts(p, self.cfg.layer_parts, rows)
 
     def layer_norm(self, name: str, after_first: bool) -> None:
         """A norm of every layer, or (`after_first`) of layers 1 and up only (one stack of
@@ -447,6 +474,7 @@ class _Walker:
         else:
             self.stack(self.only_stack, cfg.n_layers, self.s, None)
             out_rows = self.batch * self.s
+        self.parts("", cfg.model_parts, self.batch * self.s)
         if cfg.pooler:  # BertPooler: dense over the first token of each sequence
             self.linear(self.nm.pooler, cfg.d_model, cfg.d_model, "pooler", self.batch, "pooler", True)  # fmt: skip
         n = cfg.hc_streams
