@@ -111,14 +111,11 @@ def state_elements(cfg: ModelConfig, batch: int) -> int:
 def _local(cfg: ModelConfig) -> tuple[int, int]:
     """(local layers, full layers) of the decoder stack that cache keys and values
     (window_layers hold local ones; kv_shared_layers cache none)."""
-    n = attention_layers(cfg)
-    # A KV-shared layer caches nothing: it reads an earlier layer's keys and values.
-    shared = set(cfg.kv_shared_layers)
+    n, shared = attention_layers(cfg), set(cfg.kv_shared_layers)
     if cfg.attention_window is not None and not cfg.window_layers:
         return n - len(shared), 0  # every layer attends locally
     local = set(cfg.window_layers)
-    w = len(local - shared)
-    return w, n - len(local) - len(shared - local)
+    return len(local - shared), n - len(local) - len(shared - local)
 
 
 def cached_per_token(cfg: ModelConfig) -> int:
