@@ -96,7 +96,7 @@ def _sizes(r: Reader, key: str, default: list[Any], depth: int) -> list[Any]:
                 where=r.where(key), field=key, value=shown(value)
             )
         )
-    return value
+    return list(value)
 
 
 def front_end(r: Reader, prefix: str, d: int) -> list[Part]:
