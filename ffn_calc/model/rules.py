@@ -386,15 +386,15 @@ def _check_parts(cfg: ModelConfig) -> None:
     shared = cfg.kv_shared_layers
     if shared and (
         cfg.architecture != "decoder-only"
-        or len(set(shared)) != len(shared)
-        or any(not 0 < i < cfg.n_layers for i in shared)
+        or sorted(shared) != list(range(cfg.n_layers - len(shared), cfg.n_layers))
+        or len(shared) >= cfg.n_layers
         or cfg.n_layers > MAX_LISTED_LAYERS
         or cfg.layer_mixers
     ):
         raise InvariantError(
             N_(
                 "kv_shared_layers needs a decoder of attention layers, at most {limit}, and "
-                "distinct indices in 1 .. n_layers - 1"
+                "names its last layers (not all of them)"
             ),
             limit=f"{MAX_LISTED_LAYERS:,}",
         )
