@@ -125,13 +125,23 @@ def params_tables(r: ParamsReport, explain: bool = False) -> list[Table]:
                 for x in r.towers
             ]
         )
-        t.notes.append(
-            _(
-                "Total counts every parameter of {model}: the language model, {towers} and "
-                "the projector; language model = the total less the towers and the projector "
-                "(its head, once when tied)."
-            ).format(model=r.model, towers=towers)
-        )
+        if r.not_counted:  # a part ffn-calc does not count (Gemma 3n's timm vision tower)
+            t.notes.append(
+                _(
+                    "Total counts every parameter of {model} except its {parts}, which ffn-calc "
+                    "does not count: the language model, {towers} and the projector; language "
+                    "model = the total less the towers and the projector (its head, once when "
+                    "tied)."
+                ).format(model=r.model, towers=towers, parts=listed(r.not_counted))
+            )
+        else:
+            t.notes.append(
+                _(
+                    "Total counts every parameter of {model}: the language model, {towers} "
+                    "and the projector; language model = the total less the towers and the "
+                    "projector (its head, once when tied)."
+                ).format(model=r.model, towers=towers)
+            )
     if r.active_params != r.total_params:
         t.add(
             _("active (per token)"), r.active_params, r.active_params / r.total_params,
