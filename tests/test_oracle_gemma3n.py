@@ -235,6 +235,43 @@ def test_images_refused_vision_not_counted(tmp_path: Path) -> None:
     out = run("params", "--hf-config", str(path), "--format", "json")
     assert out.exit_code == 0
     assert "vision tower" in out.json()["note"]
-    assert read(json.loads(path.read_text()), tmp_path / "r").not_counted == [
-        "vision tower (timm mobilenetv5_300m_enc)"
-    ]
+    (part,) = read(json.loads(path.read_text()), tmp_path / "r").not_counted
+    assert (part.name, part.prefix) == ("vision tower (timm mobilenetv5_300m_enc)",
+                                        "model.vision_tower.")  # fmt: skip
+
+
+def test_released_checkpoints_verify(tmp_path: Path) -> None:
+    """A checkpoint may hold what the model drops on load (the KV-shared layers' k_proj,
+    v_proj and k_norm: Gemma3nTextModel's _keys_to_ignore_on_load_unexpected) and, for the
+    wrapper, the timm vision tower: `verify --checkpoint` lists them as not compared, still
+    exit 0; any other stray tensor still fails."""
+    from safetensors.torch import save_file
+
+    data = case("gemma3n_text AltUp, LAuReL, per-layer inputs, 2 KV-shared layers, sparse FFN")
+    model = build_text(data).eval()
+    out = save(model, tmp_path / "text")
+    state = {k: v.contiguous() for k, v in model.state_dict().items() if k != "lm_head.weight"}
+    extra = {f"model.layers.{i}.self_attn.{n}": torch.zeros(s)
+             for i in (2, 3) for n, s in (("k_proj.weight", (4, 8)), ("v_proj.weight", (4, 8)),
+                                          ("k_norm.weight", (4,)))}  # fmt: skip
+    save_file({**state, **extra}, str(out / "model.safetensors"), metadata={"format": "pt"})
+    r = verify(out)
+    assert r.exit_code == 0, r.stdout
+    assert sorted(r.json()["checkpoint"]["not_counted"]) == sorted(extra)
+    save_file({**state, "model.layers.1.self_attn.extra.weight": torch.zeros(2)},
+              str(out / "model.safetensors"), metadata={"format": "pt"})  # fmt: skip
+    assert verify(out).exit_code == 1
+
+    wrapper = case("gemma3n tiny text and audio, vision embedder")
+    cfg = read(wrapper, tmp_path / "w")
+    names = inventory_names(cfg)
+    vision = {"model.vision_tower.timm_model.conv_stem.conv.weight": torch.zeros(3, 3)}
+    tensors = {k: torch.zeros(v) for k, v in names.items()} | vision
+    ckpt = tmp_path / "w" / "ckpt"
+    ckpt.mkdir()
+    (ckpt / "config.json").write_text(json.dumps(wrapper))
+    save_file(tensors, str(ckpt / "model.safetensors"), metadata={"format": "pt"})
+    r = verify(ckpt)
+    assert r.exit_code == 0, r.stdout
+    assert r.json()["checkpoint"]["not_counted"] == list(vision)
+    assert r.json()["checkpoint"]["checkpoint_params"] == total_params(cfg)

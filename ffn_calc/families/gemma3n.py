@@ -26,7 +26,7 @@ from ffn_calc.families.base import Reader, check_padding, merge_defaults, sub_re
 from ffn_calc.families.tensor_names import Naming
 from ffn_calc.families.wrappers import _model_type, read_tower, wrapped
 from ffn_calc.model.config import ModelConfig
-from ffn_calc.model.towers import Part
+from ffn_calc.model.towers import Part, Uncounted
 
 ARCHITECTURE = "Gemma3nForConditionalGeneration"
 
@@ -37,6 +37,7 @@ VISION_DEFAULTS: dict[str, int | None] = {"hidden_size": 2048, "vocab_size": 128
 
 LANGUAGE_MODEL = "model.language_model."
 AUDIO_TOWER = "model.audio_tower."
+VISION_TOWER = "model.vision_tower."
 
 
 def embedder(prefix: str, hidden: int, vocab: int, text: int) -> list[Part]:
@@ -78,7 +79,7 @@ def fields(r: Reader) -> dict[str, Any]:
         tie_embeddings=r.boolean("tie_word_embeddings", True),
         towers=[audio],
         model_parts=[*text["model_parts"], *projector],
-        not_counted=[f"vision tower (timm {timm})"],
+        not_counted=[Uncounted(name=f"vision tower (timm {timm})", prefix=VISION_TOWER)],
         note=(
             f"The vision tower (timm {timm}, built through timm) is not counted: neither its "
             "parameters nor its FLOPs; total_params is every other parameter of "

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ffn_calc.limits import MAX_SIZE
 from ffn_calc.model.choices import Activation, Architecture, Norm, Positions
 from ffn_calc.model.mixers import GatedDeltaNetConfig, KdaConfig, Mamba2Config
-from ffn_calc.model.towers import Part
+from ffn_calc.model.towers import Part, Uncounted
 
 if TYPE_CHECKING:  # completed by ffn_calc.model.config (a tower holds a ModelConfig)
     from ffn_calc.model.towers import Tower
@@ -419,9 +419,10 @@ class ModelFields(BaseModel):
         "nothing cached.",
         exclude_if=lambda v: not v,
     )
-    not_counted: list[str] = Field(
+    not_counted: list[Uncounted] = Field(
         [],
         description="Parts of the model ffn-calc does not count (neither their parameters "
-        "nor their FLOPs), by name: the totals leave them out, and say so.",
+        "nor their FLOPs), by name and by where their tensors sit: the totals leave them "
+        "out, and say so.",
         exclude_if=lambda v: not v,
     )

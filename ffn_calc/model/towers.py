@@ -107,6 +107,18 @@ class Part(BaseModel):
         return self.group == "projector"
 
 
+class Uncounted(BaseModel):
+    """A part of the model ffn-calc does not count (neither its parameters nor its FLOPs)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    name: str = Field(description="What it is: vision tower (timm mobilenetv5_300m_enc).")
+    prefix: str = Field(
+        description="Where its tensors sit in a checkpoint (model.vision_tower.): `verify "
+        "--checkpoint` lists them as not counted."
+    )
+
+
 class Grid(BaseModel):
     """How a tower that takes images of any size cuts them into tokens (Qwen-VL)."""
 

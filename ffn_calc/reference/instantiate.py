@@ -15,7 +15,8 @@ layers or experts.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 
 from ffn_calc.families.tensor_names import GENERIC, Naming, moved
@@ -138,6 +139,9 @@ class _Walker:
             self.linear(p + names[1], d, kv, g, kv_rows, proj, cfg.k_bias, conv1d=nm.conv1d)
             self.linear(p + names[2], d, kv, g, kv_rows, proj, cfg.attention_bias, conv1d=nm.conv1d)
             self.ranges, self.runs = ranges, runs
+            with self.dropped(cross):  # the shared layers' copies a checkpoint may hold
+                self.linear(p + names[1], d, kv, g, 0, proj, cfg.k_bias, conv1d=nm.conv1d)
+                self.linear(p + names[2], d, kv, g, 0, proj, cfg.attention_bias, conv1d=nm.conv1d)
         self.linear(p + names[3], q, d, g, q_rows, proj, cfg.out_bias, conv1d=nm.conv1d)
         if not cross:
             self.qk_norms(p)
@@ -155,6 +159,25 @@ class _Walker:
             own = [i for i in values(span) if i not in shared]
             self.ranges = self.runs = ((key, index_set(own)),)
         return ranges, runs
+
+    @contextmanager
+    def dropped(self, cross: bool) -> Iterator[None]:
+        """Tensors added within go to the inventory's `ignored`, over the KV-shared layers:
+        the K and V a checkpoint may store for them, which the model drops on load."""
+        shared = self.cfg.kv_shared_layers
+        if cross or not shared or len(self.ranges) != 1:
+            self.inv.ignored, kept = [], self.inv.ignored  # nothing to drop: a scratch list
+            tensors, self.inv.tensors = self.inv.tensors, self.inv.ignored
+            yield
+            self.inv.tensors, self.inv.ignored = tensors, kept
+            return
+        ranges, runs = self.ranges, self.runs
+        ((key, _),) = ranges
+        self.ranges = ((key, index_set(shared)),)
+        tensors, self.inv.tensors = self.inv.tensors, self.inv.ignored
+        yield
+        self.inv.tensors = tensors
+        self.ranges, self.runs = ranges, runs
 
     def parts(self, p: str, parts: Sequence[Part], rows: int) -> None:
         """Tensors given as data (layer_parts under the layer's prefix p, model_parts with
@@ -224,6 +247,8 @@ class _Walker:
             ranges, runs = self.own_kv(False)
             self.norm(p + nm.k_norm, shapes[1])
             self.ranges, self.runs = ranges, runs
+            with self.dropped(False):
+                self.norm(p + nm.k_norm, shapes[1])
 
     def ffn(self, p: str, rows: int, width: int | None = None) -> None:
         """One FFN: dense (of `width`, default d_ff) or, in a MoE model, routed experts."""
@@ -500,6 +525,7 @@ def instantiate(
     towers, `images` images per sequence through them (their tokens are part of S)."""
     t = seq_len if target_len is None else target_len
     inv = _Walker(cfg, naming_for(cfg), batch, seq_len, t).build()
+    inv.ignored_prefixes = tuple(u.prefix for u in cfg.not_counted)
     for tower in cfg.towers:
         _tower(inv, tower, batch * images)
     return inv

@@ -172,7 +172,7 @@ def check_images(cfg: ModelConfig, images: int, image_size: tuple[int, int] | No
                 "--images {images}: {model}'s {part} is not counted (neither its parameters "
                 "nor its FLOPs), so ffn-calc runs no images through it; its text FLOPs are "
                 "counted without --images."
-            ).format(images=images, model=cfg.name, part=", ".join(cfg.not_counted))
+            ).format(images=images, model=cfg.name, part=", ".join(u.name for u in cfg.not_counted))
         )
     if not towers:
         raise UsageError(

@@ -231,7 +231,7 @@ def params_report(cfg: ModelConfig) -> ParamsReport:
         components=comps,
         shares={k: _ratio(v, tot) for k, v in comps.items()},
         ffn_to_attention=_ratio(comps["ffn"], comps["attention"]),
-        not_counted=list(cfg.not_counted),
+        not_counted=[u.name for u in cfg.not_counted],
     )
     # Every field counts as set (the term lists too, built when read or dumped).
     report = ParamsReport.model_construct(_fields_set=set(_PARAMS_FIELDS), **fields)
