@@ -65,6 +65,8 @@ def fields(r: Reader) -> dict[str, Any]:
         *audio["parts"],
         *embedder("model.embed_audio.", da, audio_cfg.req("vocab_size"), d),
     ]
+    # The tokens a clip gives the language model; through the stack a clip runs as many
+    # frames as its length gives (no fixed count: ffn-calc runs no audio through it).
     audio["tokens"] = audio["output_tokens"] = r.req("audio_soft_tokens_per_image")
 
     _model_type(r, "vision_config", "gemma3n_vision", {"gemma3n_vision": "gemma3n_vision"})

@@ -82,6 +82,13 @@ def _tower_table(model: str, tower: TowerParams, explain: bool) -> Table:
                 "language model one token per {merge} x {merge} of them."
             ).format(tower=name, layers=layers, patch=patch, merge=merge, multiple=patch * merge)
         )
+    elif tower.name == "audio":  # a clip's frames through the stack: as long as the clip
+        t.notes.append(
+            _(
+                "{tower}: {layers} layers over the frames of a clip (as many as its length "
+                "gives); each clip gives the language model {out} tokens."
+            ).format(tower=name, layers=layers, out=f"{tower.tokens_per_image:,}")
+        )
     else:
         t.notes.append(
             _(
