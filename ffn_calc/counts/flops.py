@@ -282,13 +282,19 @@ def layer_flops(cfg: ModelConfig, w: Workload) -> list[LayerFlops]:
 
 def part_flop_terms(parts: list[Part], b: int, s: int) -> list[Term]:
     """The matmuls through tensors given as data (layer_parts, model_parts): each part's
-    multiply-adds per token over B x S tokens."""
-    return [
-        term(PART_FLOPS[p.group], p.name.removesuffix(".weight"), "2 x B x S x macs",
-             2, b, s, p.macs)
-        for p in parts
-        if p.macs
-    ]  # fmt: skip
+    multiply-adds per token over B x S tokens; a Linear's (macs its [out, in] shape) as
+    in x out, so a roofline reads its weight and rows."""
+    out = []
+    for p in parts:
+        if not p.macs:
+            continue
+        group, name = PART_FLOPS[p.group], p.name.removesuffix(".weight")
+        if len(p.shape) == 2 and p.macs == p.numel:  # a Linear: [out, in]
+            d_out, d_in = p.shape
+            out.append(term(group, name, "2 x B x S x in x out", 2, b, s, d_in, d_out))
+        else:
+            out.append(term(group, name, "2 x B x S x macs", 2, b, s, p.macs))
+    return out
 
 
 def model_flop_terms(cfg: ModelConfig, w: Workload, *, encoder: bool = True) -> list[Term]:
