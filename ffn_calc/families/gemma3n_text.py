@@ -149,10 +149,15 @@ def fields(r: Reader, prefix: str = "model.") -> dict[str, Any]:
         )
     p, vp = r.req("hidden_size_per_layer_input"), r.req("vocab_size_per_layer_input")
     check_padding(r, vp, PAD_DEFAULT)  # the per-layer table takes the same padding index
-    out["layer_parts"] = layer_parts(d, n, rank, p)
-    out["model_parts"] = model_parts(prefix, d, n, p, vp, layers)
+    # Their multiply-adds are per token (`per`), through every layer or once.
+    out["layer_parts"] = per_token(layer_parts(d, n, rank, p))
+    out["model_parts"] = per_token(model_parts(prefix, d, n, p, vp, layers))
     out["kv_shared_layers"] = shared_layers(r, types)
     return out
+
+
+def per_token(parts: list[Part]) -> list[Part]:
+    return [x.model_copy(update={"per": "token"}) for x in parts]
 
 
 def layer_parts(d: int, n: int, rank: int, p: int) -> list[Part]:
