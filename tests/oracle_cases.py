@@ -70,6 +70,7 @@ _MM = "test_oracle_multimodal"
 _MAMBA = "test_oracle_hybrid_mamba"
 _MM2 = "test_oracle_multimodal_2"
 _LINEAR = "test_oracle_hybrid_linear"
+_G3N = "test_oracle_gemma3n"
 
 ORACLE: dict[str, Oracle] = {
     # Built from ffn-calc's ModelConfig (tests/test_torch_oracle.py hf_config).
@@ -145,6 +146,10 @@ ORACLE: dict[str, Oracle] = {
     "llama4": Oracle("Llama4Config", "Llama4ForConditionalGeneration", _MM2, examples=6),
     "qwen3_next": Oracle("Qwen3NextConfig", "Qwen3NextForCausalLM", _LINEAR, IDS, examples=6),
     "kimi_linear": Oracle("KimiLinearConfig", "KimiLinearForCausalLM", _LINEAR, IDS, examples=6),
+    "gemma3n_text": Oracle("Gemma3nTextConfig", "Gemma3nForCausalLM", _G3N, CAUSAL, examples=6),
+    # Its vision tower is a timm model (not installed here): the text model, the audio tower
+    # and the embedders are built apart (tests/test_oracle_gemma3n.py).
+    "gemma3n": Oracle("Gemma3nConfig", "Gemma3nForConditionalGeneration", _G3N, examples=2),
 }
 
 
@@ -1004,8 +1009,37 @@ _HYBRID_LINEAR: Cases = {
     },
 }  # fmt: skip
 
+_G3N_TEXT: dict[str, Any] = {
+    "model_type": "gemma3n_text", "num_hidden_layers": 4, "hidden_size": 8,
+    "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 4, "intermediate_size": 12,
+    "vocab_size": 40, "vocab_size_per_layer_input": 30, "hidden_size_per_layer_input": 3,
+    "altup_num_inputs": 3, "laurel_rank": 2, "num_kv_shared_layers": 2, "sliding_window": 3,
+    "layer_types": ["sliding_attention", "full_attention", "sliding_attention", "full_attention"],
+}  # fmt: skip
+_G3N_AUDIO: dict[str, Any] = {
+    "model_type": "gemma3n_audio", "hidden_size": 8, "conf_num_attention_heads": 2,
+    "conf_num_hidden_layers": 2, "conf_conv_kernel_size": 3, "input_feat_size": 10,
+    "sscp_conv_channel_size": [4, 3], "vocab_size": 6,
+}  # fmt: skip
+_GEMMA3N: Cases = {
+    "gemma3n_text AltUp, LAuReL, per-layer inputs, 2 KV-shared layers, sparse FFN": {
+        **_G3N_TEXT, "activation_sparsity_pattern": [0.95, 0.95, 0.0, 0.0],
+    },
+    "gemma3n_text one stream, no sharing, widths per layer, untied, biased": {
+        **_G3N_TEXT, "altup_num_inputs": 1, "num_kv_shared_layers": 0,
+        "intermediate_size": [10, 10, 10, 10, 10], "tie_word_embeddings": False,
+        "attention_bias": True, "layer_types": None, "num_hidden_layers": 5,
+    },
+    "gemma3n tiny text and audio, vision embedder": {
+        "model_type": "gemma3n", "audio_soft_tokens_per_image": 3,
+        "text_config": _G3N_TEXT, "audio_config": _G3N_AUDIO,
+        "vision_config": {"model_type": "gemma3n_vision", "hidden_size": 6, "vocab_size": 5},
+    },
+}  # fmt: skip
+
 EXPLICIT: Cases = {
     **_MODEL_CONFIGS,
+    **_GEMMA3N,
     **_HYBRID_MAMBA,
     **_HYBRID_LINEAR,
     **_ENCODER_DECODER,

@@ -33,6 +33,7 @@ from ffn_calc.counts.terms import Term, term, total
 from ffn_calc.i18n.translate import N_, _
 from ffn_calc.model.config import ModelConfig
 from ffn_calc.model.layer_kinds import MIXERS, NO_FFN, LayerKind, layer_kinds
+from ffn_calc.model.towers import PART_FLOPS, Part
 
 CONVENTION = N_(
     "FLOPs = 2 x multiply-adds of every matmul; QK^T and AV over the full S x S square; "
@@ -261,15 +262,38 @@ def layer_flops(cfg: ModelConfig, w: Workload) -> list[LayerFlops]:
     stack = "encoder" if cfg.architecture == "encoder-only" else "decoder"
     causal = w.causal and stack == "decoder"
     terms = _projection_terms(cfg, b, s, s, "") + score_terms(cfg, b, s, s, causal=causal)
+    parts = part_flop_terms(cfg.layer_parts, b, s)
     for kind, count, ffn in _ffn_kinds(cfg, cfg.n_layers, b, s, "S"):
         t = compressed_entries(cfg, kind, s)  # compressed attention: entries beside the keys
         own = compressor_flop_terms(cfg, kind, b, s) + compressed_score_terms(cfg, kind, b, s, t)
+        own += parts
+        if kind.kv_shared:  # the keys and values of an earlier layer: no K, V projections
+            no_kv = [x for x in terms if x.name not in ("K", "V")]
+            out.append(LayerFlops(stack, count, no_kv + own + ffn, kind))
+            continue
         mixer = counts_of(kind.mixer)  # a token mixer other than attention: its own terms
         if mixer is not None:
             own = (terms if mixer.attends else []) + mixer.prefill(cfg, b, s, w.cached)
             out.append(LayerFlops(stack, count, own + ffn, kind))
             continue
         out.append(LayerFlops(stack, count, terms + own + ffn, kind))
+    return out
+
+
+def part_flop_terms(parts: list[Part], b: int, s: int) -> list[Term]:
+    """The matmuls through tensors given as data (layer_parts, model_parts): each part's
+    multiply-adds per token over B x S tokens; a Linear's (macs its [out, in] shape) as
+    in x out, so a roofline reads its weight and rows."""
+    out = []
+    for p in parts:
+        if not p.macs:
+            continue
+        group, name = PART_FLOPS[p.group], p.name.removesuffix(".weight")
+        if len(p.shape) == 2 and p.macs == p.numel:  # a Linear: [out, in]
+            d_out, d_in = p.shape
+            out.append(term(group, name, "2 x B x S x in x out", 2, b, s, d_in, d_out))
+        else:
+            out.append(term(group, name, "2 x B x S x macs", 2, b, s, p.macs))
     return out
 
 
@@ -290,6 +314,7 @@ def model_flop_terms(cfg: ModelConfig, w: Workload, *, encoder: bool = True) -> 
             term("ffn", "hc_head", "2 x B x S x n_streams x d_model x n_streams",
                  2, b, w.seq_len, n, d, n)
         )  # fmt: skip
+    out += part_flop_terms(cfg.model_parts, b, w.seq_len)
     if encoder:
         out += conv_flop_terms(cfg, b, w.seq_len)
     if cfg.has_lm_head and cfg.vocab_size is not None and w.lm_head:
@@ -377,7 +402,8 @@ def flop_components(cfg: ModelConfig, w: Workload) -> dict[str, int]:
         del out["pooler"]
     if not cfg.layer_mixers:
         del out["mixer"]
-    if cfg.embedding_dim is None and cfg.conv_in_channels is None:
+    parted = any(p.macs and PART_FLOPS[p.group] == "embedding" for p in cfg.model_parts)
+    if cfg.embedding_dim is None and cfg.conv_in_channels is None and not parted:
         del out["embedding"]  # only a narrow embedding's projections (or convolutions) count
     return out
 

@@ -109,12 +109,13 @@ def state_elements(cfg: ModelConfig, batch: int) -> int:
 
 
 def _local(cfg: ModelConfig) -> tuple[int, int]:
-    """(local layers, full layers) of the decoder stack (window_layers hold local ones)."""
-    n = attention_layers(cfg)
+    """(local layers, full layers) of the decoder stack that cache keys and values
+    (window_layers hold local ones; kv_shared_layers cache none)."""
+    n, shared = attention_layers(cfg), set(cfg.kv_shared_layers)
     if cfg.attention_window is not None and not cfg.window_layers:
-        return n, 0  # every layer attends locally
-    w = len(cfg.window_layers)
-    return w, n - w
+        return n - len(shared), 0  # every layer attends locally
+    local = set(cfg.window_layers)
+    return len(local - shared), n - len(local) - len(shared - local)
 
 
 def cached_per_token(cfg: ModelConfig) -> int:

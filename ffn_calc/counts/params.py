@@ -24,6 +24,7 @@ from ffn_calc.counts.tower_params import wrapper_components
 from ffn_calc.i18n.translate import N_, Text, say
 from ffn_calc.model.config import ModelConfig, ffn_biases
 from ffn_calc.model.layer_kinds import NO_FFN, LayerKind, first_layer_kind, layer_kinds
+from ffn_calc.model.towers import Part
 
 
 @dataclass(frozen=True)
@@ -190,9 +191,10 @@ def layer_counts(cfg: ModelConfig) -> list[LayerCount]:
     """
     layers: list[LayerCount] = []
     own = attention_terms(cfg) + _qk_norm_terms(cfg) + _layer_rel_bias_terms(cfg)
+    parts = layer_part_terms(cfg)
     if cfg.has_encoder:
         for kind, count, ffn in ffn_kinds(cfg, cfg.encoder_layers):
-            terms = own + ffn + _layer_norm_terms(cfg)
+            terms = own + ffn + _layer_norm_terms(cfg) + parts
             layers.append(LayerCount("encoder", cfg.param_layers(count), terms, kind))
     if cfg.first_layer_norms is not None and layers:  # one stack (an invariant)
         layers = _first_layer_apart(cfg, layers)
@@ -203,12 +205,39 @@ def layer_counts(cfg: ModelConfig) -> list[LayerCount]:
             cross_attn = attention_terms(cfg, prefix="cross ")
             cross = norm_terms(cfg, "norm", "norm_cross")
         for kind, count, ffn in ffn_kinds(cfg, cfg.decoder_layers):
-            terms = mixer_terms(cfg, kind, own) + compressor_terms(cfg, kind) + cross_attn + ffn
-            terms += _layer_norm_terms(cfg) + cross + hyper_connection_terms(cfg)
+            attn = kv_free(own) if kind.kv_shared else own
+            terms = mixer_terms(cfg, kind, attn) + compressor_terms(cfg, kind) + cross_attn + ffn
+            terms += _layer_norm_terms(cfg) + cross + hyper_connection_terms(cfg) + parts
             layers.append(LayerCount("decoder", cfg.param_layers(count), terms, kind))
         if cfg.first_layer_norms is not None:  # one stack (an invariant)
             layers = _first_layer_apart(cfg, layers)
     return layers
+
+
+# The terms of a layer's own keys and values, which a KV-shared layer has not.
+KV_TERMS = frozenset({"K", "V", "b_K", "b_V", "k_norm"})
+
+
+def kv_free(terms: list[Term]) -> list[Term]:
+    """A KV-shared layer's attention terms: no K and V projections (nor biases), no K norm."""
+    return [t for t in terms if t.name not in KV_TERMS]
+
+
+def part_term(part: Part, name: str | None = None) -> Term:
+    """A tensor given as data (a layer's or the model's part): its shape's product."""
+    shape = " x ".join(str(x) for x in part.shape)
+    return term(part.group, part.name if name is None else name, shape, *part.shape)
+
+
+def layer_part_terms(cfg: ModelConfig) -> list[Term]:
+    """The tensors each layer has beyond attention, FFN and norms (layer_parts)."""
+    return [part_term(p, p.name.removesuffix(".weight")) for p in cfg.layer_parts]
+
+
+def model_part_terms(cfg: ModelConfig) -> list[Term]:
+    """The tensors outside the layers given as data (model_parts), but a projector's (a
+    wrapper's key of its own, counts.tower_params)."""
+    return [part_term(p) for p in cfg.model_parts if not p.projector]
 
 
 def mixer_terms(cfg: ModelConfig, kind: LayerKind, attention: list[Term]) -> list[Term]:
@@ -339,7 +368,7 @@ def model_terms(cfg: ModelConfig) -> list[Term]:
         for stack in _stacks(cfg):  # T5: in the first layer's self-attention of each stack
             out.append(term("attention", f"{stack} relative attention bias",
                             "buckets x n_heads", cfg.relative_attention_buckets, cfg.n_heads))  # fmt: skip
-    out += hc_head_terms(cfg)
+    out += hc_head_terms(cfg) + model_part_terms(cfg)
     if cfg.relative_position_rows is not None:  # DeBERTa: one table every layer reads
         rows = cfg.relative_position_rows
         out.append(term("embedding", "relative position embedding",

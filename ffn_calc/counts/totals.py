@@ -17,7 +17,8 @@ Layer kinds follow `model.layer_kinds.layer_kinds` without walking the layers: a
 len(dense_ffn_layers) dense-FFN layers and the rest routed, and local-attention layers change
 no count. Shared layers (unique_layers) come with one layer kind (a validated invariant), so
 unique_layers layers hold parameters. Compressed attention and hyper-connections (DeepSeek-V4),
-whose layers differ one by one in their compressors, take the term path itself.
+whose layers differ one by one in their compressors, and models with tensors given as data
+(layer_parts, model_parts) or KV-shared layers (Gemma 3n) take the term path itself.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ if TYPE_CHECKING:
 def param_components(cfg: ModelConfig) -> dict[str, int]:
     """== counts.params.components(cfg): same keys in the same order (pooler only where the
     model has one, a key per tower and `projector` only where it has towers)."""
-    if cfg.compressed or cfg.hc_streams is not None:  # per-layer compressors: the term path
+    if cfg.compressed or cfg.hc_streams is not None or cfg.has_parts:  # the term path
         from ffn_calc.counts.params import components
 
         return components(cfg)
@@ -259,7 +260,7 @@ def _hybrid(
 def flop_components(cfg: ModelConfig, w: Workload) -> dict[str, int]:
     """== counts.flops.flop_components(cfg, w): same keys, same order, same deletions (pooler,
     embedding)."""
-    if cfg.compressed or cfg.hc_streams is not None or cfg.layer_mixers:  # the term path
+    if cfg.compressed or cfg.hc_streams is not None or cfg.layer_mixers or cfg.has_parts:
         from ffn_calc.counts import flops
 
         return flops.flop_components(cfg, w)

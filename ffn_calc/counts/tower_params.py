@@ -42,4 +42,7 @@ def wrapper_components(cfg: ModelConfig, stack: Components) -> dict[str, int]:
     for t in cfg.towers:
         out[t.name] = out.get(t.name, 0) + tower_params(t, stack)
     out["projector"] = sum(projector_params(t) for t in cfg.towers)
+    # A projector with no tower counted beside it (Gemma 3n's embed_vision: its timm tower
+    # is not counted) is one of the model's parts.
+    out["projector"] += sum(p.numel for p in cfg.model_parts if p.projector)
     return out

@@ -68,6 +68,14 @@ def check(cfg: ModelConfig, par: Parallel) -> None:
                 "are counted."
             )
         )
+    if cfg.has_parts:
+        raise UsageError(
+            _(
+                "--training: the stored activations of {model}'s layer parts (AltUp, LAuReL, "
+                "per-layer inputs) and KV-shared layers are not modelled; its parameters and "
+                "FLOPs are counted."
+            ).format(model=cfg.name)
+        )
     mixers = sorted({m for m in cfg.layer_mixers if m not in ("full", "none")})
     if mixers:  # no term-by-term count of a recurrent or convolution mixer's stored tensors
         raise UsageError(

@@ -355,6 +355,11 @@ class ModelConfig(ModelFields):
             return self.hca_rate
         return None
 
+    @property
+    def has_parts(self) -> bool:
+        """Tensors given as data (layer_parts, model_parts) or KV-shared layers."""
+        return bool(self.layer_parts or self.model_parts or self.kv_shared_layers)
+
     def param_layers(self, layers: int) -> int:
         """How many of `layers` applied layers hold parameters of their own."""
         return layers if self.unique_layers is None else self.unique_layers

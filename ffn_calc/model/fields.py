@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from ffn_calc.limits import MAX_SIZE
 from ffn_calc.model.choices import Activation, Architecture, Norm, Positions
 from ffn_calc.model.mixers import GatedDeltaNetConfig, KdaConfig, Mamba2Config
+from ffn_calc.model.towers import Part, Uncounted
 
 if TYPE_CHECKING:  # completed by ffn_calc.model.config (a tower holds a ModelConfig)
     from ffn_calc.model.towers import Tower
@@ -394,4 +395,34 @@ class ModelFields(BaseModel):
         False,
         description="Gated attention (Qwen3-Next): q_proj also yields a sigmoid gate on the "
         "attention output, n_heads x head_dim more outputs (twice the usual q_proj).",
+    )
+    # Tensors beyond the usual layer (Gemma 3n's AltUp, LAuReL, per-layer inputs), as data.
+    layer_parts: list[Part] = Field(
+        [],
+        description="Tensors every decoder layer has beyond its attention, FFN and norms "
+        "(Gemma 3n's AltUp, LAuReL and per-layer input): each by its name after the layer's "
+        "prefix, its group, its shape and the multiply-adds one token costs through it (macs).",
+        exclude_if=lambda v: not v,
+    )
+    model_parts: list[Part] = Field(
+        [],
+        description="Tensors outside the layers beyond the token table, the final norm and "
+        "the head (Gemma 3n's per-layer embeddings and AltUp projections; a wrapper's "
+        "projector, group projector): each by its whole name, its group, its shape and the "
+        "multiply-adds one token costs through it (macs).",
+        exclude_if=lambda v: not v,
+    )
+    kv_shared_layers: list[int] = Field(
+        [],
+        description="Decoder layers (0-based) that reuse the keys and values of an earlier "
+        "layer (Gemma 3n's num_kv_shared_layers): no K and V projections, no K norm, "
+        "nothing cached.",
+        exclude_if=lambda v: not v,
+    )
+    not_counted: list[Uncounted] = Field(
+        [],
+        description="Parts of the model ffn-calc does not count (neither their parameters "
+        "nor their FLOPs), by name and by where their tensors sit: the totals leave them "
+        "out, and say so.",
+        exclude_if=lambda v: not v,
     )

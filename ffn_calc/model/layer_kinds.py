@@ -143,6 +143,8 @@ def _mixer(name: str) -> Mixer:
     return MIXERS[name]
 
 
+# A layer that reuses an earlier layer's keys and values (ModelConfig.kv_shared_layers).
+KV_SHARED = N_("keys and values of an earlier layer")
 # A label of two parts: "dense FFN, chunked attention over 8,192 tokens".
 BOTH = N_("{ffn}, {mixer}")
 # The first part of layer 0's label where its norms differ: "layer 0, full attention".
@@ -162,6 +164,7 @@ class LayerKind:
     names_ffn: bool = False  # a MoE stack with dense layers: "dense FFN" / "MoE"
     names_mixer: bool = False  # a stack with local layers: "full attention" / the window
     first_layer: bool = False  # layer 0 alone, whose norms differ (ModelConfig.first_layer_norms)
+    kv_shared: bool = False  # reuses an earlier layer's keys and values (no K/V, no cache)
 
     @property
     def is_dense_ffn(self) -> bool:
@@ -181,6 +184,7 @@ class LayerKind:
         """The label says something: the stack has several kinds, or attends locally."""
         return (
             self.first_layer
+            or self.kv_shared
             or (self.names_ffn and self.ffn is not None)
             or (self.names_mixer and self.mixer is not None)
         )
@@ -192,6 +196,8 @@ class LayerKind:
             out.append(say(self.ffn.label))
         if self.names_mixer and self.mixer is not None:
             out.append(self.mixer.text(self.window))
+        if self.kv_shared:
+            out.append(say(KV_SHARED))
         return out
 
     def text(self) -> Text:
@@ -223,15 +229,18 @@ def layer_kind(
     names_ffn: bool,
     names_mixer: bool,
     first_layer: bool = False,
+    kv_shared: bool = False,
 ) -> LayerKind:
     """LayerKind(...), each made once: counting a model's layers (a sweep counts many models)
     looks a kind up instead of building a frozen instance."""
-    return LayerKind(ffn, mixer, window, names_ffn, names_mixer, first_layer)
+    return LayerKind(ffn, mixer, window, names_ffn, names_mixer, first_layer, kv_shared)
 
 
 def first_layer_kind(kind: LayerKind) -> LayerKind:
     """Layer 0 of a stack whose layer 0 has norms of its own, of the same FFN and mixer."""
-    return layer_kind(kind.ffn, kind.mixer, kind.window, kind.names_ffn, kind.names_mixer, True)
+    return layer_kind(
+        kind.ffn, kind.mixer, kind.window, kind.names_ffn, kind.names_mixer, True, kind.kv_shared
+    )
 
 
 def with_stack(stack: str, kind: LayerKind) -> str:
@@ -255,6 +264,8 @@ def layer_kinds(cfg: ModelConfig, layers: int) -> list[tuple[LayerKind, int]]:
     names_ffn = bool(dense)
     if cfg.layer_mixers and layers:  # a hybrid: each layer's mixer named, some without FFN
         return hybrid_kinds(cfg, layers, routed, dense)
+    if cfg.kv_shared_layers and layers:  # some layers reuse earlier keys and values
+        return shared_kinds(cfg, layers, routed, dense)
     if (cfg.csa_layers or cfg.hca_layers) and layers:  # compressors in some layers
         csa, hca, window = set(cfg.csa_layers), set(cfg.hca_layers), cfg.attention_window
         plain = MIXERS[cfg.window_kind] if window is not None else FULL
@@ -312,3 +323,28 @@ def hybrid_kinds(
     names_ffn = len({f for f, _ in found}) > 1
     names_mixer = len({m for _, m in found}) > 1
     return [(layer_kind(f, m, None, names_ffn, names_mixer), n) for (f, m), n in found.items()]
+
+
+def shared_kinds(
+    cfg: ModelConfig, layers: int, routed: Ffn, dense: set[int]
+) -> list[tuple[LayerKind, int]]:
+    """The kinds of a stack some of whose layers reuse an earlier layer's keys and values
+    (kv_shared_layers), in the order each kind first appears: by FFN, by mixer (full or
+    local attention) and by whether the layer computes its own keys and values."""
+    shared, window = set(cfg.kv_shared_layers), cfg.attention_window
+    every = window is not None and not cfg.window_layers  # every layer local
+    local = set(range(layers)) if every else set(cfg.window_layers)
+    found: dict[tuple[Ffn, bool, bool], int] = {}
+    for i in range(layers):  # at most MAX_LISTED_LAYERS (a validated invariant)
+        key = (DENSE if i in dense else routed, i in local, i in shared)
+        found[key] = found.get(key, 0) + 1
+    mixer = MIXERS[cfg.window_kind]
+    names_mixer = bool(local)
+    return [
+        (
+            layer_kind(f, mixer if is_local else FULL, window if is_local else None,
+                       bool(dense), names_mixer, False, is_shared),
+            n,
+        )
+        for (f, is_local, is_shared), n in found.items()
+    ]  # fmt: skip

@@ -368,6 +368,36 @@ def _check_compressed(cfg: ModelConfig) -> None:
         )
     if cfg.hc_streams is not None and cfg.architecture != "decoder-only":
         raise InvariantError(N_("hc_streams (hyper-connections) applies to a decoder-only model"))
+    _check_parts(cfg)
+
+
+def _check_parts(cfg: ModelConfig) -> None:
+    """Layer and model parts, KV-shared layers: a decoder-only model's, of a standard
+    attention; shared layers distinct, within the stack, not all of it (the first layer
+    computes its own keys and values)."""
+    extra = cfg.layer_parts or cfg.model_parts or cfg.kv_shared_layers
+    if extra and (cfg.architecture == "encoder-decoder" or cfg.attention != "standard"):
+        raise InvariantError(
+            N_(
+                "layer_parts, model_parts and kv_shared_layers apply to a model of one stack "
+                "with standard attention"
+            )
+        )
+    shared = cfg.kv_shared_layers
+    if shared and (
+        cfg.architecture != "decoder-only"
+        or sorted(shared) != list(range(cfg.n_layers - len(shared), cfg.n_layers))
+        or len(shared) >= cfg.n_layers
+        or cfg.n_layers > MAX_LISTED_LAYERS
+        or cfg.layer_mixers
+    ):
+        raise InvariantError(
+            N_(
+                "kv_shared_layers needs a decoder of attention layers, at most {limit}, and "
+                "names its last layers (not all of them)"
+            ),
+            limit=f"{MAX_LISTED_LAYERS:,}",
+        )
 
 
 # Names with counts (counts.mixers).

@@ -67,6 +67,16 @@ PartUnit = Literal["image", "token", "merged", "output_token"]
 TowerName = Literal["vision", "audio"]
 
 
+# The FLOP component of a part's multiply-adds, by the part's group.
+PART_FLOPS: dict[str, str] = {
+    "attention": "attention_projections",
+    "ffn": "ffn",
+    "norm": "ffn",
+    "embedding": "embedding",
+    "projector": "embedding",
+}
+
+
 class Part(BaseModel):
     """One parameter tensor outside a tower's layers and position table."""
 
@@ -95,6 +105,18 @@ class Part(BaseModel):
     @property
     def projector(self) -> bool:
         return self.group == "projector"
+
+
+class Uncounted(BaseModel):
+    """A part of the model ffn-calc does not count (neither its parameters nor its FLOPs)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    name: str = Field(description="What it is: vision tower (timm mobilenetv5_300m_enc).")
+    prefix: str = Field(
+        description="Where its tensors sit in a checkpoint (model.vision_tower.): `verify "
+        "--checkpoint` lists them as not counted."
+    )
 
 
 class Grid(BaseModel):

@@ -15,12 +15,13 @@ layers or experts.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 
 from ffn_calc.families.tensor_names import GENERIC, Naming, moved
 from ffn_calc.model.config import ModelConfig
-from ffn_calc.model.towers import Tower
+from ffn_calc.model.towers import PART_FLOPS, Part, Tower
 from ffn_calc.reference import attention
 from ffn_calc.reference.inventory import (
     Inventory,
@@ -134,13 +135,59 @@ class _Walker:
         else:
             self.linear(p + names[0], d, cfg.q_proj_dim, g, q_rows, proj, cfg.attention_bias,
                         conv1d=nm.conv1d)  # fmt: skip
+            ranges, runs = self.own_kv(cross)
             self.linear(p + names[1], d, kv, g, kv_rows, proj, cfg.k_bias, conv1d=nm.conv1d)
             self.linear(p + names[2], d, kv, g, kv_rows, proj, cfg.attention_bias, conv1d=nm.conv1d)
+            self.ranges, self.runs = ranges, runs
+            with self.dropped(cross):  # the shared layers' copies a checkpoint may hold
+                self.linear(p + names[1], d, kv, g, 0, proj, cfg.k_bias, conv1d=nm.conv1d)
+                self.linear(p + names[2], d, kv, g, 0, proj, cfg.attention_bias, conv1d=nm.conv1d)
         self.linear(p + names[3], q, d, g, q_rows, proj, cfg.out_bias, conv1d=nm.conv1d)
         if not cross:
             self.qk_norms(p)
             self.position_projections(p)
         self.scores(p, q_len, kv_len, "cross " if cross else "")
+
+    def own_kv(self, cross: bool) -> tuple[Ranges, Ranges]:
+        """Narrow the layers being walked to those that compute their own keys and values
+        (not kv_shared_layers, which reuse an earlier layer's); returns the ranges to put
+        back."""
+        ranges, runs = self.ranges, self.runs
+        shared = set(self.cfg.kv_shared_layers)
+        if shared and not cross and len(ranges) == 1:
+            ((key, span),) = ranges
+            own = [i for i in values(span) if i not in shared]
+            self.ranges = self.runs = ((key, index_set(own)),)
+        return ranges, runs
+
+    @contextmanager
+    def dropped(self, cross: bool) -> Iterator[None]:
+        """Tensors added within go to the inventory's `ignored`, over the KV-shared layers:
+        the K and V a checkpoint may store for them, which the model drops on load."""
+        shared = self.cfg.kv_shared_layers
+        if cross or not shared or len(self.ranges) != 1:
+            self.inv.ignored, kept = [], self.inv.ignored  # nothing to drop: a scratch list
+            tensors, self.inv.tensors = self.inv.tensors, self.inv.ignored
+            yield
+            self.inv.tensors, self.inv.ignored = tensors, kept
+            return
+        ranges, runs = self.ranges, self.runs
+        ((key, _),) = ranges
+        self.ranges = ((key, index_set(shared)),)
+        tensors, self.inv.tensors = self.inv.tensors, self.inv.ignored
+        yield
+        self.inv.tensors = tensors
+        self.ranges, self.runs = ranges, runs
+
+    def parts(self, p: str, parts: Sequence[Part], rows: int) -> None:
+        """Tensors given as data (layer_parts under the layer's prefix p, model_parts with
+        whole names), each one matmul of its multiply-adds per row."""
+        for part in parts:
+            component = "projector" if part.projector else part.group
+            self.tensor(p + part.name, tuple(part.shape), component)
+            if rows and part.macs:
+                name = p + part.name.removesuffix(".weight")
+                self.matmul(name, PART_FLOPS[part.group], rows, part.macs, 1)
 
     def position_projections(self, p: str) -> None:
         """DeBERTa: each layer projects the relative table (its rows, once per forward pass
@@ -197,7 +244,11 @@ class _Walker:
         }.get(cfg.qk_norm)
         if shapes is not None:
             self.norm(p + nm.q_norm, shapes[0])
+            ranges, runs = self.own_kv(False)
             self.norm(p + nm.k_norm, shapes[1])
+            self.ranges, self.runs = ranges, runs
+            with self.dropped(False):
+                self.norm(p + nm.k_norm, shapes[1])
 
     def ffn(self, p: str, rows: int, width: int | None = None) -> None:
         """One FFN: dense (of `width`, default d_ff) or, in a MoE model, routed experts."""
@@ -318,6 +369,7 @@ class _Walker:
         attention.hyper(self, p + nm.attn_hc, rows, "attention", "attention_projections")
         self.ffn_kinds(p, rows)
         attention.hyper(self, p + nm.ffn_hc, rows, "ffn", "ffn")
+        self.parts(p, self.cfg.layer_parts, rows)
 
     def layer_norm(self, name: str, after_first: bool) -> None:
         """A norm of every layer, or (`after_first`) of layers 1 and up only (one stack of
@@ -447,6 +499,7 @@ class _Walker:
         else:
             self.stack(self.only_stack, cfg.n_layers, self.s, None)
             out_rows = self.batch * self.s
+        self.parts("", cfg.model_parts, self.batch * self.s)
         if cfg.pooler:  # BertPooler: dense over the first token of each sequence
             self.linear(self.nm.pooler, cfg.d_model, cfg.d_model, "pooler", self.batch, "pooler", True)  # fmt: skip
         n = cfg.hc_streams
@@ -472,6 +525,7 @@ def instantiate(
     towers, `images` images per sequence through them (their tokens are part of S)."""
     t = seq_len if target_len is None else target_len
     inv = _Walker(cfg, naming_for(cfg), batch, seq_len, t).build()
+    inv.ignored_prefixes = tuple(u.prefix for u in cfg.not_counted)
     for tower in cfg.towers:
         _tower(inv, tower, batch * images)
     return inv

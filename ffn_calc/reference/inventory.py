@@ -121,6 +121,11 @@ class Inventory:
     prefixes: tuple[str, ...] = ()
     # Prefixes checkpoints store in place of the reference's: stored -> reference (Naming.renames).
     renames: Mapping[str, str] = field(default_factory=dict)
+    # Tensors a checkpoint may hold that the model drops on load (a KV-shared layer's K and V
+    # projections), and prefixes of parts not counted (Gemma 3n's timm vision tower): `verify
+    # --checkpoint` lists them apart, neither expected nor unexpected.
+    ignored: list[Tensor] = field(default_factory=list)
+    ignored_prefixes: tuple[str, ...] = ()
 
     def params(self, component: str | None = None) -> int:
         return sum(

@@ -166,6 +166,14 @@ WINDOWS_NOTE = N_(
 def check_images(cfg: ModelConfig, images: int, image_size: tuple[int, int] | None) -> None:
     """--images needs a vision tower; --image-size must be one the tower takes."""
     towers = [t for t in cfg.towers if t.name == "vision"]
+    if not towers and cfg.not_counted:  # a vision tower ffn-calc does not count (Gemma 3n's)
+        raise UsageError(
+            _(
+                "--images {images}: {model}'s {part} is not counted (neither its parameters "
+                "nor its FLOPs), so ffn-calc runs no images through it; its text FLOPs are "
+                "counted without --images."
+            ).format(images=images, model=cfg.name, part=", ".join(u.name for u in cfg.not_counted))
+        )
     if not towers:
         raise UsageError(
             _("--images {images}: {model} has no vision tower (it reads text only).").format(

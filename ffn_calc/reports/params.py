@@ -89,6 +89,11 @@ class ParamsReport(Result):
     towers: list[TowerParams] = Field(
         [], description="a multimodal wrapper's towers (the key only where there are some)"
     )
+    not_counted: list[str] = Field(
+        [],
+        description="parts of the model not counted, neither in total_params nor in the "
+        "components (Gemma 3n's timm vision tower; the key only where there are some)",
+    )
     # The same as messages (not in JSON), for a view to show in the reader's language. An
     # immutable default: a default_factory makes Pydantic inspect the factory's signature,
     # which for a builtin such as `list` costs milliseconds at start-up.
@@ -132,6 +137,8 @@ class ParamsReport(Result):
         out = handler(self)
         if isinstance(out, dict) and not out.get("towers"):
             out.pop("towers", None)  # a language model alone: no key, as `pooler`
+        if isinstance(out, dict) and not out.get("not_counted"):
+            out.pop("not_counted", None)  # everything counted: no key
         return out
 
     def __eq__(self, other: object) -> bool:
@@ -224,6 +231,7 @@ def params_report(cfg: ModelConfig) -> ParamsReport:
         components=comps,
         shares={k: _ratio(v, tot) for k, v in comps.items()},
         ffn_to_attention=_ratio(comps["ffn"], comps["attention"]),
+        not_counted=[u.name for u in cfg.not_counted],
     )
     # Every field counts as set (the term lists too, built when read or dumped).
     report = ParamsReport.model_construct(_fields_set=set(_PARAMS_FIELDS), **fields)

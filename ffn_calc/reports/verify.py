@@ -8,6 +8,8 @@ from math import prod
 from pathlib import Path
 from typing import ClassVar
 
+from pydantic import Field
+
 from ffn_calc.counts import flops as fl
 from ffn_calc.counts import params as pm
 from ffn_calc.model.config import ModelConfig
@@ -60,6 +62,12 @@ class CheckpointReport(Result):
     buffers: list[str]
     tied_copies: list[str]
     bytes_by_dtype: dict[str, int]
+    not_counted: list[str] = Field(
+        [],
+        description="tensors the model drops on load (a KV-shared layer's K and V) or of a "
+        "part ffn-calc does not count (Gemma 3n's vision tower): listed, not compared",
+        exclude_if=lambda v: not v,
+    )
 
 
 class VerifyReport(Result):
@@ -225,7 +233,10 @@ def compare_checkpoint(path: str, inv: Inventory, entries: list[Entry]) -> Check
         expected.setdefault(_pattern(t)[0], []).append(t)
     # By tensor: one template may name tensors of two layer sets (DeepSeek-V4's compressors).
     found: dict[Tensor, set[tuple[int, ...]]] = {t: set() for t in inv.tensors}
-    unexpected, buffers, tied, mismatches = [], [], [], []
+    unexpected, buffers, tied, mismatches, not_counted = [], [], [], [], []
+    ignored: dict[str, list[Tensor]] = {}
+    for t in inv.ignored:
+        ignored.setdefault(_pattern(t)[0], []).append(t)
     tied_entries: dict[str, list[str]] = {}  # a tied tensor's copies found, by template
     params = 0
     by_dtype: dict[str, int] = {}
@@ -240,6 +251,8 @@ def compare_checkpoint(path: str, inv: Inventory, entries: list[Entry]) -> Check
         if not hits:
             if ("." + e.name).endswith(BUFFER_SUFFIXES):
                 buffers.append(e.name)
+            elif _ignored(e.name, key, index, inv, ignored):
+                not_counted.append(e.name)
             else:
                 unexpected.append(e.name)
                 params += prod(e.shape)
@@ -279,8 +292,20 @@ def compare_checkpoint(path: str, inv: Inventory, entries: list[Entry]) -> Check
         path=path, ok=ok, tensors=len(entries), checkpoint_params=params, expected_params=total,
         missing=missing, missing_count=missing_count, unexpected=unexpected,
         shape_mismatches=mismatches, buffers=buffers, tied_copies=tied,
-        bytes_by_dtype=dict(sorted(by_dtype.items())),
+        bytes_by_dtype=dict(sorted(by_dtype.items())), not_counted=not_counted,
     )  # fmt: skip
+
+
+def _ignored(
+    name: str, key: str, index: tuple[int, ...], inv: Inventory,
+    ignored: dict[str, list[Tensor]],
+) -> bool:  # fmt: skip
+    """A checkpoint tensor the model drops on load (inv.ignored) or under the prefix of a
+    part not counted (inv.ignored_prefixes)."""
+    stored = _renamed(name, inv.renames)
+    if any(stored.startswith(p) or name.startswith(p) for p in inv.ignored_prefixes):
+        return True
+    return any(_indices(t, index) is not None for t in _candidates(key, ignored, inv.prefixes))
 
 
 def verify(

@@ -82,6 +82,13 @@ def _tower_table(model: str, tower: TowerParams, explain: bool) -> Table:
                 "language model one token per {merge} x {merge} of them."
             ).format(tower=name, layers=layers, patch=patch, merge=merge, multiple=patch * merge)
         )
+    elif tower.name == "audio":  # a clip's frames through the stack: as long as the clip
+        t.notes.append(
+            _(
+                "{tower}: {layers} layers over the frames of a clip (as many as its length "
+                "gives); each clip gives the language model {out} tokens."
+            ).format(tower=name, layers=layers, out=f"{tower.tokens_per_image:,}")
+        )
     else:
         t.notes.append(
             _(
@@ -125,13 +132,23 @@ def params_tables(r: ParamsReport, explain: bool = False) -> list[Table]:
                 for x in r.towers
             ]
         )
-        t.notes.append(
-            _(
-                "Total counts every parameter of {model}: the language model, {towers} and "
-                "the projector; language model = the total less the towers and the projector "
-                "(its head, once when tied)."
-            ).format(model=r.model, towers=towers)
-        )
+        if r.not_counted:  # a part ffn-calc does not count (Gemma 3n's timm vision tower)
+            t.notes.append(
+                _(
+                    "Total counts every parameter of {model} except its {parts}, which ffn-calc "
+                    "does not count: the language model, {towers} and the projector; language "
+                    "model = the total less the towers and the projector (its head, once when "
+                    "tied)."
+                ).format(model=r.model, towers=towers, parts=listed(r.not_counted))
+            )
+        else:
+            t.notes.append(
+                _(
+                    "Total counts every parameter of {model}: the language model, {towers} "
+                    "and the projector; language model = the total less the towers and the "
+                    "projector (its head, once when tied)."
+                ).format(model=r.model, towers=towers)
+            )
     if r.active_params != r.total_params:
         t.add(
             _("active (per token)"), r.active_params, r.active_params / r.total_params,

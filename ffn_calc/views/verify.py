@@ -58,6 +58,8 @@ def verify_tables(r: VerifyReport) -> list[Table]:
         t.add(_("shape mismatches"), "; ".join(mismatches) or none)
         t.add(_("buffers (not counted)"), ", ".join(k.buffers) or none)
         t.add(_("tied copies (not counted)"), ", ".join(k.tied_copies) or none)
+        if k.not_counted:  # dropped on load, or a part ffn-calc does not count
+            t.add(_("tensors not compared (dropped on load or not counted)"), len(k.not_counted))
         for dtype, n in k.bytes_by_dtype.items():
             t.add(_("bytes of {dtype} tensors").format(dtype=dtype), n)
         t.add(_("result"), verdict(k.ok), style="total")
