@@ -557,3 +557,65 @@ def scaled(cfg: ModelConfig, d_model: int) -> ModelConfig:
             "head_dim": hd,
         }
     )
+
+
+# --- A hybrid's crossovers per layer kind -------------------------------------------------
+
+# Why a layer kind never reaches a crossover (JSON: `never`, translated by a view):
+# 'mixer': a linear-time token mixer (recurrent or convolution) costs the same per token at
+# any length, so no score FLOPs grow with S; 'no ffn': the layer has no FFN (its scores are
+# above it from the first token); 'positions': past the learned position table.
+NEVER_MIXER, NEVER_NO_FFN, NEVER_POSITIONS = "mixer", "no ffn", "positions"
+CROSSOVER_KEYS = ("scores_vs_ffn", "scores_vs_projections", "scores_vs_dense")
+
+
+@dataclass(frozen=True)
+class KindCrossovers:
+    """One layer kind's own crossovers (one layer of it, batch 1): the S where its scores
+    reach its FFN, its projections and both; None where never, with the reason."""
+
+    stack: str
+    kind: LayerKind
+    count: int
+    mixer: str  # the mixer row's name ("full", "mamba2", "full+mamba2", ...)
+    points: dict[str, Fraction | None]
+    never: dict[str, str]
+    unbounded: dict[str, Fraction]
+
+
+def kind_crossovers(cfg: ModelConfig, causal: bool = False) -> list[KindCrossovers]:
+    """A hybrid's crossovers per layer kind, counted from the same terms as layer_flops: an
+    attending kind's S where its scores reach its own FFN and projections; a kind whose mixer
+    does not attend never crosses (NEVER_MIXER); a kind with no FFN has no scores = FFN."""
+    check_linear_scores(cfg)
+    at = {s: layer_flops(cfg, Workload(1, s, causal=causal)) for s in (1, 2, 3)}
+    limit = crossover_limit(cfg)
+    out = []
+    for i, layer in enumerate(at[1]):
+        mixer = layer.kind.mixer
+        name = mixer.name if mixer is not None else "full"
+        points: dict[str, Fraction | None] = dict.fromkeys(CROSSOVER_KEYS)
+        never: dict[str, str] = {}
+        unbounded: dict[str, Fraction] = {}
+        if mixer is not None and not mixer.attends:
+            never = dict.fromkeys(CROSSOVER_KEYS, NEVER_MIXER)
+        else:
+            per = [Fraction(at[s][i].group("attention_scores"), s) for s in (1, 2, 3)]
+            a1 = per[1] - per[0]
+            a0 = per[0] - a1
+            assert per[2] == a0 + 3 * a1, "score FLOPs per token must be linear in S"
+            proj, ffn = layer.group("attention_projections"), layer.group("ffn")
+            sides = {"scores_vs_ffn": ffn, "scores_vs_projections": proj,
+                     "scores_vs_dense": proj + ffn}  # fmt: skip
+            for key, target in sides.items():
+                if key == "scores_vs_ffn" and ffn == 0:
+                    never[key] = NEVER_NO_FFN
+                    continue
+                s = (target - a0) / a1
+                if limit is not None and s > limit:
+                    never[key], unbounded[key] = NEVER_POSITIONS, s
+                else:
+                    points[key] = s
+        out.append(KindCrossovers(layer.stack, layer.kind, layer.count, name, points, never,
+                                  unbounded))  # fmt: skip
+    return out

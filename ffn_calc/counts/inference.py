@@ -47,6 +47,7 @@ from ffn_calc.model.layer_kinds import (
     CROSS_ATTENTION,
     FULL,
     MIXERS,
+    NO_FFN,
     LayerKind,
     layer_kind,
     layer_kinds,
@@ -448,11 +449,12 @@ def crossover_kind(cfg: ModelConfig) -> tuple[int, bool]:
     return pick, kinds[pick][0].is_local
 
 
-def decode_parts(cfg: ModelConfig, batch: int, context: int, pick: int) -> dict[str, int]:
-    """One decode step of one layer of kind `pick`: its projections, scores and FFN FLOPs,
-    exactly as decode_layers counts them."""
+def decode_parts(cfg: ModelConfig, batch: int, context: int, pick: int | None) -> dict[str, int]:
+    """One decode step of one layer of kind `pick` (None: a hybrid's whole stack, each kind
+    x its layers, as flops.crossover_layer): its projections, scores and FFN FLOPs, exactly
+    as decode_layers counts them."""
     layers = decode_layers(cfg, batch, context)
-    if cfg.layer_mixers:  # a hybrid: the whole stack (as flops.crossover_layer)
+    if pick is None:
         return {
             g: sum(x.count * t.value for x in layers for t in x.terms if t.group == g)
             for g in PARTS
@@ -480,7 +482,7 @@ class DecodeSteps:
 
     cfg: ModelConfig
     batch: int
-    pick: int
+    pick: int | None  # None: a hybrid's whole stack
     kind: LayerKind
     local: bool
     pieces: list[Piece]
@@ -499,9 +501,16 @@ class DecodeSteps:
         return piece.at(context)
 
 
-def decode_steps(cfg: ModelConfig, batch: int) -> DecodeSteps:
+def decode_steps(cfg: ModelConfig, batch: int, kind: int | None = None) -> DecodeSteps:
+    """One decode step as a function of the context: of the crossover kind's layer, of a
+    hybrid's whole stack, or (`kind`) of one layer of that kind (its index in decode_layers)."""
     fl.check_linear_scores(cfg)
+    pick: int | None
     pick, local = crossover_kind(cfg)
+    if kind is not None:
+        pick, local = kind, layer_kinds(cfg, cfg.decoder_layers)[kind][0].is_local
+    elif cfg.layer_mixers:
+        pick = None
     bends = sorted(b for b in _bends(cfg) if b >= 1) if local else []
     edges: list[int | None] = [None, *bends, None]
     pieces = []
@@ -517,7 +526,7 @@ def decode_steps(cfg: ModelConfig, batch: int) -> DecodeSteps:
         cfg=cfg,
         batch=batch,
         pick=pick,
-        kind=kinds[pick].kind,
+        kind=kinds[pick].kind if pick is not None else LayerKind(),
         local=local,
         pieces=pieces,
         stops_at=window - 1 if local and window > 1 else None,
@@ -596,3 +605,51 @@ def ffn_weights_read(cfg: ModelConfig, batch: int, moe: bool) -> int:
     used = min(cfg.n_experts, batch * cfg.experts_per_token)
     idle = (cfg.n_experts - used) * pm.expert_params(cfg)
     return sum(t.value for t in pm.moe_terms(cfg)) - idle
+
+
+@dataclass(frozen=True)
+class KindDecodeCrossovers:
+    """One layer kind's own decode crossovers (one layer of it): where one step's scores
+    reach its FFN, its projections and both, and where the keys and values it reads reach
+    the FFN weights it reads; a kind whose mixer does not attend never crosses."""
+
+    stack: str
+    kind: LayerKind
+    count: int
+    mixer: str
+    flops: dict[str, Reach]
+    bytes: Reach
+
+
+def kind_decode_crossovers(cfg: ModelConfig, batch: int) -> list[KindDecodeCrossovers]:
+    """A hybrid's decode crossovers per layer kind (fl.kind_crossovers' decode side)."""
+    fl.check_linear_scores(cfg)
+    out = []
+    for i, (kind, count) in enumerate(layer_kinds(cfg, cfg.decoder_layers)):
+        mixer = kind.mixer
+        name = mixer.name if mixer is not None else "full"
+        if mixer is not None and not mixer.attends:
+            never = Reach(None, fl.NEVER_MIXER, None)
+            flops = dict.fromkeys(fl.CROSSOVER_KEYS, never)
+            out.append(KindDecodeCrossovers("decoder", kind, count, name, flops, never))
+            continue
+        steps = decode_steps(cfg, batch, i)
+        flops = decode_crossovers(steps)
+        no_ffn = Reach(None, fl.NEVER_NO_FFN, None)
+        if kind.ffn is NO_FFN:
+            flops["scores_vs_ffn"] = no_ffn
+            by_bytes = no_ffn
+        else:
+            weights = ffn_weights_read(cfg, batch, kind.is_moe)
+            by_bytes = bytes_crossover(steps, cached_per_token(cfg), weights)
+        out.append(KindDecodeCrossovers("decoder", kind, count, name, flops, by_bytes))
+    return out
+
+
+def stack_ffn_weights_read(cfg: ModelConfig, batch: int) -> int:
+    """FFN weight elements one decode step reads in the whole decoder stack."""
+    return sum(
+        count * ffn_weights_read(cfg, batch, kind.is_moe)
+        for kind, count in layer_kinds(cfg, cfg.decoder_layers)
+        if kind.ffn is not NO_FFN
+    )

@@ -17,6 +17,7 @@ from ffn_calc.reports.base import (
     KindResult,
     LayerResult,
     Number,
+    Result,
     Stated,
     TermReport,
     english,
@@ -24,7 +25,7 @@ from ffn_calc.reports.base import (
     num,
     share,
 )
-from ffn_calc.reports.crossover import CrossoverRow
+from ffn_calc.reports.crossover import CrossoverRow, KindCrossover, kind_crossover
 
 KV_CONVENTION = N_(
     "Elements: every cached key and value tensor's numel() after a prefill of `context` tokens "
@@ -291,6 +292,25 @@ def generation_report(
     ).stated(stated)  # fmt: skip
 
 
+class CacheShare(Result):
+    """The decode cache at one context: keys and values, states, and the states' share."""
+
+    context: int
+    kv_elements: int
+    state_elements: int
+    state_share: float = Field(description="states / (keys and values + states)")
+
+
+HYBRID_DECODE_NOTE = N_(
+    "A hybrid: the crossovers above are the whole model's: one step's scores in every "
+    "attention layer against the FFNs and projections of every layer, and the keys and values "
+    "every attention layer reads against every FFN weight read (the mixer states, read and "
+    "written whole at every step, are the same at any context and are left out of it); the "
+    "other token mixers' own FLOPs do not grow with the context. Each layer kind's own "
+    "crossovers are listed apart."
+)
+
+
 class DecodeCrossoverReport(Stated, LayerResult):
     view: ClassVar[str] = "ffn_calc.views.inference:decode_crossover_tables"
 
@@ -331,23 +351,104 @@ class DecodeCrossoverReport(Stated, LayerResult):
         description="one decode step of one layer over L, at `batch`: each row equals "
         "flops --decode --context L for that layer kind"
     )
+    # A hybrid (only then in JSON): each kind's own crossovers (keys of `flops` and
+    # bytes_context), and the cache's states against its keys and values.
+    kinds: list[KindCrossover] | None = Field(None, exclude_if=lambda v: v is None)
+    state_elements: int | None = Field(
+        None, exclude_if=lambda v: v is None,
+        description="the whole model's mixer states at `batch` (the same at any context)",
+    )  # fmt: skip
+    kv_elements_per_context_token: int | None = Field(
+        None, exclude_if=lambda v: v is None,
+        description="the whole model's keys and values per cached token at `batch`",
+    )  # fmt: skip
+    kv_equals_states: Number | None = Field(
+        None, exclude_if=lambda v: v is None,
+        description="the context L where the keys and values reach the states",
+    )  # fmt: skip
+    kv_equals_states_exact: str | None = Field(None, exclude_if=lambda v: v is None)
+    cache_shares: list[CacheShare] | None = Field(
+        None, exclude_if=lambda v: v is None,
+        description="the cache at each row's context (and at --context): its states' share",
+    )  # fmt: skip
     convention: str
 
 
-def decode_crossover_report(cfg: ModelConfig, batch: int) -> DecodeCrossoverReport:
+def _cache_shares(
+    cfg: ModelConfig, batch: int, contexts: list[int]
+) -> tuple[int, int, list[CacheShare]]:
+    """A hybrid's whole cache at each context: (states, keys and values per token, rows)."""
+    states = inf.state_elements(cfg, batch)
+    per = inf.kv_elements(cfg, batch, 1)
+    rows = []
+    for n in sorted(set(contexts)):
+        kv = inf.kv_elements(cfg, batch, n)
+        rows.append(CacheShare(context=n, kv_elements=kv, state_elements=states,
+                               state_share=share(states, kv + states)))  # fmt: skip
+    return states, per, rows
+
+
+def decode_crossover_report(
+    cfg: ModelConfig, batch: int, context: int | None = None
+) -> DecodeCrossoverReport:
+    """Where one decode step's scores overtake; a hybrid: the whole model's crossovers, each
+    kind's own, and the cache's states against its keys and values (also at `context`)."""
     steps = inf.decode_steps(cfg, batch)
     reach = inf.decode_crossovers(steps)
     per = inf.cached_per_token(cfg)
     moe = steps.kind.is_moe
     weights = inf.ffn_weights_read(cfg, batch, moe)
+    if cfg.layer_mixers:  # the whole stack's cache read and FFN weights read
+        per *= inf.attention_layers(cfg)
+        weights = inf.stack_ffn_weights_read(cfg, batch)
+    if context is not None:
+        if not cfg.layer_mixers:
+            from ffn_calc.errors import UsageError
+            from ffn_calc.i18n.translate import _
+
+            raise UsageError(
+                _(
+                    "--context {context}: the share of the cache that is mixer states applies "
+                    "to a model with recurrent or convolution mixers; {model} caches keys and "
+                    "values only."
+                ).format(context=context, model=cfg.name)
+            )
+        inf.check_decode(cfg, context)
     by_bytes = inf.bytes_crossover(steps, per, weights)
     every = {**reach, "bytes_context": by_bytes}
     points = {k: r.at for k, r in reach.items()}
     kind = steps.kind
     indexer = [say(s) for s in fl.indexer_conventions(cfg)]
     stated = [say(DECODE_CROSSOVER_CONVENTION), *indexer]
+    rows = _sweep(steps, points)
+    hybrid: dict[str, object] = {}
+    if cfg.layer_mixers:
+        stated.append(say(HYBRID_DECODE_NOTE))
+        kinds = [
+            kind_crossover(k.stack, k.kind, k.count, k.mixer,
+                           {**{key: r.at for key, r in k.flops.items()},
+                            "bytes_context": k.bytes.at},
+                           {key: r.never for key, r in [*k.flops.items(), ("bytes_context", k.bytes)]
+                            if r.never},
+                           {key: r.unbounded for key, r in
+                            [*k.flops.items(), ("bytes_context", k.bytes)]
+                            if r.unbounded is not None})
+            for k in inf.kind_decode_crossovers(cfg, batch)
+        ]  # fmt: skip
+        contexts = [int(x.exact["seq_len"]) for x in rows if Fraction(x.exact["seq_len"]) >= 1
+                    and Fraction(x.exact["seq_len"]).denominator == 1]  # fmt: skip
+        states, kv_per, shares = _cache_shares(
+            cfg, batch, contexts + ([context] if context else [])
+        )
+        meet = Fraction(states, kv_per) if kv_per else None
+        hybrid = {
+            "kinds": kinds, "state_elements": states, "kv_elements_per_context_token": kv_per,
+            "kv_equals_states": None if meet is None else num(meet),
+            "kv_equals_states_exact": None if meet is None else exact(meet),
+            "cache_shares": shares,
+        }  # fmt: skip
     return DecodeCrossoverReport(
-        rows=_sweep(steps, points),
+        rows=rows, **hybrid,
         model=cfg.name, layer=with_stack("decoder", kind), batch=batch,
         flops={k: None if v is None else num(v) for k, v in points.items()},
         flops_exact={k: None if v is None else exact(v) for k, v in points.items()},
@@ -398,6 +499,18 @@ class MemoryReport(Stated):
         None, description="the context from which the cache stops growing (every layer local)"
     )
     max_batch: int | None = Field(None, description="largest batch that fits at `context`")
+    # A model with recurrent or convolution mixers (only then in JSON): their states' bytes at
+    # `batch`, the same at any context, and the layers whose keys and values grow with it.
+    state_bytes: int | None = Field(
+        None, exclude_if=lambda v: v is None,
+        description="the mixer states' bytes at `batch` (the same at any context); the "
+        "longest context is bounded by the attention layers' keys and values alone",
+    )  # fmt: skip
+    attention_layers: int | None = Field(
+        None, exclude_if=lambda v: v is None,
+        description="the layers whose keys and values grow with the context (0: none, the "
+        "cache is the states alone)",
+    )  # fmt: skip
     convention: str
 
 
@@ -464,6 +577,9 @@ def memory_report(
         if context is not None:
             out["max_batch"] = 0
         return _memory(out)
+    if inf.state_kinds(cfg, batch):
+        out |= {"state_bytes": _kv_bytes(cfg, batch, 0, dtype),
+                "attention_layers": inf.attention_layers(cfg)}  # fmt: skip
     out |= _longest(cfg, batch, dtype, free)
     if context is not None:
         one = _kv_bytes(cfg, 1, context, dtype)
@@ -489,6 +605,10 @@ def _longest(cfg: ModelConfig, batch: int, dtype: str, free: int) -> dict[str, o
 
     # Windows hold at most MAX_SIZE - 1 tokens: past 2 x MAX_SIZE a cache that still grows
     # grows without end, and one that does not has stopped.
+    if not inf.attention_layers(cfg):  # the mixer states alone: nothing grows
+        if kv(1) > free:
+            return {"max_context": 0, "max_context_bound": "memory", "max_context_memory": 0}
+        return {"max_context": None, "max_context_bound": "none", "max_context_memory": None}
     far = 2 * MAX_SIZE + 2
     end = kv(far)
     stops = None
