@@ -65,6 +65,7 @@ _WHISPER_MT5 = "test_oracle_whisper_mt5"
 _ENC25 = "test_oracle_encoders_2025"
 _DEC25 = "test_oracle_decoders_2025"
 _MAMBA = "test_oracle_hybrid_mamba"
+_CONV_SCAN = "test_oracle_hybrid_conv_scan"
 
 ORACLE: dict[str, Oracle] = {
     # Built from ffn-calc's ModelConfig (tests/test_torch_oracle.py hf_config).
@@ -119,6 +120,7 @@ ORACLE: dict[str, Oracle] = {
     "exaone4": Oracle("Exaone4Config", "Exaone4ForCausalLM", _DEC25, CAUSAL),
     "cohere2": Oracle("Cohere2Config", "Cohere2ForCausalLM", _DEC25, CAUSAL),
     "mamba2": Oracle("Mamba2Config", "Mamba2ForCausalLM", _MAMBA, IDS, examples=6),
+    "lfm2": Oracle("Lfm2Config", "Lfm2ForCausalLM", _CONV_SCAN, IDS, examples=6),
 }
 
 
@@ -681,9 +683,25 @@ _HYBRID_MAMBA: Cases = {
     },
 }  # fmt: skip
 
+_HYBRID_CONV_SCAN: Cases = {
+    "lfm2 conv kernel 4, biases, attention in layer 1": {
+        "model_type": "lfm2", "architectures": ["Lfm2ForCausalLM"], "hidden_size": 8,
+        "num_attention_heads": 2, "num_key_value_heads": 1, "num_hidden_layers": 3,
+        "intermediate_size": 30, "vocab_size": 40, "conv_L_cache": 4, "conv_bias": True,
+        "layer_types": ["conv", "full_attention", "conv"], "block_multiple_of": 4,
+    },
+    "lfm2 full_attn_idxs, untied, unadjusted FFN": {
+        "model_type": "lfm2", "architectures": ["Lfm2ForCausalLM"], "hidden_size": 8,
+        "num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 2,
+        "intermediate_size": 12, "vocab_size": 30, "full_attn_idxs": [0],
+        "block_auto_adjust_ff_dim": False, "tie_word_embeddings": False,
+    },
+}  # fmt: skip
+
 EXPLICIT: Cases = {
     **_MODEL_CONFIGS,
     **_HYBRID_MAMBA,
+    **_HYBRID_CONV_SCAN,
     **_ENCODER_DECODER,
     **_WHISPER_MT5_CASES,
     **_GEMMA_QWEN3_OLMO2,

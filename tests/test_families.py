@@ -65,6 +65,8 @@ PRESETS: dict[str, tuple[str, int | None]] = {
     # 2025-26 model types (tests/data/frontier.json).
     "smollm3-3b": ("HuggingFaceTB/SmolLM3-3B", None),
     "olmo-3-7b": ("allenai/Olmo-3-7B-Instruct", None),
+    # Hybrids of tests/data/frontier.json.
+    "lfm2-1.2b": ("LiquidAI/LFM2-1.2B", None),
 }
 
 

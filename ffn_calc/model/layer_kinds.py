@@ -108,6 +108,7 @@ HCA = Mixer(
 # them per layer). Rows to come, by these names: GATED_DELTANET ("gated_deltanet"), KDA
 # ("kda"), MAMBA ("mamba", Mamba-1), SHORT_CONV ("short_conv"), LIGHTNING ("lightning").
 MAMBA2 = Mixer("mamba2", N_("Mamba-2"), attends=False)
+SHORT_CONV = Mixer("short_conv", N_("short convolution"), attends=False)
 NO_MIXER = Mixer("none", N_("no token mixer"), attends=False)  # an FFN-only layer
 # Attention and Mamba-2 side by side in one layer (Falcon-H1): both of their counts.
 FULL_MAMBA2 = Mixer("full+mamba2", N_("attention and Mamba-2 in parallel"))
@@ -116,7 +117,19 @@ FULL_MAMBA2 = Mixer("full+mamba2", N_("attention and Mamba-2 in parallel"))
 FFNS = {f.name: f for f in (DENSE, MOE, NO_FFN)}
 MIXERS = {
     m.name: m
-    for m in (FULL, SLIDING, CHUNKED, BIDIRECTIONAL, CROSS, CSA, HCA, MAMBA2, NO_MIXER, FULL_MAMBA2)
+    for m in (
+        FULL,
+        SLIDING,
+        CHUNKED,
+        BIDIRECTIONAL,
+        CROSS,
+        CSA,
+        HCA,
+        MAMBA2,
+        SHORT_CONV,
+        NO_MIXER,
+        FULL_MAMBA2,
+    )
 }
 
 

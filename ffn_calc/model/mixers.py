@@ -62,3 +62,14 @@ class Mamba2Config(BaseModel):
     def in_width(self) -> int:
         """in_proj's outputs: z, x, B, C and dt (one per head)."""
         return 2 * self.width + 2 * self.bc + self.heads
+
+
+class ShortConvConfig(BaseModel):
+    """A gated short convolution (LFM2's Lfm2ShortConv): in_proj to [B, C, x] (3 x d_model),
+    B x x through a depthwise causal convolution of width conv_L_cache, C times its output,
+    out_proj [d_model, d_model]; the channels are the model's hidden_size."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    conv_kernel: PositiveInt = Field(3, description="Width K of the convolution (conv_L_cache).")
+    bias: bool = Field(False, description="Biases on in_proj, conv and out_proj (conv_bias).")

@@ -370,7 +370,13 @@ def _check_compressed(cfg: ModelConfig) -> None:
         raise InvariantError(N_("hc_streams (hyper-connections) applies to a decoder-only model"))
 
 
-HYBRID_MIXERS = ("full", "mamba2", "none", "full+mamba2")  # names with counts (counts.mixers)
+HYBRID_MIXERS = (
+    "full",
+    "mamba2",
+    "none",
+    "full+mamba2",
+    "short_conv",
+)  # names with counts (counts.mixers)
 
 
 def _check_hybrid(cfg: ModelConfig) -> None:
@@ -379,6 +385,10 @@ def _check_hybrid(cfg: ModelConfig) -> None:
     if not cfg.layer_mixers and not cfg.ffn_free_layers:
         if cfg.mamba2 is not None:
             raise InvariantError(N_("mamba2 sizes need layer_mixers naming the Mamba-2 layers"))
+        if cfg.short_conv is not None:
+            raise InvariantError(
+                N_("short_conv sizes need layer_mixers naming the convolution layers")
+            )
         return
     n = cfg.n_layers
     if cfg.architecture != "decoder-only" or n > MAX_LISTED_LAYERS:
@@ -402,6 +412,8 @@ def _check_hybrid(cfg: ModelConfig) -> None:
         raise InvariantError(N_("a layer with no token mixer and no FFN is not a layer"))
     if any("mamba2" in m for m in cfg.layer_mixers) and cfg.mamba2 is None:
         raise InvariantError(N_("Mamba-2 layers need the mamba2 sizes"))
+    if "short_conv" in cfg.layer_mixers and cfg.short_conv is None:
+        raise InvariantError(N_("short-convolution layers need the short_conv sizes"))
     m2 = cfg.mamba2
     if m2 is not None and (m2.heads % m2.n_groups or m2.width % m2.heads):
         raise InvariantError(N_("mamba2: n_groups must divide heads, and heads the inner width"))

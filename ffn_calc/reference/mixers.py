@@ -19,6 +19,7 @@ from ffn_calc.model.layer_kinds import (
     MIXERS,
     MOE,
     NO_FFN,
+    SHORT_CONV,
     Ffn,
     Mixer,
 )
@@ -62,6 +63,22 @@ def mamba2(w: _Walker, p: str, rows: int, length: int) -> None:
             w.matmul(x + name, "mixer", mm, kk, nn, count)
 
 
+def short_conv(w: _Walker, p: str, rows: int, length: int) -> None:
+    """A short convolution at `p` + Naming.mixer: in_proj, conv, out_proj (biases with
+    conv_bias); the depthwise convolution over `length` tokens padded by K - 1."""
+    cfg = w.cfg
+    m = cfg.short_conv
+    assert m is not None
+    x, d, k = p + w.nm.mixer, cfg.d_model, m.conv_kernel
+    w.linear(x + "in_proj", d, 3 * d, "mixer", rows, "mixer", m.bias)
+    w.tensor(x + "conv.weight", (d, 1, k), "mixer")
+    if m.bias:
+        w.tensor(x + "conv.bias", (d,), "mixer")
+    w.linear(x + "out_proj", d, d, "mixer", rows, "mixer", m.bias)
+    if rows:
+        w.matmul(x + "conv", "mixer", w.batch * d, k, length + k - 1)
+
+
 def _attention(w: _Walker, p: str, rows: int, length: int) -> None:
     w.attention(p, rows, rows, length, length, cross=False)
 
@@ -78,6 +95,7 @@ def _none(w: _Walker, p: str, rows: int, length: int) -> None:
 # A mixer row -> its walk; a row not listed attends (the attention walk).
 MIXER_WALKS: dict[Mixer, Callable[[_Walker, str, int, int], None]] = {
     MAMBA2: mamba2,
+    SHORT_CONV: short_conv,
     FULL_MAMBA2: _both,
     MIXERS["none"]: _none,
 }
