@@ -121,6 +121,7 @@ ORACLE: dict[str, Oracle] = {
     "cohere2": Oracle("Cohere2Config", "Cohere2ForCausalLM", _DEC25, CAUSAL),
     "mamba2": Oracle("Mamba2Config", "Mamba2ForCausalLM", _MAMBA, IDS, examples=6),
     "lfm2": Oracle("Lfm2Config", "Lfm2ForCausalLM", _CONV_SCAN, IDS, examples=6),
+    "lfm2_moe": Oracle("Lfm2MoeConfig", "Lfm2MoeForCausalLM", _CONV_SCAN, IDS, examples=6),
 }
 
 
@@ -695,6 +696,21 @@ _HYBRID_CONV_SCAN: Cases = {
         "num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 2,
         "intermediate_size": 12, "vocab_size": 30, "full_attn_idxs": [0],
         "block_auto_adjust_ff_dim": False, "tie_word_embeddings": False,
+    },
+    "lfm2_moe 1 dense layer, 4 experts top 2, expert bias": {
+        "model_type": "lfm2_moe", "architectures": ["Lfm2MoeForCausalLM"], "hidden_size": 8,
+        "num_attention_heads": 2, "num_key_value_heads": 1, "num_hidden_layers": 3,
+        "intermediate_size": 12, "moe_intermediate_size": 6, "num_experts": 4,
+        "num_experts_per_tok": 2, "num_dense_layers": 1, "vocab_size": 30,
+        "layer_types": ["conv", "full_attention", "conv"],
+    },
+    "lfm2_moe no expert bias, conv bias, untied": {
+        "model_type": "lfm2_moe", "architectures": ["Lfm2MoeForCausalLM"], "hidden_size": 8,
+        "num_attention_heads": 2, "num_key_value_heads": 2, "num_hidden_layers": 2,
+        "intermediate_size": 12, "moe_intermediate_size": 4, "num_experts": 3,
+        "num_experts_per_tok": 1, "num_dense_layers": 0, "vocab_size": 30,
+        "layer_types": ["full_attention", "conv"], "use_expert_bias": False,
+        "conv_bias": True, "tie_word_embeddings": False,
     },
 }  # fmt: skip
 

@@ -12,6 +12,7 @@ save_pretrained checkpoint through `verify --checkpoint`.
 
 from __future__ import annotations
 
+import re
 import warnings
 from pathlib import Path
 from typing import Any
@@ -24,8 +25,8 @@ transformers = pytest.importorskip("transformers")
 
 from oracle_cases import case, classes  # noqa: E402
 from oracle_support import (  # noqa: E402
-    build_hf,
     check_verifies,
+    header,
     inventory_names,
     maybe,
     param_shapes,
@@ -42,7 +43,7 @@ from ffn_calc.counts.inference import (  # noqa: E402
     kv_elements,
     state_elements,
 )
-from ffn_calc.counts.params import total_params  # noqa: E402
+from ffn_calc.counts.params import active_params, total_params  # noqa: E402
 from ffn_calc.families.resolve import resolve_model  # noqa: E402
 
 transformers.logging.set_verbosity_error()
@@ -55,8 +56,47 @@ CONV_TERMS = ("conv", "conv1d")
 
 
 def build(data: dict[str, Any]) -> Any:
-    fields = {k: v for k, v in data.items() if k != "model_type"}
-    return build_hf(*CLASSES[data["model_type"]], fields)
+    """The class in `architectures` with eager attention and eager experts (the top-k
+    dispatch, whose matmuls FlopCounterMode sees)."""
+    conf_name, model_name = CLASSES[data["model_type"]]
+    conf = getattr(transformers, conf_name)(**{k: v for k, v in data.items() if k != "model_type"})
+    conf._attn_implementation = "eager"
+    conf._experts_implementation = "eager"
+    return getattr(transformers, model_name)(conf)
+
+
+EXPERT = re.compile(r"(.*\.experts)\.(\d+)\.(w1|w3|w2|gate_proj|up_proj|down_proj)\.weight")
+
+
+def fused(names: dict[str, tuple[int, ...]]) -> dict[str, tuple[int, ...]]:
+    """Per-expert checkpoint names folded as transformers holds them in memory: gate (w1) and
+    up (w3) stacked into gate_up_proj [E, 2 f, d], down (w2) into down_proj [E, d, f]."""
+    out: dict[str, tuple[int, ...]] = {}
+    experts: dict[tuple[str, str], list[tuple[int, ...]]] = {}
+    for name, shape in names.items():
+        m = EXPERT.fullmatch(name)
+        if m is None:
+            out[name] = shape
+        else:
+            experts.setdefault((m[1], m[3]), []).append(shape)
+    for (prefix, proj), shapes in experts.items():
+        (f, d), e = shapes[0], len(shapes)
+        if proj in ("w2", "down_proj"):
+            out[f"{prefix}.down_proj"] = (e, f, d)
+        elif proj in ("w1", "gate_proj"):
+            out[f"{prefix}.gate_up_proj"] = (e, 2 * f, d)
+    return out
+
+
+def moe_active(model: Any) -> int:
+    """The total less, in every MoE layer, (experts - top-k) x one expert, from the model."""
+    out = sum(p.numel() for p in model.parameters())
+    for layer in model.model.layers:
+        experts = getattr(layer.feed_forward, "experts", None)
+        if experts is not None:
+            one = experts.gate_up_proj[0].numel() + experts.down_proj[0].numel()
+            out -= (experts.num_experts - model.config.num_experts_per_tok) * one
+    return int(out)
 
 
 def by_op(model: Any, **inputs: Any) -> dict[str, int]:
@@ -104,13 +144,29 @@ def lfm2_jsons(draw: Any, family: str) -> dict[str, Any]:
     maybe(draw, out, "conv_L_cache", draw(st.integers(1, 4)))
     maybe(draw, out, "conv_bias", draw(st.booleans()))
     maybe(draw, out, "block_auto_adjust_ff_dim", draw(st.booleans()))
-    maybe(draw, out, "block_ffn_dim_multiplier", draw(st.sampled_from([None, 1.0, 1.5, 0.75])))
+    maybe(draw, out, "block_ffn_dim_multiplier", draw(st.sampled_from([1.0, 1.5, 0.75])))
     maybe(draw, out, "tie_word_embeddings", draw(st.booleans()))
     return out
 
 
+@st.composite
+def lfm2_moe_jsons(draw: Any, family: str) -> dict[str, Any]:
+    """A tiny LFM2-MoE config.json: LFM2's layers, dense ones first, then routed experts."""
+    out = draw(lfm2_jsons(family))
+    for key in ("block_multiple_of", "block_auto_adjust_ff_dim", "block_ffn_dim_multiplier"):
+        out.pop(key, None)
+    experts = draw(st.integers(1, 4))
+    out |= {
+        "num_dense_layers": draw(st.integers(0, out["num_hidden_layers"])),
+        "num_experts": experts, "num_experts_per_tok": draw(st.integers(1, experts)),
+        "moe_intermediate_size": draw(st.integers(1, 12)),
+    }  # fmt: skip
+    maybe(draw, out, "use_expert_bias", draw(st.booleans()))
+    return out
+
+
 def configs(family: str) -> st.SearchStrategy[dict[str, Any]]:
-    return lfm2_jsons(family)
+    return {"lfm2": lfm2_jsons, "lfm2_moe": lfm2_moe_jsons}[family](family)
 
 
 def check_case(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> None:
@@ -119,7 +175,8 @@ def check_case(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> N
     model = build(data).eval()
     # (a) parameters, (b) names and shapes
     assert sum(p.numel() for p in model.parameters()) == total_params(cfg)
-    assert param_shapes(model) == inventory_names(cfg)
+    assert moe_active(model) == active_params(cfg)
+    assert param_shapes(model) == fused(inventory_names(cfg))
     # (c) FLOPs by op: the convolutions against their terms, the whole against the total
     ids = token_ids(data["vocab_size"], batch, s)
     ops = by_op(model, input_ids=ids, use_cache=False)
@@ -143,6 +200,9 @@ def check_case(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> N
     assert int(counter.get_total_flops()) == generation_flops(cfg, batch, s, 3)
     # (g) the checkpoint save_pretrained writes, through verify --checkpoint
     ckpt = save(model, tmp / "ckpt")
+    # the checkpoint stores the experts one by one, and the routing-bias buffers beside them
+    stored = {n: v for n, v in header(ckpt).items() if not n.endswith(".expert_bias")}
+    assert stored == inventory_names(cfg)
     assert total_params(resolve_model(hf_config=ckpt)) == total_params(cfg)
     check_verifies(ckpt, cfg)
 
@@ -150,13 +210,14 @@ def check_case(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> N
 def test_lfm2_ffn_width(tmp_path: Path) -> None:
     """Lfm2MLP's width: int(2 x 12288 / 3) = 8192, x 1.0, a multiple of 256: 8192 (the
     LFM2-1.2B layer's w1 [8192, 2048], frontier.json); multiplier 1.5 of 8192 = 12288;
-    multiplier null: 8192 unrounded of 100 -> int(200 / 3) = 66; no adjusting: as given."""
+    100 -> int(200 / 3) = 66 (a multiple of 1), 70 (of 7); no adjusting: as given;
+    block_ff_dim 30 (the older name) -> 20 -> 256."""
     base = {"model_type": "lfm2", "hidden_size": 8, "num_attention_heads": 2,
             "num_key_value_heads": 1, "num_hidden_layers": 1, "vocab_size": 10}  # fmt: skip
     for extra, width in (
         ({"intermediate_size": 12288}, 8192),
         ({"intermediate_size": 12288, "block_ffn_dim_multiplier": 1.5}, 12288),
-        ({"intermediate_size": 100, "block_ffn_dim_multiplier": None}, 66),
+        ({"intermediate_size": 100, "block_multiple_of": 1}, 66),
         ({"intermediate_size": 100, "block_multiple_of": 7}, 70),
         ({"intermediate_size": 100, "block_auto_adjust_ff_dim": False}, 100),
         ({"block_ff_dim": 30}, 256),

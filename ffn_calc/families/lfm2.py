@@ -10,9 +10,8 @@ biases, SiLU). `model.embedding_norm` is the final norm, after the last layer; t
 tied by default (tie_word_embeddings, or the older `tie_embedding`).
 
 The FFN width: with block_auto_adjust_ff_dim (default true) Lfm2MLP takes
-int(2 x intermediate_size / 3), then, unless block_ffn_dim_multiplier is null,
-int(multiplier x that) rounded up to a multiple of block_multiple_of (the class's float
-arithmetic, reproduced). `block_ff_dim` is an older name of intermediate_size.
+int(2 x intermediate_size / 3), then int(block_ffn_dim_multiplier x that) rounded up to a multiple of block_multiple_of (the class's float
+arithmetic, reproduced; the 5.24 config class refuses a null multiplier, read here as absent). `block_ff_dim` is an older name of intermediate_size.
 Without layer_types, the layers in full_attn_idxs attend (absent: every layer).
 """
 
@@ -39,6 +38,11 @@ DEFAULTS: dict[str, int | None] = {
 }
 
 
+# The layer types Lfm2DecoderLayer builds: "conv", or attention (its mask mapping knows only
+# "full_attention").
+TYPES = ("full_attention", "conv")
+
+
 def ffn_width(r: Reader) -> int:
     """Lfm2MLP's intermediate size (its own arithmetic, floats included)."""
     # block_ff_dim: read only when given (an older name, no default of its own).
@@ -47,8 +51,6 @@ def ffn_width(r: Reader) -> int:
     if not r.boolean("block_auto_adjust_ff_dim", True):
         return width
     width = int(2 * width / 3)
-    if r.data.get("block_ffn_dim_multiplier", 1.0) is None:
-        return width
     width = int(r.number("block_ffn_dim_multiplier", 1.0) * width)
     multiple = r.integer("block_multiple_of", 256)
     assert multiple is not None
@@ -69,13 +71,19 @@ def _attention_layers(r: Reader, layers: int) -> list[bool]:
             )
         )
     default = ["full_attention" if i in idxs else "conv" for i in range(layers)]
-    types = layer_types(r, layers, default, ("full_attention", "conv"))
+    types = layer_types(r, layers, default, TYPES)
     return [t != "conv" for t in types]
 
 
 def fields(r: Reader) -> dict[str, Any]:
     layers = check_listed(r, "num_hidden_layers", r.req("num_hidden_layers"))
-    attends = _attention_layers(r, layers)
+    return common(r, "lfm2", layers, _attention_layers(r, layers), d_ff=ffn_width(r))
+
+
+def common(
+    r: Reader, family: str, layers: int, attends: list[bool], **fixed: Any
+) -> dict[str, Any]:
+    """The fields LFM2 and LFM2-MoE share: the layers' mixers, the attention, the head."""
     tie = r.boolean("tie_word_embeddings", True)
     if r.data.get("tie_embedding") is not None:  # the older name wins, as __post_init__ reads
         tie = r.boolean("tie_embedding", tie)
@@ -85,12 +93,11 @@ def fields(r: Reader) -> dict[str, Any]:
         head_dim = d // heads
     return decoder(
         r,
-        "lfm2",
+        family,
         n_layers=layers,
         n_heads=heads,
         head_dim=head_dim,
         n_kv_heads=r.integer("num_key_value_heads", 8),
-        d_ff=ffn_width(r),
         activation="swiglu",
         tie_embeddings=tie,
         qk_norm="head",
@@ -100,6 +107,7 @@ def fields(r: Reader) -> dict[str, Any]:
             "conv_kernel": r.integer("conv_L_cache", 3),
             "bias": r.boolean("conv_bias", False),
         },
+        **fixed,
     )
 
 

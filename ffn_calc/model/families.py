@@ -56,6 +56,7 @@ REGISTRY: dict[str, str] = {
     "cohere2": "cohere2",
     "mamba2": "mamba2",
     "lfm2": "lfm2",
+    "lfm2_moe": "lfm2_moe",
 }
 # Families with tensor names but no config.json: torch.nn.Transformer; "custom" has neither.
 OTHER_FAMILIES: dict[str, str | None] = {"transformer": "transformer", "custom": None}
