@@ -122,6 +122,11 @@ ORACLE: dict[str, Oracle] = {
     "mamba2": Oracle("Mamba2Config", "Mamba2ForCausalLM", _MAMBA, IDS, examples=6),
     "lfm2": Oracle("Lfm2Config", "Lfm2ForCausalLM", _CONV_SCAN, IDS, examples=6),
     "lfm2_moe": Oracle("Lfm2MoeConfig", "Lfm2MoeForCausalLM", _CONV_SCAN, IDS, examples=6),
+    "granitemoehybrid": Oracle(
+        "GraniteMoeHybridConfig", "GraniteMoeHybridForCausalLM", _MAMBA, CAUSAL, examples=4
+    ),
+    "falcon_h1": Oracle("FalconH1Config", "FalconH1ForCausalLM", _MAMBA, CAUSAL, examples=4),
+    "nemotron_h": Oracle("NemotronHConfig", "NemotronHForCausalLM", _MAMBA, CAUSAL, examples=6),
 }
 
 
@@ -681,6 +686,43 @@ _HYBRID_MAMBA: Cases = {
         "num_heads": 1, "head_dim": 8, "n_groups": 1, "state_size": 3, "num_hidden_layers": 1,
         "vocab_size": 20, "expand": 1, "use_bias": True, "use_conv_bias": False,
         "tie_word_embeddings": True, "chunk_size": 2,
+    },
+    "nemotron_h pattern M-*-M: Mamba-2, MLP, attention": {
+        "model_type": "nemotron_h", "architectures": ["NemotronHForCausalLM"],
+        "hidden_size": 16, "hybrid_override_pattern": "M-*-M", "num_attention_heads": 2,
+        "num_key_value_heads": 1, "head_dim": 8, "intermediate_size": 24, "vocab_size": 40,
+        "mamba_num_heads": 4, "mamba_head_dim": 4, "n_groups": 2, "ssm_state_size": 5,
+        "conv_kernel": 3, "chunk_size": 4,
+    },
+    "granitemoehybrid Mamba-2, attention; 4 experts, shared MLP": {
+        "model_type": "granitemoehybrid", "architectures": ["GraniteMoeHybridForCausalLM"],
+        "hidden_size": 16, "num_hidden_layers": 3, "num_attention_heads": 2,
+        "num_key_value_heads": 1, "intermediate_size": 8, "shared_intermediate_size": 12,
+        "num_local_experts": 4, "num_experts_per_tok": 2, "vocab_size": 40,
+        "layer_types": ["linear_attention", "full_attention", "linear_attention"],
+        "mamba_n_heads": 4, "mamba_n_groups": 2, "mamba_d_state": 5, "mamba_d_conv": 3,
+        "mamba_chunk_size": 4, "position_embedding_type": "rope",
+    },
+    "granitemoehybrid no experts: the shared MLP alone, tied": {
+        "model_type": "granitemoehybrid", "architectures": ["GraniteMoeHybridForCausalLM"],
+        "hidden_size": 8, "num_hidden_layers": 2, "num_attention_heads": 2,
+        "intermediate_size": 8, "shared_intermediate_size": 6, "num_local_experts": 0,
+        "vocab_size": 30, "layer_types": ["full_attention", "linear_attention"],
+        "mamba_n_heads": 2, "mamba_d_state": 3, "mamba_chunk_size": 2,
+        "tie_word_embeddings": True, "mamba_proj_bias": True,
+    },
+    "falcon_h1 attention and Mamba-2 side by side, d_ssm given": {
+        "model_type": "falcon_h1", "architectures": ["FalconH1ForCausalLM"], "hidden_size": 16,
+        "num_hidden_layers": 2, "num_attention_heads": 2, "num_key_value_heads": 1,
+        "intermediate_size": 24, "vocab_size": 40, "mamba_d_ssm": 12, "mamba_n_heads": 3,
+        "mamba_n_groups": 1, "mamba_d_state": 5, "mamba_d_conv": 3, "mamba_chunk_size": 4,
+    },
+    "falcon_h1 gated norm, biases, d_ssm null (expand x hidden)": {
+        "model_type": "falcon_h1", "architectures": ["FalconH1ForCausalLM"], "hidden_size": 8,
+        "num_hidden_layers": 1, "num_attention_heads": 2, "num_key_value_heads": 2,
+        "intermediate_size": 12, "vocab_size": 30, "mamba_d_ssm": None, "mamba_expand": 2, "mamba_n_heads": 4,
+        "mamba_n_groups": 2, "mamba_d_state": 3, "mamba_chunk_size": 2, "mamba_rms_norm": True,
+        "mamba_proj_bias": True, "projectors_bias": True, "tie_word_embeddings": True,
     },
 }  # fmt: skip
 

@@ -25,7 +25,6 @@ transformers = pytest.importorskip("transformers")
 
 from oracle_cases import case, classes  # noqa: E402
 from oracle_support import (  # noqa: E402
-    build_hf,
     check_verifies,
     inventory_names,
     maybe,
@@ -54,8 +53,14 @@ CLASSES = classes("test_oracle_hybrid_mamba")
 
 
 def build(data: dict[str, Any]) -> Any:
+    """The class in `architectures` from these fields: eager attention, eager experts (each
+    expert's matmuls over the rows routed to it, FlopCounterMode's count of ffn-calc's MoE)."""
     fields = {k: v for k, v in data.items() if k != "model_type"}
-    return build_hf(*CLASSES[data["model_type"]], fields)
+    conf_name, model_name = CLASSES[data["model_type"]]
+    conf = getattr(transformers, conf_name)(**fields)
+    conf._attn_implementation = "eager"
+    conf._experts_implementation = "eager"
+    return getattr(transformers, model_name)(conf)
 
 
 def by_op(model: Any, **inputs: Any) -> dict[str, int]:
@@ -106,8 +111,95 @@ def config_jsons(draw: Any, family: str) -> dict[str, Any]:
     return out
 
 
+@st.composite
+def nemotron_jsons(draw: Any, family: str) -> dict[str, Any]:
+    """A tiny Nemotron-H config.json: a pattern of Mamba-2 (M), attention (*) and MLP (-)
+    blocks, as a string or as layers_block_type."""
+    pattern = "".join(draw(st.lists(st.sampled_from("M*-"), min_size=1, max_size=4)))
+    if "*" not in pattern:  # with a cache, the class needs an attention layer (get_seq_length)
+        pattern += "*"
+    heads = draw(st.integers(1, 3))
+    groups = draw(st.sampled_from([1, 2]))
+    out: dict[str, Any] = {
+        "model_type": family, "architectures": [CLASSES[family][1]],
+        "hidden_size": draw(st.integers(2, 24)), "num_attention_heads": heads,
+        "num_key_value_heads": draw(st.sampled_from([k for k in range(1, heads + 1) if heads % k == 0])),
+        "head_dim": draw(st.sampled_from([2, 4, 8])), "intermediate_size": draw(st.integers(1, 32)),
+        "vocab_size": draw(st.integers(8, 60)), "mamba_num_heads": groups * draw(st.integers(1, 3)),
+        "mamba_head_dim": draw(st.sampled_from([2, 4])), "n_groups": groups,
+        "ssm_state_size": draw(st.integers(1, 6)), "chunk_size": draw(st.integers(1, 6)),
+        "conv_kernel": draw(st.integers(1, 4)),
+    }  # fmt: skip
+    if draw(st.booleans()):
+        out["hybrid_override_pattern"] = pattern
+    else:
+        names = {"M": "linear_attention", "*": "full_attention", "-": "mlp"}
+        out["layers_block_type"] = [names[c] for c in pattern]
+    maybe(draw, out, "mlp_bias", draw(st.booleans()))
+    maybe(draw, out, "mamba_proj_bias", draw(st.booleans()))
+    maybe(draw, out, "use_conv_bias", draw(st.booleans()))
+    maybe(draw, out, "tie_word_embeddings", draw(st.booleans()))
+    return out
+
+
+@st.composite
+def granite_jsons(draw: Any, family: str) -> dict[str, Any]:
+    """A tiny Granite 4.0-H config.json: Mamba-2 and attention layers (one at least, for the
+    cache), experts or the shared MLP alone, mamba_d_head "auto" or given."""
+    layers = draw(
+        st.lists(st.sampled_from(["linear_attention", "full_attention"]), min_size=1, max_size=3)
+    )
+    if "full_attention" not in layers:  # with a cache, the class needs an attention layer
+        layers.append("full_attention")
+    heads, m_heads, expand = (
+        draw(st.integers(1, 2)),
+        draw(st.integers(1, 3)),
+        draw(st.integers(1, 2)),
+    )
+    hidden = m_heads * draw(st.integers(1, 4))
+    out: dict[str, Any] = {
+        "model_type": family, "architectures": [CLASSES[family][1]],
+        "num_hidden_layers": len(layers), "layer_types": layers, "hidden_size": hidden,
+        "num_attention_heads": heads, "intermediate_size": draw(st.integers(1, 12)),
+        "shared_intermediate_size": draw(st.integers(1, 12)), "vocab_size": draw(st.integers(8, 60)),
+        "mamba_n_heads": m_heads, "mamba_expand": expand, "mamba_d_state": draw(st.integers(1, 5)),
+        "mamba_chunk_size": draw(st.integers(1, 5)), "mamba_d_conv": draw(st.integers(1, 4)),
+        "num_local_experts": draw(st.sampled_from([0, 2, 3])), "num_experts_per_tok": 1,
+    }  # fmt: skip
+    if heads > 1 and hidden % heads:
+        out["hidden_size"] = hidden * heads
+    if draw(st.booleans()):
+        out["mamba_d_head"] = expand * out["hidden_size"] // m_heads
+    maybe(draw, out, "tie_word_embeddings", draw(st.booleans()))
+    maybe(draw, out, "mamba_proj_bias", draw(st.booleans()))
+    maybe(draw, out, "position_embedding_type", draw(st.sampled_from(["rope", "nope"])))
+    return out
+
+
+@st.composite
+def falcon_jsons(draw: Any, family: str) -> dict[str, Any]:
+    """A tiny Falcon-H1 config.json, the flags drawn; an even attention head_dim (rotary)."""
+    heads = draw(st.integers(1, 3))
+    m_heads, head = draw(st.integers(1, 3)), draw(st.sampled_from([2, 4]))
+    out: dict[str, Any] = {
+        "model_type": family, "architectures": [CLASSES[family][1]],
+        "num_hidden_layers": draw(st.integers(1, 2)), "hidden_size": heads * draw(st.sampled_from([2, 4])),
+        "num_attention_heads": heads, "num_key_value_heads": heads,
+        "intermediate_size": draw(st.integers(1, 16)), "vocab_size": draw(st.integers(8, 50)),
+        "mamba_n_heads": m_heads, "mamba_d_ssm": m_heads * head,
+        "mamba_d_state": draw(st.integers(1, 5)), "mamba_chunk_size": draw(st.integers(1, 5)),
+        "mamba_d_conv": draw(st.integers(1, 4)),
+    }  # fmt: skip
+    for key in ("mamba_rms_norm", "mamba_proj_bias", "projectors_bias", "tie_word_embeddings",
+                "attention_bias", "mlp_bias", "mamba_conv_bias"):  # fmt: skip
+        maybe(draw, out, key, draw(st.booleans()))
+    return out
+
+
 def configs(family: str) -> st.SearchStrategy[dict[str, Any]]:
-    return config_jsons(family)
+    by_family = {"nemotron_h": nemotron_jsons, "granitemoehybrid": granite_jsons,
+                 "falcon_h1": falcon_jsons}  # fmt: skip
+    return by_family.get(family, config_jsons)(family)
 
 
 def check_case(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> None:
@@ -123,7 +215,10 @@ def check_case(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> N
     w = Workload(batch=batch, seq_len=s)
     terms = [(x.count, t) for x in layer_flops(cfg, w) for t in x.terms]
     conv = sum(n * t.value for n, t in terms if t.name == "conv1d")
-    scan = sum(n * t.value for n, t in terms if t.name.startswith("SSD"))
+    # bmm: the scan's einsums and, in attention layers, the eager scores (QK^T, AV)
+    scan = sum(
+        n * t.value for n, t in terms if t.name.startswith("SSD") or t.group == "attention_scores"
+    )
     assert ops.get("convolution", 0) == conv
     assert ops.get("bmm", 0) == scan
     assert sum(ops.values()) == forward_flops(cfg, w)

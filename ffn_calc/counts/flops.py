@@ -24,7 +24,7 @@ from ffn_calc.counts.mixers import counts_of
 from ffn_calc.counts.terms import Term, term, total
 from ffn_calc.i18n.translate import N_, _
 from ffn_calc.model.config import ModelConfig
-from ffn_calc.model.layer_kinds import CSA, HCA, NO_FFN, LayerKind, layer_kinds
+from ffn_calc.model.layer_kinds import CSA, HCA, MIXERS, NO_FFN, LayerKind, layer_kinds
 
 CONVENTION = N_(
     "FLOPs = 2 x multiply-adds of every matmul; QK^T and AV over the full S x S square; "
@@ -565,8 +565,15 @@ class PerToken:
 def crossover_layer(cfg: ModelConfig, w: Workload | None = None) -> LayerFlops:
     """The layer kind the crossover describes: the first stack's most numerous kind (the
     encoder layer of an encoder-decoder; the MoE layers of a MoE model with dense ones);
-    counted at the workload `w` (default batch 1, S = 1)."""
+    counted at the workload `w` (default batch 1, S = 1). A hybrid (layer_mixers): the whole
+    stack as one, so that the crossovers compare the model's scores with the model's FFNs
+    and projections (a layer without attention has no S^2 term: it never crosses)."""
     layers = layer_flops(cfg, w or Workload(batch=1, seq_len=1))
+    if cfg.layer_mixers:  # a hybrid: the whole stack, each kind's terms x its layers
+        terms = [
+            Term(t.name, t.formula, (*t.factors, x.count), t.group) for x in layers for t in x.terms
+        ]
+        return LayerFlops(layers[0].stack, 1, terms, LayerKind())
     first = [x for x in layers if x.stack == layers[0].stack]
     return max(first, key=lambda x: x.count)  # the first of equals
 
@@ -589,6 +596,17 @@ def check_linear_scores(cfg: ModelConfig) -> None:
     """The crossovers solve lines: refused (UsageError) where the score FLOPs per token are
     no line in the length, as compressed attention's, whose entries come in steps of
     csa_rate or hca_rate tokens."""
+    if cfg.layer_mixers and not any(MIXERS[m].attends for m in cfg.layer_mixers):
+        from ffn_calc.errors import UsageError
+        from ffn_calc.i18n.translate import _
+
+        raise UsageError(
+            _(
+                "{model}: no layer attends, so no score FLOPs grow with the length: its "
+                "token mixers ({mixers}) cost the same per token at any length, and the "
+                "scores never overtake the FFN."
+            ).format(model=cfg.name, mixers=", ".join(sorted(set(cfg.layer_mixers))))
+        )
     if cfg.csa_layers or cfg.hca_layers:
         from ffn_calc.errors import UsageError
         from ffn_calc.i18n.translate import _

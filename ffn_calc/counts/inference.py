@@ -497,7 +497,13 @@ def crossover_kind(cfg: ModelConfig) -> tuple[int, bool]:
 def decode_parts(cfg: ModelConfig, batch: int, context: int, pick: int) -> dict[str, int]:
     """One decode step of one layer of kind `pick`: its projections, scores and FFN FLOPs,
     exactly as decode_layers counts them."""
-    layer = decode_layers(cfg, batch, context)[pick]
+    layers = decode_layers(cfg, batch, context)
+    if cfg.layer_mixers:  # a hybrid: the whole stack (as flops.crossover_layer)
+        return {
+            g: sum(x.count * t.value for x in layers for t in x.terms if t.group == g)
+            for g in PARTS
+        }
+    layer = layers[pick]
     return {g: sum(t.value for t in layer.terms if t.group == g) for g in PARTS}
 
 

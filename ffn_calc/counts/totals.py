@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 def param_components(cfg: ModelConfig) -> dict[str, int]:
     """== counts.params.components(cfg): same keys in the same order (pooler only where the
     model has one)."""
-    if cfg.compressed or cfg.hc_streams is not None or cfg.layer_mixers:  # the term path
+    if cfg.compressed or cfg.hc_streams is not None:  # per-layer compressors: the term path
         from ffn_calc.counts.params import components
 
         return components(cfg)
@@ -211,9 +211,42 @@ def param_components(cfg: ModelConfig) -> dict[str, int]:
             lm_head += v  # lm_head projection bias [vocab]
     out = {"embedding": embedding, "attention": attention, "ffn": ffn, "norm": norm,
            "lm_head": lm_head}  # fmt: skip
+    if cfg.layer_mixers:  # a hybrid: each part in the layers that have it
+        qk = 2 * nb * hd if qk_norm == "head" else nb * (q + kv) if qk_norm != "none" else 0
+        out = _hybrid(cfg, out, n, attn, layer_norm - qk, qk, main, dense)
     if cfg.pooler:
         out["pooler"] = d * d + d  # pooler W [d, d], b [d]
     return out
+
+
+def _hybrid(
+    cfg: ModelConfig, out: dict[str, int], n: int, attn: int, norms: int, qk: int, main: int,
+    dense: int,
+) -> dict[str, int]:  # fmt: skip
+    """The components of a hybrid stack (layer_mixers): attention and its q/k norms in the
+    layers that attend, the FFN in those that have one (dense or MoE), each other mixer's own
+    parameters (counts.mixers) in its layers; `out` holds the rest."""
+    from ffn_calc.counts.mixers import counts_of
+    from ffn_calc.model.layer_kinds import MIXERS
+
+    per: dict[str, tuple[int, int]] = {}  # a mixer's (own parameters, its norms) per layer
+    for name in set(cfg.layer_mixers):
+        counts = counts_of(MIXERS[name])
+        terms = counts.params(cfg) if counts is not None else []
+        per[name] = (
+            sum(t.value for t in terms if t.group != "norm"),
+            sum(t.value for t in terms if t.group == "norm"),
+        )
+    attending = sum(1 for m in cfg.layer_mixers if MIXERS[m].attends)
+    free = set(cfg.ffn_free_layers)
+    n_dense = len(set(cfg.dense_ffn_layers) - free) if cfg.is_moe else 0
+    with_ffn = n - len(free)
+    norm = out["norm"] - n * (norms + qk) + n * norms + attending * qk
+    norm += sum(per[m][1] for m in cfg.layer_mixers)
+    ffn = n_dense * dense + (with_ffn - n_dense) * main
+    mixer = sum(per[m][0] for m in cfg.layer_mixers)
+    return {"embedding": out["embedding"], "attention": attending * attn, "mixer": mixer,
+            "ffn": ffn, "norm": norm, "lm_head": out["lm_head"]}  # fmt: skip
 
 
 def flop_components(cfg: ModelConfig, w: Workload) -> dict[str, int]:

@@ -65,6 +65,14 @@ def check(cfg: ModelConfig, par: Parallel) -> None:
                 "are counted."
             )
         )
+    mixers = sorted({m for m in cfg.layer_mixers if m not in ("full", "none")})
+    if mixers:  # no term-by-term count of a recurrent or convolution mixer's stored tensors
+        raise UsageError(
+            _(
+                "--training: the stored activations of the {mixers} token mixer are not "
+                "modelled; its parameters, FLOPs and cache are counted."
+            ).format(mixers=", ".join(mixers))
+        )
     if par.recompute not in RECOMPUTE:
         raise UsageError(
             _("--recompute {value}: use one of {choices}.").format(

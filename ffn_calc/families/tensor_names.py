@@ -71,6 +71,7 @@ class Naming:
     shared_gate: str = "gate_proj"
     shared_up: str = "up_proj"
     shared_down: str = "down_proj"
+    shared_gate_up: str | None = None  # a shared expert's gate and up in one [2 f, d] Linear
     shared_expert_gate: str = "mlp.shared_expert_gate"
     # Multi-head latent attention and attention sinks.
     mla_q: str = "self_attn.q_proj"

@@ -57,6 +57,9 @@ REGISTRY: dict[str, str] = {
     "mamba2": "mamba2",
     "lfm2": "lfm2",
     "lfm2_moe": "lfm2_moe",
+    "nemotron_h": "nemotron_h",
+    "granitemoehybrid": "granitemoehybrid",
+    "falcon_h1": "falcon_h1",
 }
 # Families with tensor names but no config.json: torch.nn.Transformer; "custom" has neither.
 OTHER_FAMILIES: dict[str, str | None] = {"transformer": "transformer", "custom": None}

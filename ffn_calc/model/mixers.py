@@ -36,12 +36,21 @@ class Mamba2Config(BaseModel):
         "heads x head_dim).",
     )
     proj_bias: bool = Field(False, description="Biases on in_proj and out_proj (use_bias).")
+    out_bias: bool | None = Field(
+        None,
+        description="A bias on out_proj where it differs from in_proj's (Falcon-H1's "
+        "projectors_bias); default proj_bias.",
+    )
     conv_bias: bool = Field(True, description="A bias on the convolution (use_conv_bias).")
     gated_norm: bool = Field(
         True,
         description="The gated RMSNorm [inner] before out_proj (false: Falcon-H1's "
         "mamba_rms_norm false, a plain gate).",
     )
+
+    @property
+    def out_proj_bias(self) -> bool:
+        return self.proj_bias if self.out_bias is None else self.out_bias
 
     @property
     def width(self) -> int:

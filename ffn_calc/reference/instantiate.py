@@ -451,9 +451,12 @@ class _Walker:
             self.matmul(every + name, "ffn", routed, d_in, d_out)
         if cfg.shared_expert_d_ff is not None:  # every row, one MLP of its own width
             fs, sp = cfg.shared_expert_d_ff, p + nm.shared_expert
-            if gated:
-                self.linear(sp + nm.shared_gate, d, fs, "ffn", rows, "ffn", b)
-            self.linear(sp + nm.shared_up, d, fs, "ffn", rows, "ffn", b)
+            if gated and nm.shared_gate_up:  # one [2 fs, d] Linear (Granite's input_linear)
+                self.linear(sp + nm.shared_gate_up, d, 2 * fs, "ffn", rows, "ffn", b)
+            else:
+                if gated:
+                    self.linear(sp + nm.shared_gate, d, fs, "ffn", rows, "ffn", b)
+                self.linear(sp + nm.shared_up, d, fs, "ffn", rows, "ffn", b)
             self.linear(sp + nm.shared_down, fs, d, "ffn", rows, "ffn", b)
             if cfg.shared_expert_gate:
                 self.linear(p + nm.shared_expert_gate, d, 1, "ffn", rows, "ffn", False)

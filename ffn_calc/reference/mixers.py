@@ -46,7 +46,7 @@ def mamba2(w: _Walker, p: str, rows: int, length: int) -> None:
     w.linear(x + "in_proj", d, m.in_width, "mixer", rows, "mixer", m.proj_bias)
     if m.gated_norm:
         w.norm(x + "norm", (m.width,))
-    w.linear(x + "out_proj", m.width, d, "mixer", rows, "mixer", m.proj_bias)
+    w.linear(x + "out_proj", m.width, d, "mixer", rows, "mixer", m.out_proj_bias)
     if not rows:
         return
     c = -(-length // q)  # chunks

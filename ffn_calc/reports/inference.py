@@ -119,8 +119,12 @@ def _layer_bytes(cfg: ModelConfig, kind: inf.KvKind, dtype: str) -> int:
 
 
 def _kv_bytes(cfg: ModelConfig, batch: int, context: int, dtype: str) -> int:
-    """The whole cache in bytes: the sum over every cached tensor of its rounded bytes."""
-    return sum(
+    """The whole cache in bytes: the sum over every cached tensor of its rounded bytes, the
+    constant-size states of recurrent and convolution mixers included."""
+    states = sum(
+        k.count * sum(_bytes(n, dtype) for _, n in k.tensors) for k in inf.state_kinds(cfg, batch)
+    )
+    return states + sum(
         k.count * _layer_bytes(cfg, k, dtype) for k in inf.kv_kinds(cfg, batch, context, None)
     )
 

@@ -133,8 +133,11 @@ def _candidates(
 
 
 def _renamed(name: str, renames: Mapping[str, str]) -> str:
-    """A checkpoint name under the reference's name (`embed_out.weight` -> `lm_head.weight`)."""
+    """A checkpoint name under the reference's name (`embed_out.weight` -> `lm_head.weight`);
+    a key that starts with "." renames a part inside the name (a module of every layer)."""
     for stored, reference in renames.items():
+        if stored.startswith(".") and stored in name:
+            return name.replace(stored, reference, 1)
         if name.startswith(stored):
             return reference + name[len(stored) :]
     return name

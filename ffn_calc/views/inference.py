@@ -75,6 +75,37 @@ def kv_tables(r: KvReport) -> list[Table]:
               "byte, rounded up on its own; the total is the sum of the layers' bytes.")
         )  # fmt: skip
     t.notes.append(sentences(*r.sentences()))
+    return [t, *_state_tables(r)]
+
+
+def _state_tables(r: KvReport) -> list[Table]:
+    """The constant-size states of recurrent and convolution mixers, and the whole cache."""
+    if not r.states:
+        return []
+    t = Table(
+        _("{model}: mixer states, batch {batch} (the same at any context)").format(
+            model=r.model, batch=r.batch
+        ),
+        [Column(_("layers"), "text"), Column(_("count")), Column(_("states"), "text"),
+         Column(_("elements per layer")), Column(_("bytes per layer")), Column(_("elements"))],
+    )  # fmt: skip
+    for k in r.states:
+        kind = k.layer_kind()
+        label = listed([stack_label(k.stack), *([kind_label(kind)] if named(kind) else [])])
+        parts = ", ".join(f"{name} {n:,}" for name, n in k.tensors.items())
+        t.add(label, k.count, parts, k.elements, k.bytes, k.count * k.elements)
+    t.add(_("total"), None, None, None, None, r.state_elements, style="total")
+    share = f"{r.state_elements / r.cache_elements:.1%}" if r.cache_elements else "0%"
+    t.notes.append(
+        _(
+            "The whole cache: {kv} elements of keys and values and {states} of mixer states = "
+            "{cache} elements, {bytes} bytes ({human}); the states are {share} of it."
+        ).format(
+            kv=f"{r.kv_elements:,}", states=f"{r.state_elements:,}",
+            cache=f"{r.cache_elements:,}", bytes=f"{r.cache_bytes:,}",
+            human=human(r.cache_bytes, "B"), share=share,
+        )
+    )  # fmt: skip
     return [t]
 
 

@@ -51,7 +51,7 @@ def params(cfg: ModelConfig) -> list[Term]:
     if m.gated_norm:
         out.append(term("norm", "mixer norm", "inner (weight)", m.width))
     out.append(term(G, "out_proj", "inner x d_model", m.width, d))
-    if m.proj_bias:
+    if m.out_proj_bias:
         out.append(term(G, "out_proj bias", "d_model", d))
     return out
 
