@@ -122,6 +122,7 @@ ORACLE: dict[str, Oracle] = {
     "mamba2": Oracle("Mamba2Config", "Mamba2ForCausalLM", _MAMBA, IDS, examples=6),
     "lfm2": Oracle("Lfm2Config", "Lfm2ForCausalLM", _CONV_SCAN, IDS, examples=6),
     "lfm2_moe": Oracle("Lfm2MoeConfig", "Lfm2MoeForCausalLM", _CONV_SCAN, IDS, examples=6),
+    "jamba": Oracle("JambaConfig", "JambaForCausalLM", _CONV_SCAN, IDS, examples=6),
     "granitemoehybrid": Oracle(
         "GraniteMoeHybridConfig", "GraniteMoeHybridForCausalLM", _MAMBA, CAUSAL, examples=4
     ),
@@ -753,6 +754,21 @@ _HYBRID_CONV_SCAN: Cases = {
         "num_experts_per_tok": 1, "num_dense_layers": 0, "vocab_size": 30,
         "layer_types": ["full_attention", "conv"], "use_expert_bias": False,
         "conv_bias": True, "tie_word_embeddings": False,
+    },
+    "jamba attention at 1 of 2, experts at 0 of 2, d_conv 3": {
+        "model_type": "jamba", "architectures": ["JambaForCausalLM"], "hidden_size": 8,
+        "num_attention_heads": 2, "num_key_value_heads": 1, "num_hidden_layers": 3,
+        "intermediate_size": 6, "num_experts": 3, "num_experts_per_tok": 2,
+        "attn_layer_period": 2, "attn_layer_offset": 1, "expert_layer_period": 2,
+        "expert_layer_offset": 0, "mamba_d_state": 3, "mamba_d_conv": 3, "mamba_dt_rank": 2,
+        "vocab_size": 30,
+    },
+    "jamba one expert (dense), biases, auto dt_rank": {
+        "model_type": "jamba", "architectures": ["JambaForCausalLM"], "hidden_size": 8,
+        "num_attention_heads": 2, "num_key_value_heads": 2, "num_hidden_layers": 2,
+        "intermediate_size": 6, "num_experts": 1, "attn_layer_period": 2,
+        "attn_layer_offset": 0, "mamba_d_state": 2, "mamba_proj_bias": True,
+        "mamba_conv_bias": False, "vocab_size": 30,
     },
 }  # fmt: skip
 

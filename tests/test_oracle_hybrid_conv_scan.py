@@ -165,8 +165,37 @@ def lfm2_moe_jsons(draw: Any, family: str) -> dict[str, Any]:
     return out
 
 
+@st.composite
+def jamba_jsons(draw: Any, family: str) -> dict[str, Any]:
+    """A tiny Jamba config.json: attention and expert layers by period and offset (at least
+    one attention layer: transformers' cache needs one to give its length)."""
+    layers = draw(st.integers(1, 4))
+    period = draw(st.integers(1, 3))
+    e_period = draw(st.integers(1, 3))
+    kv = draw(st.sampled_from([1, 2]))
+    heads = kv * draw(st.integers(1, 2))
+    experts = draw(st.integers(1, 4))
+    out: dict[str, Any] = {
+        "model_type": family, "architectures": [CLASSES[family][1]],
+        "num_hidden_layers": layers, "hidden_size": heads * draw(st.sampled_from([2, 4])),
+        "num_attention_heads": heads, "num_key_value_heads": kv,
+        "intermediate_size": draw(st.integers(1, 12)), "vocab_size": draw(st.integers(8, 60)),
+        "attn_layer_period": period, "attn_layer_offset": draw(st.integers(0, min(period, layers) - 1)),
+        "expert_layer_period": e_period, "expert_layer_offset": draw(st.integers(0, e_period - 1)),
+        "num_experts": experts, "num_experts_per_tok": draw(st.integers(1, experts)),
+        "mamba_d_state": draw(st.integers(1, 4)), "mamba_expand": draw(st.integers(1, 2)),
+        "bos_token_id": 0, "eos_token_id": 0, "pad_token_id": None,
+    }  # fmt: skip
+    maybe(draw, out, "mamba_d_conv", draw(st.integers(1, 4)))
+    maybe(draw, out, "mamba_dt_rank", draw(st.integers(1, 3)))
+    maybe(draw, out, "mamba_conv_bias", draw(st.booleans()))
+    maybe(draw, out, "mamba_proj_bias", draw(st.booleans()))
+    maybe(draw, out, "tie_word_embeddings", draw(st.booleans()))
+    return out
+
+
 def configs(family: str) -> st.SearchStrategy[dict[str, Any]]:
-    return {"lfm2": lfm2_jsons, "lfm2_moe": lfm2_moe_jsons}[family](family)
+    return {"lfm2": lfm2_jsons, "lfm2_moe": lfm2_moe_jsons, "jamba": jamba_jsons}[family](family)
 
 
 def check_case(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> None:

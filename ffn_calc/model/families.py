@@ -57,6 +57,7 @@ REGISTRY: dict[str, str] = {
     "mamba2": "mamba2",
     "lfm2": "lfm2",
     "lfm2_moe": "lfm2_moe",
+    "jamba": "jamba",
     "nemotron_h": "nemotron_h",
     "granitemoehybrid": "granitemoehybrid",
     "falcon_h1": "falcon_h1",

@@ -108,6 +108,7 @@ HCA = Mixer(
 # them per layer). Rows to come, by these names: GATED_DELTANET ("gated_deltanet"), KDA
 # ("kda"), MAMBA ("mamba", Mamba-1), SHORT_CONV ("short_conv"), LIGHTNING ("lightning").
 MAMBA2 = Mixer("mamba2", N_("Mamba-2"), attends=False)
+MAMBA = Mixer("mamba", N_("Mamba selective scan"), attends=False)
 SHORT_CONV = Mixer("short_conv", N_("short convolution"), attends=False)
 NO_MIXER = Mixer("none", N_("no token mixer"), attends=False)  # an FFN-only layer
 # Attention and Mamba-2 side by side in one layer (Falcon-H1): both of their counts.
@@ -126,6 +127,7 @@ MIXERS = {
         CSA,
         HCA,
         MAMBA2,
+        MAMBA,
         SHORT_CONV,
         NO_MIXER,
         FULL_MAMBA2,

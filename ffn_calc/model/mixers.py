@@ -82,3 +82,21 @@ class ShortConvConfig(BaseModel):
 
     conv_kernel: PositiveInt = Field(3, description="Width K of the convolution (conv_L_cache).")
     bias: bool = Field(False, description="Biases on in_proj, conv and out_proj (conv_bias).")
+
+
+class MambaConfig(BaseModel):
+    """A Mamba-1 selective-scan mixer (transformers JambaMambaMixer): in_proj to [x, gate]
+    (2 x inner), a depthwise causal convolution over x, x_proj to [dt, B, C], dt_proj,
+    A_log [inner, state], D, out_proj; Jamba's RMSNorms on dt, B and C."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    inner: PositiveInt = Field(description="Width of x and the gate (mamba_expand x hidden).")
+    state_size: PositiveInt = Field(16, description="State size N per channel (mamba_d_state).")
+    conv_kernel: PositiveInt = Field(4, description="Width K of the convolution (mamba_d_conv).")
+    dt_rank: PositiveInt = Field(description="Rank of the time step (mamba_dt_rank).")
+    conv_bias: bool = Field(True, description="A bias on the convolution (mamba_conv_bias).")
+    proj_bias: bool = Field(False, description="Biases on in_proj, out_proj (mamba_proj_bias).")
+    dt_bc_norms: bool = Field(
+        True, description="RMSNorms on dt [dt_rank], B and C [state] (Jamba's)."
+    )

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from ffn_calc.model.layer_kinds import (
     DENSE,
     FULL_MAMBA2,
+    MAMBA,
     MAMBA2,
     MIXERS,
     MOE,
@@ -63,6 +64,34 @@ def mamba2(w: _Walker, p: str, rows: int, length: int) -> None:
             w.matmul(x + name, "mixer", mm, kk, nn, count)
 
 
+def mamba(w: _Walker, p: str, rows: int, length: int) -> None:
+    """A Mamba-1 mixer at `p` + Naming.mixer: in_proj, conv1d, x_proj, dt_proj, A_log, D,
+    out_proj and the dt/B/C norms; the convolution and the sequential scan's read-outs over
+    `length` tokens."""
+    cfg = w.cfg
+    m = cfg.mamba
+    assert m is not None
+    x, d, k = p + w.nm.mixer, cfg.d_model, m.conv_kernel
+    i, n, r = m.inner, m.state_size, m.dt_rank
+    w.tensor(x + "A_log", (i, n), "mixer")
+    w.tensor(x + "D", (i,), "mixer")
+    w.tensor(x + "conv1d.weight", (i, 1, k), "mixer")
+    if m.conv_bias:
+        w.tensor(x + "conv1d.bias", (i,), "mixer")
+    w.linear(x + "in_proj", d, 2 * i, "mixer", rows, "mixer", m.proj_bias)
+    w.linear(x + "x_proj", i, r + 2 * n, "mixer", rows, "mixer", False)
+    w.linear(x + "dt_proj", r, i, "mixer", rows, "mixer", True)
+    w.linear(x + "out_proj", i, d, "mixer", rows, "mixer", m.proj_bias)
+    if m.dt_bc_norms:
+        w.norm(x + "dt_layernorm", (r,))
+        w.norm(x + "b_layernorm", (n,))
+        w.norm(x + "c_layernorm", (n,))
+    if rows:
+        w.matmul(x + "conv1d", "mixer", w.batch * i, k, length + k - 1)
+        if n > 1:  # the read-out C h per token; over one element it is elementwise
+            w.matmul(x + "scan read-out", "mixer", i, n, 1, rows)
+
+
 def short_conv(w: _Walker, p: str, rows: int, length: int) -> None:
     """A short convolution at `p` + Naming.mixer: in_proj, conv, out_proj (biases with
     conv_bias); the depthwise convolution over `length` tokens padded by K - 1."""
@@ -96,6 +125,7 @@ def _none(w: _Walker, p: str, rows: int, length: int) -> None:
 MIXER_WALKS: dict[Mixer, Callable[[_Walker, str, int, int], None]] = {
     MAMBA2: mamba2,
     SHORT_CONV: short_conv,
+    MAMBA: mamba,
     FULL_MAMBA2: _both,
     MIXERS["none"]: _none,
 }
