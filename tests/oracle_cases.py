@@ -123,6 +123,7 @@ ORACLE: dict[str, Oracle] = {
     "lfm2": Oracle("Lfm2Config", "Lfm2ForCausalLM", _CONV_SCAN, IDS, examples=6),
     "lfm2_moe": Oracle("Lfm2MoeConfig", "Lfm2MoeForCausalLM", _CONV_SCAN, IDS, examples=6),
     "jamba": Oracle("JambaConfig", "JambaForCausalLM", _CONV_SCAN, IDS, examples=6),
+    "minimax": Oracle("MiniMaxConfig", "MiniMaxForCausalLM", _CONV_SCAN, CAUSAL, examples=6),
     "granitemoehybrid": Oracle(
         "GraniteMoeHybridConfig", "GraniteMoeHybridForCausalLM", _MAMBA, CAUSAL, examples=4
     ),
@@ -769,6 +770,19 @@ _HYBRID_CONV_SCAN: Cases = {
         "intermediate_size": 6, "num_experts": 1, "attn_layer_period": 2,
         "attn_layer_offset": 0, "mamba_d_state": 2, "mamba_proj_bias": True,
         "mamba_conv_bias": False, "vocab_size": 30,
+    },
+    "minimax lightning, full, lightning; block 2, head_dim 4": {
+        "model_type": "minimax", "architectures": ["MiniMaxForCausalLM"], "hidden_size": 8,
+        "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 4,
+        "num_hidden_layers": 3, "intermediate_size": 6, "num_local_experts": 3,
+        "num_experts_per_tok": 2, "block_size": 2, "vocab_size": 30,
+        "layer_types": ["linear_attention", "full_attention", "linear_attention"],
+    },
+    "minimax default layer types (full, lightning), block 4": {
+        "model_type": "minimax", "architectures": ["MiniMaxForCausalLM"], "hidden_size": 8,
+        "num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 2,
+        "intermediate_size": 6, "num_local_experts": 2, "num_experts_per_tok": 1,
+        "block_size": 4, "vocab_size": 30,
     },
 }  # fmt: skip
 

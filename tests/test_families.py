@@ -68,6 +68,7 @@ PRESETS: dict[str, tuple[str, int | None]] = {
     # Hybrids of tests/data/frontier.json.
     "lfm2-1.2b": ("LiquidAI/LFM2-1.2B", None),
     "jamba-mini-1.5": ("ai21labs/AI21-Jamba-Mini-1.5 (= Jamba-v0.1 shape)", None),
+    "minimax-text-01": ("MiniMaxAI/MiniMax-Text-01", None),
     # Hybrids: token mixers other than attention (tests/data/frontier.json).
     "mamba-codestral-7b": ("mistralai/Mamba-Codestral-7B-v0.1", None),
     "nemotron-h-8b": ("nvidia/Nemotron-H-8B-Base-8K", None),

@@ -70,10 +70,12 @@ EXPERT = re.compile(r"(.*\.experts)\.(\d+)\.(w1|w3|w2|gate_proj|up_proj|down_pro
 
 def fused(names: dict[str, tuple[int, ...]]) -> dict[str, tuple[int, ...]]:
     """Per-expert checkpoint names folded as transformers holds them in memory: gate (w1) and
-    up (w3) stacked into gate_up_proj [E, 2 f, d], down (w2) into down_proj [E, d, f]."""
+    up (w3) stacked into gate_up_proj [E, 2 f, d], down (w2) into down_proj [E, d, f];
+    MiniMax's `block_sparse_moe.` (checkpoints) is `mlp.` in memory."""
     out: dict[str, tuple[int, ...]] = {}
     experts: dict[tuple[str, str], list[tuple[int, ...]]] = {}
     for name, shape in names.items():
+        name = name.replace(".block_sparse_moe.", ".mlp.")  # Mixtral's checkpoint names
         m = EXPERT.fullmatch(name)
         if m is None:
             out[name] = shape
@@ -92,7 +94,8 @@ def moe_active(model: Any) -> int:
     """The total less, in every MoE layer, (experts - top-k) x one expert, from the model."""
     out = sum(p.numel() for p in model.parameters())
     for layer in model.model.layers:
-        experts = getattr(layer.feed_forward, "experts", None)
+        ffn = getattr(layer, "feed_forward", None) or layer.mlp
+        experts = getattr(ffn, "experts", None)
         if experts is not None:
             one = experts.gate_up_proj[0].numel() + experts.down_proj[0].numel()
             out -= (experts.num_experts - model.config.num_experts_per_tok) * one
@@ -118,6 +121,8 @@ def _states(cache: Any) -> tuple[int, int]:
         for name in ("conv_states", "recurrent_states"):
             for t in (getattr(layer, name, None) or {}).values():
                 state += t.numel() if hasattr(t, "numel") else 0
+    for t in getattr(cache, "linear_cache", []):  # MiniMaxCache: lightning states by layer
+        state += t.numel() if hasattr(t, "numel") else 0
     return kv, state
 
 
@@ -194,8 +199,37 @@ def jamba_jsons(draw: Any, family: str) -> dict[str, Any]:
     return out
 
 
+@st.composite
+def minimax_jsons(draw: Any, family: str) -> dict[str, Any]:
+    """A tiny MiniMax config.json: lightning and full layers (at least one full: the cache's
+    length comes from it), blocks shorter or longer than the prompt."""
+    layers = draw(st.integers(1, 3))
+    kv = draw(st.sampled_from([1, 2]))
+    heads = kv * draw(st.integers(1, 2))
+    experts = draw(st.integers(1, 3))
+    types = draw(st.lists(st.sampled_from(["linear_attention", "full_attention"]),
+                          min_size=layers, max_size=layers))  # fmt: skip
+    types[draw(st.integers(0, layers - 1))] = "full_attention"
+    out: dict[str, Any] = {
+        "model_type": family, "architectures": [CLASSES[family][1]],
+        "num_hidden_layers": layers, "hidden_size": heads * draw(st.sampled_from([2, 4])),
+        "num_attention_heads": heads, "num_key_value_heads": kv, "layer_types": types,
+        "intermediate_size": draw(st.integers(1, 12)), "vocab_size": draw(st.integers(8, 60)),
+        "num_local_experts": experts, "num_experts_per_tok": draw(st.integers(1, experts)),
+        "block_size": draw(st.integers(1, 5)), "bos_token_id": 0, "eos_token_id": 0,
+        "pad_token_id": None, "max_position_embeddings": 64,
+    }  # fmt: skip
+    maybe(draw, out, "head_dim", draw(st.sampled_from([2, 4])))
+    maybe(draw, out, "tie_word_embeddings", draw(st.booleans()))
+    return out
+
+
+FAMILIES = {"lfm2": lfm2_jsons, "lfm2_moe": lfm2_moe_jsons, "jamba": jamba_jsons,
+            "minimax": minimax_jsons}  # fmt: skip
+
+
 def configs(family: str) -> st.SearchStrategy[dict[str, Any]]:
-    return {"lfm2": lfm2_jsons, "lfm2_moe": lfm2_moe_jsons, "jamba": jamba_jsons}[family](family)
+    return FAMILIES[family](family)
 
 
 def check_case(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> None:
@@ -230,7 +264,8 @@ def check_case(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> N
     # (g) the checkpoint save_pretrained writes, through verify --checkpoint
     ckpt = save(model, tmp / "ckpt")
     # the checkpoint stores the experts one by one, and the routing-bias buffers beside them
-    stored = {n: v for n, v in header(ckpt).items() if not n.endswith(".expert_bias")}
+    buffers = (".expert_bias", "slope_rate", "query_decay", "key_decay", "diagonal_decay")
+    stored = {n: v for n, v in header(ckpt).items() if not n.endswith(buffers)}
     assert stored == inventory_names(cfg)
     assert total_params(resolve_model(hf_config=ckpt)) == total_params(cfg)
     check_verifies(ckpt, cfg)

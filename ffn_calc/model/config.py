@@ -26,7 +26,7 @@ from ffn_calc.i18n.translate import N_, say
 from ffn_calc.limits import MAX_SIZE as MAX_SIZE  # re-exported: the one bound (limits.py)
 from ffn_calc.model.choices import Activation, Architecture, Norm, Positions
 from ffn_calc.model.families import family_names
-from ffn_calc.model.mixers import Mamba2Config, MambaConfig, ShortConvConfig
+from ffn_calc.model.mixers import LightningConfig, Mamba2Config, MambaConfig, ShortConvConfig
 from ffn_calc.model.rules import InvariantError, check_invariants
 
 PositiveInt = Annotated[int, Field(gt=0, le=MAX_SIZE)]
@@ -407,6 +407,9 @@ class ModelConfig(BaseModel):
     )
     mamba2: Mamba2Config | None = Field(None, description="The Mamba-2 mixers' sizes.")
     mamba: MambaConfig | None = Field(None, description="The Mamba-1 mixers' sizes.")
+    lightning: LightningConfig | None = Field(
+        None, description="The lightning-attention mixers' sizes."
+    )
     short_conv: ShortConvConfig | None = Field(
         None, description="The short-convolution mixers' sizes."
     )

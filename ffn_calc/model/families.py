@@ -58,6 +58,7 @@ REGISTRY: dict[str, str] = {
     "lfm2": "lfm2",
     "lfm2_moe": "lfm2_moe",
     "jamba": "jamba",
+    "minimax": "minimax",
     "nemotron_h": "nemotron_h",
     "granitemoehybrid": "granitemoehybrid",
     "falcon_h1": "falcon_h1",

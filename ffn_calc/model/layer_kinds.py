@@ -108,6 +108,7 @@ HCA = Mixer(
 # them per layer). Rows to come, by these names: GATED_DELTANET ("gated_deltanet"), KDA
 # ("kda"), MAMBA ("mamba", Mamba-1), SHORT_CONV ("short_conv"), LIGHTNING ("lightning").
 MAMBA2 = Mixer("mamba2", N_("Mamba-2"), attends=False)
+LIGHTNING = Mixer("lightning", N_("lightning attention"), attends=False)
 MAMBA = Mixer("mamba", N_("Mamba selective scan"), attends=False)
 SHORT_CONV = Mixer("short_conv", N_("short convolution"), attends=False)
 NO_MIXER = Mixer("none", N_("no token mixer"), attends=False)  # an FFN-only layer
@@ -128,6 +129,7 @@ MIXERS = {
         HCA,
         MAMBA2,
         MAMBA,
+        LIGHTNING,
         SHORT_CONV,
         NO_MIXER,
         FULL_MAMBA2,

@@ -100,3 +100,15 @@ class MambaConfig(BaseModel):
     dt_bc_norms: bool = Field(
         True, description="RMSNorms on dt [dt_rank], B and C [state] (Jamba's)."
     )
+
+
+class LightningConfig(BaseModel):
+    """Lightning attention (transformers MiniMaxLightningAttention): qkv_proj [3 H P, d_model]
+    (SiLU), block-wise linear attention with decay, an RMSNorm [H P], a sigmoid output gate
+    [H P, d_model], out_proj [d_model, H P]."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    heads: PositiveInt = Field(description="Heads H (num_attention_heads).")
+    head_dim: PositiveInt = Field(description="Channels per head P (head_dim).")
+    block_size: PositiveInt = Field(256, description="Block length of the scan (block_size).")

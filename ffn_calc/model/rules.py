@@ -377,6 +377,7 @@ HYBRID_MIXERS = (
     "full+mamba2",
     "short_conv",
     "mamba",
+    "lightning",
 )  # names with counts (counts.mixers)
 
 
@@ -386,6 +387,10 @@ def _check_hybrid(cfg: ModelConfig) -> None:
     if not cfg.layer_mixers and not cfg.ffn_free_layers:
         if cfg.mamba2 is not None:
             raise InvariantError(N_("mamba2 sizes need layer_mixers naming the Mamba-2 layers"))
+        if cfg.lightning is not None:
+            raise InvariantError(
+                N_("lightning sizes need layer_mixers naming the lightning-attention layers")
+            )
         if cfg.mamba is not None:
             raise InvariantError(N_("mamba sizes need layer_mixers naming the Mamba layers"))
         if cfg.short_conv is not None:
@@ -415,6 +420,8 @@ def _check_hybrid(cfg: ModelConfig) -> None:
         raise InvariantError(N_("a layer with no token mixer and no FFN is not a layer"))
     if any("mamba2" in m for m in cfg.layer_mixers) and cfg.mamba2 is None:
         raise InvariantError(N_("Mamba-2 layers need the mamba2 sizes"))
+    if "lightning" in cfg.layer_mixers and cfg.lightning is None:
+        raise InvariantError(N_("lightning-attention layers need the lightning sizes"))
     if "mamba" in cfg.layer_mixers and cfg.mamba is None:
         raise InvariantError(N_("Mamba layers need the mamba sizes"))
     if "short_conv" in cfg.layer_mixers and cfg.short_conv is None:

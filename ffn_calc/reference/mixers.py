@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from ffn_calc.model.layer_kinds import (
     DENSE,
     FULL_MAMBA2,
+    LIGHTNING,
     MAMBA,
     MAMBA2,
     MIXERS,
@@ -92,6 +93,29 @@ def mamba(w: _Walker, p: str, rows: int, length: int) -> None:
             w.matmul(x + "scan read-out", "mixer", i, n, 1, rows)
 
 
+def lightning(w: _Walker, p: str, rows: int, length: int) -> None:
+    """Lightning attention at `p` + Naming.mixer: qkv_proj, output_gate, norm, out_proj; the
+    block products over `length` tokens (blocks of block_size, the last partial)."""
+    cfg = w.cfg
+    m = cfg.lightning
+    assert m is not None
+    x, d, h, hp, q = p + w.nm.mixer, cfg.d_model, m.heads, m.head_dim, m.block_size
+    width = h * hp
+    w.linear(x + "qkv_proj", d, 3 * width, "mixer", rows, "mixer", False)
+    w.linear(x + "output_gate", d, width, "mixer", rows, "mixer", False)
+    w.norm(x + "norm", (width,))
+    w.linear(x + "out_proj", width, d, "mixer", rows, "mixer", False)
+    if not rows:
+        return
+    bh = w.batch * h
+    for size, count in ((q, length // q), (length % q, 1)):
+        if size and count:
+            w.matmul(x + "lightning Q K^T", "mixer", size, hp, size, bh * count)
+            w.matmul(x + "lightning intra-block", "mixer", size, size, hp, bh * count)
+            w.matmul(x + "lightning Q state", "mixer", size, hp, hp, bh * count)
+            w.matmul(x + "lightning K^T V", "mixer", hp, size, hp, bh * count)
+
+
 def short_conv(w: _Walker, p: str, rows: int, length: int) -> None:
     """A short convolution at `p` + Naming.mixer: in_proj, conv, out_proj (biases with
     conv_bias); the depthwise convolution over `length` tokens padded by K - 1."""
@@ -126,6 +150,7 @@ MIXER_WALKS: dict[Mixer, Callable[[_Walker, str, int, int], None]] = {
     MAMBA2: mamba2,
     SHORT_CONV: short_conv,
     MAMBA: mamba,
+    LIGHTNING: lightning,
     FULL_MAMBA2: _both,
     MIXERS["none"]: _none,
 }

@@ -12,10 +12,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ffn_calc.counts.mixers import mamba, mamba2, short_conv
+from ffn_calc.counts.mixers import lightning, mamba, mamba2, short_conv
 from ffn_calc.counts.terms import Term
 from ffn_calc.model.config import ModelConfig
-from ffn_calc.model.layer_kinds import FULL_MAMBA2, MAMBA, MAMBA2, NO_MIXER, SHORT_CONV, Mixer
+from ffn_calc.model.layer_kinds import (
+    FULL_MAMBA2,
+    LIGHTNING,
+    MAMBA,
+    MAMBA2,
+    NO_MIXER,
+    SHORT_CONV,
+    Mixer,
+)
 
 
 @dataclass(frozen=True)
@@ -47,6 +55,7 @@ MAMBA2_COUNTS = MixerCounts(mamba2.params, mamba2.prefill, mamba2.decode, mamba2
 # The row of each mixer that is not (only) attention -> its counts.
 MIXER_COUNTS: dict[Mixer, MixerCounts] = {
     MAMBA2: MAMBA2_COUNTS,
+    LIGHTNING: MixerCounts(lightning.params, lightning.prefill, lightning.decode, lightning.state),
     MAMBA: MixerCounts(mamba.params, mamba.prefill, mamba.decode, mamba.state),
     SHORT_CONV: MixerCounts(
         short_conv.params, short_conv.prefill, short_conv.decode, short_conv.state
