@@ -771,6 +771,13 @@ _HYBRID_CONV_SCAN: Cases = {
         "attn_layer_offset": 0, "mamba_d_state": 2, "mamba_proj_bias": True,
         "mamba_conv_bias": False, "vocab_size": 30,
     },
+    "jamba state size 1 (the read-out over one element still a bmm), expand 1": {
+        "model_type": "jamba", "architectures": ["JambaForCausalLM"], "hidden_size": 4,
+        "num_attention_heads": 1, "num_key_value_heads": 1, "num_hidden_layers": 2,
+        "intermediate_size": 3, "num_experts": 2, "num_experts_per_tok": 1,
+        "attn_layer_period": 2, "attn_layer_offset": 0, "mamba_d_state": 1,
+        "mamba_expand": 1, "vocab_size": 20,
+    },
     "minimax lightning, full, lightning; block 2, head_dim 4": {
         "model_type": "minimax", "architectures": ["MiniMaxForCausalLM"], "hidden_size": 8,
         "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 4,

@@ -89,8 +89,7 @@ def mamba(w: _Walker, p: str, rows: int, length: int) -> None:
         w.norm(x + "c_layernorm", (n,))
     if rows:
         w.matmul(x + "conv1d", "mixer", w.batch * i, k, length + k - 1)
-        if n > 1:  # the read-out C h per token; over one element it is elementwise
-            w.matmul(x + "scan read-out", "mixer", i, n, 1, rows)
+        w.matmul(x + "scan read-out", "mixer", i, n, 1, rows)  # C h per token (a bmm)
 
 
 def lightning(w: _Walker, p: str, rows: int, length: int) -> None:

@@ -12,8 +12,8 @@ FLOPs over B sequences of S tokens (FlopCounterMode's count of the torch path): 
 padded to at least K: max(S, K)); x_proj 2 B S inner (dt_rank + 2 N); dt_proj (its weight
 times the time steps) 2 B S dt_rank x inner; the sequential scan's read-out, one
 [inner, N] x [N, 1] product per token, 2 B S inner N (the state update and the
-discretisation are elementwise, not counted; with N = 1 the read-out sums over one element
-and counts 0); out_proj 2 B S inner x d_model. One decode step: the same with S = 1 and the
+discretisation are elementwise, not counted; torch.matmul counts the read-out even with
+N = 1); out_proj 2 B S inner x d_model. One decode step: the same with S = 1 and the
 convolution over the K cached inputs and the new one (2 B inner K x 2 outputs).
 
 The cache per layer and sequence: the convolution's last K inputs [inner, K] and the state
@@ -71,8 +71,7 @@ def _steps(cfg: ModelConfig, b: int, s: int, conv: Term) -> list[Term]:
         term(G, "x_proj", "2 x B x S x inner x (dt_rank + 2 state)", 2, b, s, i, r + 2 * n),
         term(G, "dt_proj", "2 x B x S x dt_rank x inner", 2, b, s, r, i),
     ]
-    if n > 1:  # a read-out over one state element is elementwise
-        out.append(term(G, "scan read-out", "2 x B x S x inner x state", 2, b, s, i, n))
+    out.append(term(G, "scan read-out", "2 x B x S x inner x state", 2, b, s, i, n))
     out.append(term(G, "out_proj", "2 x B x S x inner x d_model", 2, b, s, i, d))
     return out
 
