@@ -12,10 +12,20 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ffn_calc.counts.mixers import gated_deltanet, kda, mamba2
+from ffn_calc.counts.mixers import gated_deltanet, kda, lightning, mamba, mamba2, short_conv
 from ffn_calc.counts.terms import Term
 from ffn_calc.model.config import ModelConfig
-from ffn_calc.model.layer_kinds import FULL_MAMBA2, GATED_DELTANET, KDA, MAMBA2, NO_MIXER, Mixer
+from ffn_calc.model.layer_kinds import (
+    FULL_MAMBA2,
+    GATED_DELTANET,
+    KDA,
+    LIGHTNING,
+    MAMBA,
+    MAMBA2,
+    NO_MIXER,
+    SHORT_CONV,
+    Mixer,
+)
 
 
 @dataclass(frozen=True)
@@ -51,6 +61,11 @@ MIXER_COUNTS: dict[Mixer, MixerCounts] = {
         gated_deltanet.params, gated_deltanet.prefill, gated_deltanet.decode, gated_deltanet.state
     ),
     KDA: MixerCounts(kda.params, kda.prefill, kda.decode, kda.state),
+    LIGHTNING: MixerCounts(lightning.params, lightning.prefill, lightning.decode, lightning.state),
+    MAMBA: MixerCounts(mamba.params, mamba.prefill, mamba.decode, mamba.state),
+    SHORT_CONV: MixerCounts(
+        short_conv.params, short_conv.prefill, short_conv.decode, short_conv.state
+    ),
     NO_MIXER: NONE_COUNTS,
     FULL_MAMBA2: MixerCounts(
         mamba2.params, mamba2.prefill, mamba2.decode, mamba2.state, attends=True
