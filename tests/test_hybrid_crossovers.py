@@ -87,17 +87,29 @@ def test_prefill_per_kind_with_moe_ffn() -> None:
 def test_per_kind_equals_the_kinds_own_terms() -> None:
     """Every hybrid: each attending kind's crossover is where its own layer_flops terms meet
     (checked at the value), and the kinds together are the whole stack."""
-    for name in ("nemotron-h-8b", "granite-4.0-h-tiny", "falcon-h1"):
-        cfg = load(config=toml(name))
+    cfgs = [load(config=toml(n)) for n in ("nemotron-h-8b", "granite-4.0-h-tiny", "falcon-h1")]
+    cfgs += [load(preset=p) for p in ("lfm2-1.2b", "jamba-mini-1.5", "minimax-text-01")]
+    for cfg in cfgs:
         kinds = fl.kind_crossovers(cfg)
         assert sum(k.count for k in kinds) == cfg.n_layers
         for i, k in enumerate(kinds):
-            s = k.points["scores_vs_projections"]
-            if s is None:
+            mixer = k.kind.mixer
+            if mixer is not None and not mixer.attends:  # short conv, Mamba, lightning, ...
+                assert k.points == dict.fromkeys(fl.CROSSOVER_KEYS)
+                assert set(k.never.values()) == {"mixer"}
                 continue
-            assert s.denominator == 1
-            layer = fl.layer_flops(cfg, fl.Workload(1, int(s)))[i]
-            assert layer.group("attention_scores") == layer.group("attention_projections")
+            for key, other in (("scores_vs_projections", ("attention_projections",)),
+                               ("scores_vs_ffn", ("ffn",))):  # fmt: skip
+                s = k.points[key]
+                if s is None:
+                    assert k.never[key] in ("no ffn", "positions")
+                    continue
+                # Between whole lengths: the terms at S and S + 1 straddle the crossover.
+                lo = fl.layer_flops(cfg, fl.Workload(1, int(s)))[i]
+                hi = fl.layer_flops(cfg, fl.Workload(1, int(s) + 1))[i]
+                side = [sum(x.group(g) for g in other) for x in (lo, hi)]
+                assert lo.group("attention_scores") <= side[0]
+                assert hi.group("attention_scores") > side[1] or s.denominator == 1
 
 
 def test_decode_whole_model_per_kind_and_bytes() -> None:
@@ -169,7 +181,7 @@ def test_tables_name_the_whole_model_and_the_kinds() -> None:
             r = run("crossover", *extra, "--config", toml("nemotron-h-8b"), "--lang", lang)
             assert r.exit_code == 0 and whole in r.stdout
     r = run("crossover", "--config", toml("nemotron-h-8b"))
-    assert "no attention" in r.stdout and "no FFN" in r.stdout
+    assert "constant per token" in r.stdout and "no FFN" in r.stdout
     for fmt in ("csv", "markdown"):
         r = run("crossover", "--decode", "--config", toml("granite-4.0-h-tiny"), "-f", fmt)
         assert r.exit_code == 0 and "states" in r.stdout

@@ -84,15 +84,15 @@ def never_notes(
 
 # Why a layer kind never reaches a crossover, in its row's last cell, and explained below.
 KIND_NEVER = {
-    "mixer": N_("no attention"),
+    "mixer": N_("constant per token"),
     "no ffn": N_("no FFN"),
     "positions": N_("positions"),
 }
 KIND_NEVER_NOTES = {
     "mixer": N_(
-        "no attention: the layer's token mixer (recurrent or convolution, or none) costs the "
-        "same per token at any length: no score FLOPs grow with {symbol}, so it has no "
-        "crossover."
+        "constant per token: the layer's token mixer (recurrent, linear attention or "
+        "convolution, or none) costs the same per token at any length: no score FLOPs grow "
+        "with {symbol}, so it has no crossover."
     ),
     "no ffn": N_(
         "no FFN: the layer has attention but no FFN, so there is no scores = FFN; its scores "
