@@ -17,6 +17,7 @@ The cache per layer and sequence: the state K^T V [H, P, P], whatever the contex
 
 from __future__ import annotations
 
+from ffn_calc.counts.mixers.traffic import Moves, Traffic
 from ffn_calc.counts.terms import Term, term
 from ffn_calc.model.config import ModelConfig
 from ffn_calc.model.mixers import LightningConfig
@@ -75,3 +76,21 @@ def decode(cfg: ModelConfig, b: int) -> list[Term]:
 def state(cfg: ModelConfig) -> list[tuple[str, int]]:
     m = sizes(cfg)
     return [("linear attention state", m.heads * m.head_dim * m.head_dim)]
+
+
+# The roofline's view of the layer (counts.mixers.traffic): what each kernel moves.
+LINEAR = ("qkv_proj", "output_gate", "out_proj")
+
+
+def traffic(cfg: ModelConfig, b: int, s: int, decode: bool) -> Traffic:
+    """Prefill: the intra-block kernel reads q, k, v (3 H P per token) and writes o (H P); the
+    carried state stays on chip (inter-block: nothing more). Decode: the state step reads
+    q, k, v, writes o, and reads and writes the state [H, P, P]."""
+    m = sizes(cfg)
+    w = m.heads * m.head_dim
+    rows = b * s
+    if decode:
+        state = 2 * b * m.heads * m.head_dim * m.head_dim
+        return Traffic({"lightning state": Moves(0, 4 * b * w, state)})
+    return Traffic({"lightning intra-block": Moves(0, 4 * rows * w),
+                    "lightning inter-block": Moves()})  # fmt: skip

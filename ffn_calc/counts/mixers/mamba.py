@@ -22,6 +22,7 @@ The cache per layer and sequence: the convolution's last K inputs [inner, K] and
 
 from __future__ import annotations
 
+from ffn_calc.counts.mixers.traffic import Moves, Traffic, conv
 from ffn_calc.counts.terms import Term, term
 from ffn_calc.model.config import ModelConfig
 from ffn_calc.model.mixers import MambaConfig
@@ -94,3 +95,18 @@ def decode(cfg: ModelConfig, b: int) -> list[Term]:
 def state(cfg: ModelConfig) -> list[tuple[str, int]]:
     m = sizes(cfg)
     return [("conv state", m.inner * m.conv_kernel), ("SSM state", m.inner * m.state_size)]
+
+
+# The roofline's view of the layer (counts.mixers.traffic): what each kernel moves.
+LINEAR = ("in_proj", "x_proj", "dt_proj", "out_proj")
+
+
+def traffic(cfg: ModelConfig, b: int, s: int, decode: bool) -> Traffic:
+    """The selective scan as one kernel: it reads A [inner, N] and D [inner], x and dt
+    (2 inner per token), B and C (2 N), writes y (inner); the state [inner, N] stays on chip
+    over a prefill, and a decode step reads and writes it."""
+    m = sizes(cfg)
+    i, n = m.inner, m.state_size
+    rows = b * s
+    scan = Moves(i * n + i, rows * (2 * i + 2 * n) + rows * i, 2 * b * i * n if decode else 0)
+    return Traffic({"conv1d": conv(b, s, i, m.conv_kernel, decode), "scan read-out": scan})

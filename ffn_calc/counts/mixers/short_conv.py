@@ -16,6 +16,7 @@ The cache per layer and sequence: the convolution's last K inputs [d_model, K].
 
 from __future__ import annotations
 
+from ffn_calc.counts.mixers.traffic import Traffic, conv
 from ffn_calc.counts.terms import Term, term
 from ffn_calc.model.config import ModelConfig
 from ffn_calc.model.mixers import ShortConvConfig
@@ -65,3 +66,13 @@ def decode(cfg: ModelConfig, b: int) -> list[Term]:
 
 def state(cfg: ModelConfig) -> list[tuple[str, int]]:
     return [("conv state", cfg.d_model * sizes(cfg).conv_kernel)]
+
+
+# The roofline's view of the layer (counts.mixers.traffic): what each kernel moves.
+LINEAR = ("in_proj", "out_proj")
+
+
+def traffic(cfg: ModelConfig, b: int, s: int, decode: bool) -> Traffic:
+    """The convolution over d_model channels (a decode step: its state read and written);
+    the gates are elementwise, fused (nothing more moved)."""
+    return Traffic({"conv": conv(b, s, cfg.d_model, sizes(cfg).conv_kernel, decode)})
