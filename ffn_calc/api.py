@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     )
     from ffn_calc.reports.params import ParamsReport
     from ffn_calc.reports.roofline import RooflineReport
-    from ffn_calc.reports.training import TrainingReport
+    from ffn_calc.reports.training import TrainingReport, TrainingStatesReport
     from ffn_calc.sweeps.run import Sweep, Value
 
 # The public names are listed once, in ffn_calc/__init__.py, which loads them from here.
@@ -404,9 +404,10 @@ def training_memory(
     sequence_parallel: bool = False,
     recompute: str = "none",
     gpu_memory: str | int | None = None,
-) -> TrainingReport:
+) -> TrainingReport | TrainingStatesReport:
     """`ffn-calc memory --training`: model states and activations per GPU (seq_len: default
-    2048, or the model's learned position table when shorter)."""
+    2048, or the model's learned position table when shorter); a model whose token mixers'
+    stored activations are not modelled: the model states alone (TrainingStatesReport)."""
     from ffn_calc.counts.training import RECIPES, RECOMPUTE, Parallel
     from ffn_calc.reports.training import training_report
 

@@ -215,3 +215,23 @@ def test_memory_without_attention_is_unbounded_by_the_cache() -> None:
         "json",
     ).json()  # fmt: skip
     assert small["max_context"] == 0  # 14,570,807,296 bytes of weights leave too little
+
+
+def test_training_model_states_exact_activations_refused() -> None:
+    """memory --training on a hybrid: the model states, 18 bytes (mixed) x 8,100,852,736
+    parameters (Nemotron-H 8B, frontier.json), exact; the activations of its Mamba-2 layers
+    not modelled: the activation part (and the total) null, the mixer named."""
+    out = run("memory", "--training", "--config", toml("nemotron-h-8b"), "-f", "json").json()
+    assert out["model_states_bytes"] == 18 * 8_100_852_736
+    assert out["activations_bytes"] is None and out["total_bytes"] is None
+    assert out["unmodelled_mixers"] == ["mamba2"] and "mamba2" in out["activations_refused"]
+    tp = run("memory", "--training", "-p", "lfm2-1.2b", "--tp", "2", "-f", "json").json()
+    one = run("memory", "--training", "-p", "lfm2-1.2b", "-f", "json").json()
+    assert tp["params_per_gpu"] == -(-one["params_per_gpu"] // 2)
+    assert tp["unmodelled_mixers"] == ["short_conv"]
+    for lang, word in (("ja", "モデル化していません"), ("zh", "未建模")):
+        r = run("memory", "--training", "-p", "jamba-mini-1.5", "--lang", lang,
+                "--gpu-memory", "80GB")  # fmt: skip
+        assert r.exit_code == 0 and word in r.stdout and "mamba" in r.stdout
+    r = run("memory", "--training", "-p", "gpt2-small", "-f", "json")
+    assert r.json()["activations_bytes"] > 0  # a transformer: unchanged
