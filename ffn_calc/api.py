@@ -249,11 +249,17 @@ def crossover(model: ModelConfig, causal: bool = False, grid: bool = False) -> C
     return crossover_report(cfg, causal=causal, grid=g)
 
 
-def decode_crossover(model: ModelConfig, batch: int = 1) -> DecodeCrossoverReport:
-    """`ffn-calc crossover --decode`: the context where decode-time scores overtake the FFN."""
+def decode_crossover(
+    model: ModelConfig, batch: int = 1, context: int | None = None
+) -> DecodeCrossoverReport:
+    """`ffn-calc crossover --decode`: the context where decode-time scores overtake the FFN
+    (a hybrid: also each layer kind's, and the cache's states against its keys and values,
+    at `context` too)."""
     from ffn_calc.reports.inference import decode_crossover_report
 
-    return decode_crossover_report(_model(model), _size("batch", batch))
+    return decode_crossover_report(
+        _model(model), _size("batch", batch), _optional_size("context", context)
+    )
 
 
 def compare(models: Sequence[ModelConfig], seq_len: int | None = None) -> CompareReport:
