@@ -235,3 +235,13 @@ def test_training_model_states_exact_activations_refused() -> None:
         assert r.exit_code == 0 and word in r.stdout and "mamba" in r.stdout
     r = run("memory", "--training", "-p", "gpt2-small", "-f", "json")
     assert r.json()["activations_bytes"] > 0  # a transformer: unchanged
+
+
+def test_grid_on_a_hybrid_keeps_the_mixer_sizes() -> None:
+    """--grid scales d_model: the scaled design keeps its nested sizes (Mamba-2's) as models,
+    not as the dicts model_dump makes of them (a traceback before)."""
+    cfg = load(config=toml("granite-4.0-h-tiny"))
+    small = fl.scaled(cfg, 512)
+    assert small.mamba2 == cfg.mamba2 and small.d_model == 512
+    r = run("crossover", "--grid", "--config", toml("granite-4.0-h-tiny"))
+    assert r.exit_code == 0 and "d=512" in r.stdout and "whole model's scores" in r.stdout

@@ -187,6 +187,13 @@ def crossover_tables(r: CrossoverReport) -> list[Table]:
         grid.notes.append(_("scores = FFN at S = {lengths} (per column).").format(lengths=at))
         if g.causal:
             grid.notes.append(_(CAUSAL_PAIRS))
+        if r.kinds is not None:
+            grid.notes.append(
+                _(
+                    "A hybrid: each cell is the whole model's scores against its FFNs, every "
+                    "layer kind at its count; the token mixers' own sizes are kept as they are."
+                )
+            )
         widths = ", ".join(f"{d}->{f}" for d, f in zip(g.d_models, g.d_ff, strict=True))
         grid.notes.append(
             _(
