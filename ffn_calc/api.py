@@ -39,8 +39,8 @@ if TYPE_CHECKING:
         DecodeReport,
         GenerationReport,
         KvReport,
-        MemoryReport,
     )
+    from ffn_calc.reports.memory import MemoryReport
     from ffn_calc.reports.params import ParamsReport
     from ffn_calc.reports.roofline import RooflineReport
     from ffn_calc.reports.training import TrainingReport, TrainingStatesReport
@@ -330,7 +330,7 @@ def memory(
     """`ffn-calc memory`: the weights; with gpu_memory, the longest context and largest batch
     whose weights and KV cache fit."""
     from ffn_calc.counts.inference import DTYPE_BYTES
-    from ffn_calc.reports.inference import memory_report
+    from ffn_calc.reports.memory import memory_report
 
     if gpu_memory is None and context is not None:
         raise UsageError(_("--context goes with --gpu-memory (the largest batch that fits)."))

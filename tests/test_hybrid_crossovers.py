@@ -16,7 +16,7 @@ from conftest import DATA, run
 
 from ffn_calc import load
 from ffn_calc.counts import flops as fl
-from ffn_calc.counts import inference as inf
+from ffn_calc.counts import reach as rc
 
 
 def toml(name: str) -> str:
@@ -90,12 +90,12 @@ def test_per_kind_equals_the_kinds_own_terms() -> None:
     cfgs = [load(config=toml(n)) for n in ("nemotron-h-8b", "granite-4.0-h-tiny", "falcon-h1")]
     cfgs += [load(preset=p) for p in ("lfm2-1.2b", "jamba-mini-1.5", "minimax-text-01")]
     for cfg in cfgs:
-        kinds = fl.kind_crossovers(cfg)
+        kinds = rc.kind_crossovers(cfg)
         assert sum(k.count for k in kinds) == cfg.n_layers
         for i, k in enumerate(kinds):
             mixer = k.kind.mixer
             if mixer is not None and not mixer.attends:  # short conv, Mamba, lightning, ...
-                assert k.points == dict.fromkeys(fl.CROSSOVER_KEYS)
+                assert k.points == dict.fromkeys(rc.CROSSOVER_KEYS)
                 assert set(k.never.values()) == {"mixer"}
                 continue
             for key, other in (("scores_vs_projections", ("attention_projections",)),
@@ -133,11 +133,11 @@ def test_decode_per_kind_equals_flops_decode() -> None:
     """Granite's attention kind: at its own crossover L, one step of one such layer has scores
     equal to its FFN (the same terms as flops --decode)."""
     cfg = load(config=toml("granite-4.0-h-tiny"))
-    kinds = inf.kind_decode_crossovers(cfg, 1)
+    kinds = rc.kind_decode_crossovers(cfg, 1)
     (i, att), *_ = [(i, k) for i, k in enumerate(kinds) if k.mixer == "full"]
     at = att.flops["scores_vs_ffn"].at
     assert at is not None and at.denominator == 1
-    parts = inf.decode_parts(cfg, 1, int(at), i)
+    parts = rc.decode_parts(cfg, 1, int(at), i)
     assert parts["attention_scores"] == parts["ffn"]
 
 

@@ -326,7 +326,7 @@ def memory_cmd(
     """The weights in bytes per component; with --gpu-memory, the longest context and largest
     batch whose weights and KV cache fit; --training: model states and activations per GPU."""
     from ffn_calc.quantities import parse_bytes
-    from ffn_calc.reports.inference import memory_report
+    from ffn_calc.reports.memory import memory_report
 
     if training:
         refuse(

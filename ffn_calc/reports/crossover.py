@@ -9,6 +9,7 @@ from typing import ClassVar
 from pydantic import Field, PrivateAttr
 
 from ffn_calc.counts import flops as fl
+from ffn_calc.counts import reach as rc
 from ffn_calc.errors import UsageError
 from ffn_calc.i18n.translate import N_, _, say
 from ffn_calc.model.config import ModelConfig
@@ -220,7 +221,7 @@ def crossover_report(
     if cfg.layer_mixers:
         kinds = [
             kind_crossover(k.stack, k.kind, k.count, k.mixer, k.points, k.never, k.unbounded)
-            for k in fl.kind_crossovers(cfg, causal)
+            for k in rc.kind_crossovers(cfg, causal)
         ]
     return (
         CrossoverReport(

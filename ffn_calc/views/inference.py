@@ -16,8 +16,8 @@ if TYPE_CHECKING:  # the report types only annotate: importing them would load e
         DecodeReport,
         GenerationReport,
         KvReport,
-        MemoryReport,
     )
+    from ffn_calc.reports.memory import MemoryReport
 from ffn_calc.views.crossover import kinds_table, never_notes, sweep_table
 from ffn_calc.views.labels import (
     by_count,
