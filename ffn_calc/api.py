@@ -39,11 +39,11 @@ if TYPE_CHECKING:
         DecodeReport,
         GenerationReport,
         KvReport,
-        MemoryReport,
     )
+    from ffn_calc.reports.memory import MemoryReport
     from ffn_calc.reports.params import ParamsReport
     from ffn_calc.reports.roofline import RooflineReport
-    from ffn_calc.reports.training import TrainingReport
+    from ffn_calc.reports.training import TrainingReport, TrainingStatesReport
     from ffn_calc.sweeps.run import Sweep, Value
 
 # The public names are listed once, in ffn_calc/__init__.py, which loads them from here.
@@ -249,11 +249,17 @@ def crossover(model: ModelConfig, causal: bool = False, grid: bool = False) -> C
     return crossover_report(cfg, causal=causal, grid=g)
 
 
-def decode_crossover(model: ModelConfig, batch: int = 1) -> DecodeCrossoverReport:
-    """`ffn-calc crossover --decode`: the context where decode-time scores overtake the FFN."""
+def decode_crossover(
+    model: ModelConfig, batch: int = 1, context: int | None = None
+) -> DecodeCrossoverReport:
+    """`ffn-calc crossover --decode`: the context where decode-time scores overtake the FFN
+    (a hybrid: also each layer kind's, and the cache's states against its keys and values,
+    at `context` too)."""
     from ffn_calc.reports.inference import decode_crossover_report
 
-    return decode_crossover_report(_model(model), _size("batch", batch))
+    return decode_crossover_report(
+        _model(model), _size("batch", batch), _optional_size("context", context)
+    )
 
 
 def compare(models: Sequence[ModelConfig], seq_len: int | None = None) -> CompareReport:
@@ -324,7 +330,7 @@ def memory(
     """`ffn-calc memory`: the weights; with gpu_memory, the longest context and largest batch
     whose weights and KV cache fit."""
     from ffn_calc.counts.inference import DTYPE_BYTES
-    from ffn_calc.reports.inference import memory_report
+    from ffn_calc.reports.memory import memory_report
 
     if gpu_memory is None and context is not None:
         raise UsageError(_("--context goes with --gpu-memory (the largest batch that fits)."))
@@ -419,10 +425,11 @@ def training_memory(
     gpu_memory: str | int | None = None,
     zero: int = 0,
     offload: str = "none",
-) -> TrainingReport:
+) -> TrainingReport | TrainingStatesReport:
     """`ffn-calc memory --training`: model states and activations per GPU (seq_len: default
     2048, or the model's learned position table when shorter); zero: the ZeRO stage 0-3 over
-    dp, offload: none, optimizer or optimizer+params."""
+    dp, offload: none, optimizer or optimizer+params; a model whose token mixers' stored
+    activations are not modelled: the model states alone (TrainingStatesReport)."""
     from ffn_calc.counts.training import OFFLOAD, RECIPES, RECOMPUTE, Parallel
     from ffn_calc.reports.training import training_report
 

@@ -71,6 +71,7 @@ _MAMBA = "test_oracle_hybrid_mamba"
 _MM2 = "test_oracle_multimodal_2"
 _LINEAR = "test_oracle_hybrid_linear"
 _G3N = "test_oracle_gemma3n"
+_CONV_SCAN = "test_oracle_hybrid_conv_scan"
 
 ORACLE: dict[str, Oracle] = {
     # Built from ffn-calc's ModelConfig (tests/test_torch_oracle.py hf_config).
@@ -135,6 +136,10 @@ ORACLE: dict[str, Oracle] = {
     "gemma3": Oracle("Gemma3Config", "Gemma3ForConditionalGeneration", _MM, examples=8),
     "llava": Oracle("LlavaConfig", "LlavaForConditionalGeneration", _MM, examples=8),
     "mamba2": Oracle("Mamba2Config", "Mamba2ForCausalLM", _MAMBA, IDS, examples=6),
+    "lfm2": Oracle("Lfm2Config", "Lfm2ForCausalLM", _CONV_SCAN, IDS, examples=6),
+    "lfm2_moe": Oracle("Lfm2MoeConfig", "Lfm2MoeForCausalLM", _CONV_SCAN, IDS, examples=6),
+    "jamba": Oracle("JambaConfig", "JambaForCausalLM", _CONV_SCAN, IDS, examples=6),
+    "minimax": Oracle("MiniMaxConfig", "MiniMaxForCausalLM", _CONV_SCAN, CAUSAL, examples=6),
     "granitemoehybrid": Oracle(
         "GraniteMoeHybridConfig", "GraniteMoeHybridForCausalLM", _MAMBA, CAUSAL, examples=4
     ),
@@ -1036,12 +1041,77 @@ _GEMMA3N: Cases = {
         "vision_config": {"model_type": "gemma3n_vision", "hidden_size": 6, "vocab_size": 5},
     },
 }  # fmt: skip
+_HYBRID_CONV_SCAN: Cases = {
+    "lfm2 conv kernel 4, biases, attention in layer 1": {
+        "model_type": "lfm2", "architectures": ["Lfm2ForCausalLM"], "hidden_size": 8,
+        "num_attention_heads": 2, "num_key_value_heads": 1, "num_hidden_layers": 3,
+        "intermediate_size": 30, "vocab_size": 40, "conv_L_cache": 4, "conv_bias": True,
+        "layer_types": ["conv", "full_attention", "conv"], "block_multiple_of": 4,
+    },
+    "lfm2 full_attn_idxs, untied, unadjusted FFN": {
+        "model_type": "lfm2", "architectures": ["Lfm2ForCausalLM"], "hidden_size": 8,
+        "num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 2,
+        "intermediate_size": 12, "vocab_size": 30, "full_attn_idxs": [0],
+        "block_auto_adjust_ff_dim": False, "tie_word_embeddings": False,
+    },
+    "lfm2_moe 1 dense layer, 4 experts top 2, expert bias": {
+        "model_type": "lfm2_moe", "architectures": ["Lfm2MoeForCausalLM"], "hidden_size": 8,
+        "num_attention_heads": 2, "num_key_value_heads": 1, "num_hidden_layers": 3,
+        "intermediate_size": 12, "moe_intermediate_size": 6, "num_experts": 4,
+        "num_experts_per_tok": 2, "num_dense_layers": 1, "vocab_size": 30,
+        "layer_types": ["conv", "full_attention", "conv"],
+    },
+    "lfm2_moe no expert bias, conv bias, untied": {
+        "model_type": "lfm2_moe", "architectures": ["Lfm2MoeForCausalLM"], "hidden_size": 8,
+        "num_attention_heads": 2, "num_key_value_heads": 2, "num_hidden_layers": 2,
+        "intermediate_size": 12, "moe_intermediate_size": 4, "num_experts": 3,
+        "num_experts_per_tok": 1, "num_dense_layers": 0, "vocab_size": 30,
+        "layer_types": ["full_attention", "conv"], "use_expert_bias": False,
+        "conv_bias": True, "tie_word_embeddings": False,
+    },
+    "jamba attention at 1 of 2, experts at 0 of 2, d_conv 3": {
+        "model_type": "jamba", "architectures": ["JambaForCausalLM"], "hidden_size": 8,
+        "num_attention_heads": 2, "num_key_value_heads": 1, "num_hidden_layers": 3,
+        "intermediate_size": 6, "num_experts": 3, "num_experts_per_tok": 2,
+        "attn_layer_period": 2, "attn_layer_offset": 1, "expert_layer_period": 2,
+        "expert_layer_offset": 0, "mamba_d_state": 3, "mamba_d_conv": 3, "mamba_dt_rank": 2,
+        "vocab_size": 30,
+    },
+    "jamba one expert (dense), biases, auto dt_rank": {
+        "model_type": "jamba", "architectures": ["JambaForCausalLM"], "hidden_size": 8,
+        "num_attention_heads": 2, "num_key_value_heads": 2, "num_hidden_layers": 2,
+        "intermediate_size": 6, "num_experts": 1, "attn_layer_period": 2,
+        "attn_layer_offset": 0, "mamba_d_state": 2, "mamba_proj_bias": True,
+        "mamba_conv_bias": False, "vocab_size": 30,
+    },
+    "jamba state size 1 (the read-out over one element still a bmm), expand 1": {
+        "model_type": "jamba", "architectures": ["JambaForCausalLM"], "hidden_size": 4,
+        "num_attention_heads": 1, "num_key_value_heads": 1, "num_hidden_layers": 2,
+        "intermediate_size": 3, "num_experts": 2, "num_experts_per_tok": 1,
+        "attn_layer_period": 2, "attn_layer_offset": 0, "mamba_d_state": 1,
+        "mamba_expand": 1, "vocab_size": 20,
+    },
+    "minimax lightning, full, lightning; block 2, head_dim 4": {
+        "model_type": "minimax", "architectures": ["MiniMaxForCausalLM"], "hidden_size": 8,
+        "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 4,
+        "num_hidden_layers": 3, "intermediate_size": 6, "num_local_experts": 3,
+        "num_experts_per_tok": 2, "block_size": 2, "vocab_size": 30,
+        "layer_types": ["linear_attention", "full_attention", "linear_attention"],
+    },
+    "minimax default layer types (full, lightning), block 4": {
+        "model_type": "minimax", "architectures": ["MiniMaxForCausalLM"], "hidden_size": 8,
+        "num_attention_heads": 4, "num_key_value_heads": 2, "num_hidden_layers": 2,
+        "intermediate_size": 6, "num_local_experts": 2, "num_experts_per_tok": 1,
+        "block_size": 4, "vocab_size": 30,
+    },
+}  # fmt: skip
 
 EXPLICIT: Cases = {
     **_MODEL_CONFIGS,
     **_GEMMA3N,
     **_HYBRID_MAMBA,
     **_HYBRID_LINEAR,
+    **_HYBRID_CONV_SCAN,
     **_ENCODER_DECODER,
     **_WHISPER_MT5_CASES,
     **_GEMMA_QWEN3_OLMO2,

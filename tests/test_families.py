@@ -66,6 +66,10 @@ PRESETS: dict[str, tuple[str, int | None]] = {
     "smollm3-3b": ("HuggingFaceTB/SmolLM3-3B", None),
     "olmo-3-7b": ("allenai/Olmo-3-7B-Instruct", None),
     "minimax-m2": ("MiniMaxAI/MiniMax-M2", None),  # frontier.json
+    # Hybrids of tests/data/frontier.json.
+    "lfm2-1.2b": ("LiquidAI/LFM2-1.2B", None),
+    "jamba-mini-1.5": ("ai21labs/AI21-Jamba-Mini-1.5 (= Jamba-v0.1 shape)", None),
+    "minimax-text-01": ("MiniMaxAI/MiniMax-Text-01", None),
 }
 
 

@@ -276,6 +276,7 @@ def test_every_convention_of_the_inference_reports_is_made_of_messages() -> None
     from ffn_calc.i18n.translate import Text
     from ffn_calc.reports import crossover as cr
     from ffn_calc.reports import inference as ir
+    from ffn_calc.reports import memory as mr
 
     cfg = ffn_calc.load(preset="gpt2-small")
     reports = [
@@ -283,7 +284,7 @@ def test_every_convention_of_the_inference_reports_is_made_of_messages() -> None
         ir.decode_report(cfg, 1, 100, unit="macs", lm_head=False),
         ir.generation_report(cfg, 1, 16, 4, causal=True),
         ir.decode_crossover_report(cfg, 1),
-        ir.memory_report(cfg, "bf16", 80 * 10**9, 1, None),
+        mr.memory_report(cfg, "bf16", 80 * 10**9, 1, None),
         cr.crossover_report(cfg, causal=True),
     ]
     for r in reports:

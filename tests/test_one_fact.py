@@ -14,7 +14,7 @@ from typing import get_args
 import pytest
 
 from ffn_calc.counts import flops as fl
-from ffn_calc.counts import inference as inf
+from ffn_calc.counts import reach as rc
 from ffn_calc.families.resolve import resolve_model
 from ffn_calc.model.sources import preset_names
 
@@ -84,9 +84,9 @@ def test_decode_scores_are_the_prefills(name: str) -> None:
     cfg = resolve_model(preset=name)
     if cfg.architecture != "decoder-only" or cfg.attention_window:
         pytest.skip("a decoder-only model with full attention")
-    pick, _local = inf.crossover_kind(cfg)
+    pick, _local = rc.crossover_kind(cfg)
     for context in (1, 5, 300):
-        step = inf.decode_parts(cfg, 1, context, pick)["attention_scores"]
+        step = rc.decode_parts(cfg, 1, context, pick)["attention_scores"]
         gain = _layer_scores(cfg, context + 1, True) - _layer_scores(cfg, context, True)
         assert step == gain, context
 

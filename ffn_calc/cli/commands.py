@@ -203,6 +203,7 @@ def crossover_cmd(
     grid: Annotated[bool, typer.Option("--grid", help="Add the S x d_model grid of scores : FFN.")] = False,
     decode: Annotated[bool, typer.Option("--decode", help="At decode time: the context where one step's scores, and its cache reads, overtake the FFN.")] = False,
     batch: Annotated[int, typer.Option("--batch", "-b", min=1, max=MAX_SIZE, help="--decode: sequences decoded together (the FFN weights are read once for all).")] = 1,
+    context: Annotated[int | None, typer.Option("--context", "-L", min=1, max=MAX_SIZE, help="--decode, a model with recurrent or convolution mixers: also the share of the cache that is their states at this context.")] = None,
     plot: PlotOpt = None,
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
@@ -221,7 +222,7 @@ def crossover_cmd(
         from ffn_calc.reports.inference import decode_crossover_report
 
         _generates(model, "--decode")
-        dr = decode_crossover_report(model, batch)
+        dr = decode_crossover_report(model, batch, context)
         if plot is not None:
             from ffn_calc.output import plot as figures
 
@@ -235,6 +236,13 @@ def crossover_cmd(
         emit(dr, format, extra=decode_bars)
         return
 
+    refuse(
+        ctx,
+        ("context",),
+        _(
+            "{option} goes with --decode: the share of the decode cache that is mixer states at that context."
+        ),
+    )
     refuse(
         ctx,
         ("batch",),
@@ -325,7 +333,7 @@ def memory_cmd(
     """The weights in bytes per component; with --gpu-memory, the longest context and largest
     batch whose weights and KV cache fit; --training: model states and activations per GPU."""
     from ffn_calc.quantities import parse_bytes
-    from ffn_calc.reports.inference import memory_report
+    from ffn_calc.reports.memory import memory_report
 
     if training:
         refuse(

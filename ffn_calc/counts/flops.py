@@ -20,6 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from pydantic import BaseModel
+
 from ffn_calc.counts.compressed import (
     compressed_entries,
     compressed_flop_terms,
@@ -569,12 +571,19 @@ def scaled(cfg: ModelConfig, d_model: int) -> ModelConfig:
     # Built without validation: every invariant holds by construction (kv divides heads,
     # head_dim given), and a wide d_ff / d_model ratio may carry d_ff past the bound on
     # sizes that input files are held to, which the exact integer counts do not need.
+    # Nested sizes (towers, a mixer's sizes) are kept as they are: model_construct does not
+    # rebuild what model_dump turned into dicts.
+    nested = {
+        k: getattr(cfg, k)
+        for k in type(cfg).model_fields
+        if isinstance(getattr(cfg, k), BaseModel) or k == "towers"
+    }
     return ModelConfig.model_construct(
         **{
             **cfg.model_dump(
-                exclude={"name", "head_dim", "n_heads", "n_kv_heads", "d_ff", "towers"}
+                exclude={"name", "head_dim", "n_heads", "n_kv_heads", "d_ff", *nested}
             ),
-            "towers": cfg.towers,
+            **nested,
             "name": f"{cfg.name} @ d_model {d_model}",
             "d_model": d_model,
             "d_ff": max(1, round(Fraction(cfg.d_ff * d_model, cfg.d_model))),

@@ -30,12 +30,15 @@ from math import ceil
 
 from ffn_calc.counts import flops as fl
 from ffn_calc.counts import inference as inf
+from ffn_calc.counts.mixers import MixerCounts, counts_of
+from ffn_calc.counts.mixers.traffic import Moves, Traffic
 from ffn_calc.counts.terms import Term
 from ffn_calc.model.config import ModelConfig
 from ffn_calc.model.layer_kinds import LayerKind
 
 BYTES = inf.DTYPE_BYTES
 SCORES = "attention_scores"
+MIXER = "mixer"
 LINEAR_EXTRA = ("shared expert",)  # (mats, d_model, width) after the rows
 
 
@@ -182,6 +185,44 @@ def _weight_parts(cfg: ModelConfig, t: Term, d: Dtypes) -> tuple[Fraction, Fract
     return None
 
 
+def _moves(m: Moves, d: Dtypes) -> Fraction:
+    return (
+        m.weights * BYTES[d.weights] + m.activations * BYTES[d.activations] + m.state * BYTES[d.kv]
+    )
+
+
+def _mixer_bytes(mixer: MixerCounts, traffic: Traffic, t: Term, d: Dtypes) -> Fraction | None:
+    """A token mixer's term: what its kernel moves (counts.mixers.traffic), or a linear
+    layer's weight and rows ((2, B, S, in, out); a decode step's (2, B, in, out))."""
+    if t.name in traffic.terms:
+        return _moves(traffic.terms[t.name], d)
+    if t.name in mixer.linear:
+        _two, b, *dims = t.factors
+        rows = b * (dims.pop(0) if len(dims) == 3 else 1)
+        d_in, d_out = dims
+        return d_in * d_out * BYTES[d.weights] + rows * (d_in + d_out) * BYTES[d.activations]
+    return None
+
+
+def _add_mixer(
+    out: dict[tuple[str, str], Component], cfg: ModelConfig, kind: LayerKind, terms: list[Term],
+    count: int, b: int, s: int, d: Dtypes, decode: bool,
+) -> list[Term]:  # fmt: skip
+    """A layer's token-mixer terms with their bytes, and its 0-FLOP kernels (an elementwise
+    recurrent step) as components of their own; returns the layer's other terms."""
+    mixer = counts_of(kind.mixer)
+    if mixer is None or mixer.traffic is None:
+        return terms
+    traffic = mixer.traffic(cfg, b, s, decode)
+    for t in terms:
+        if t.group == MIXER:
+            _add(out, t, count, _mixer_bytes(mixer, traffic, t, d))
+    for name, moves in traffic.steps.items():
+        c = out.setdefault((MIXER, name), Component(name, MIXER))
+        c.bytes += count * _moves(moves, d)
+    return [t for t in terms if t.group != MIXER]
+
+
 def _add(out: dict[tuple[str, str], Component], t: Term, count: int, by: Fraction | None) -> None:
     c = out.setdefault((t.group, t.name), Component(t.name, t.group))
     c.flops += count * t.value
@@ -202,7 +243,8 @@ def prefill(cfg: ModelConfig, batch: int, seq_len: int, d: Dtypes) -> Phase:
     w = fl.Workload(batch=batch, seq_len=seq_len)
     out: dict[tuple[str, str], Component] = {}
     for layer in fl.layer_flops(cfg, w):
-        for t in layer.terms:  # each sequence's keys and values read once (a window too)
+        rest = _add_mixer(out, cfg, layer.kind, layer.terms, layer.count, batch, seq_len, d, False)
+        for t in rest:  # each sequence's keys and values read once (a window too)
             _add(out, t, layer.count, _term_bytes(cfg, t, d, batch, seq_len, seq_len, False))
     for t in fl.model_flop_terms(cfg, w):
         _add(out, t, 1, _term_bytes(cfg, t, d, batch, seq_len, seq_len, False))
@@ -213,7 +255,7 @@ def decode(cfg: ModelConfig, batch: int, context: int, d: Dtypes) -> Phase:
     """One decode step after `context` cached tokens (as `flops --decode` counts it)."""
     out: dict[tuple[str, str], Component] = {}
     for layer in inf.decode_layers(cfg, batch, context):
-        for t in layer.terms:
+        for t in _add_mixer(out, cfg, layer.kind, layer.terms, layer.count, batch, 1, d, True):
             kv = _kv_len(cfg, layer.kind, t, context, context)
             _add(out, t, layer.count, _term_bytes(cfg, t, d, batch, 1, kv, True))
     w = fl.Workload(batch=batch, seq_len=1, target_len=1)

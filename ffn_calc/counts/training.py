@@ -76,14 +76,6 @@ def check(cfg: ModelConfig, par: Parallel) -> None:
                 "FLOPs are counted."
             ).format(model=cfg.name)
         )
-    mixers = sorted({m for m in cfg.layer_mixers if m not in ("full", "none")})
-    if mixers:  # no term-by-term count of a recurrent or convolution mixer's stored tensors
-        raise UsageError(
-            _(
-                "--training: the stored activations of the {mixers} token mixer are not "
-                "modelled; its parameters, FLOPs and cache are counted."
-            ).format(mixers=", ".join(mixers))
-        )
     if par.recompute not in RECOMPUTE:
         raise UsageError(
             _("--recompute {value}: use one of {choices}.").format(
@@ -112,6 +104,12 @@ def check(cfg: ModelConfig, par: Parallel) -> None:
                     tp=t, field=what, n=n
                 )
             )
+
+
+def unmodelled_mixers(cfg: ModelConfig) -> list[str]:
+    """The token mixers whose stored activations have no term-by-term count here (recurrent
+    and convolution mixers): a training report then gives the model states alone."""
+    return sorted({m for m in cfg.layer_mixers if m not in ("full", "none")})
 
 
 def state_bytes_per_param(recipe: str, dp: int) -> tuple[int, int]:

@@ -207,23 +207,25 @@ def check_listed(r: Reader, key: str, count: int) -> int:
 ATTENTION_TYPES = ("full_attention", "sliding_attention", "chunked_attention")
 
 
-def layer_types(r: Reader, layers: int, default: list[str]) -> list[str]:
-    """`layer_types` (one attention type per layer, e.g. "sliding_attention"), or the class's
-    default pattern when absent."""
+def layer_types(
+    r: Reader, layers: int, default: list[str], allowed: tuple[str, ...] = ATTENTION_TYPES
+) -> list[str]:
+    """`layer_types` (one type per layer out of `allowed`, e.g. "sliding_attention"), or the
+    class's default pattern when absent."""
     value = r.data.get("layer_types")
     if value is None:
         return default
     if (
         not isinstance(value, list)
         or len(value) != layers
-        or not all(isinstance(x, str) and x in ATTENTION_TYPES for x in value)
+        or not all(isinstance(x, str) and x in allowed for x in value)
     ):
         raise ConfigError(
             _("{where}: {field} = {value}: expected one of {choices} per layer ({layers}).").format(
                 where=r.where("layer_types"),
                 field="layer_types",
                 value=shown(value),
-                choices=", ".join(ATTENTION_TYPES),
+                choices=", ".join(allowed),
                 layers=layers,
             )
         )

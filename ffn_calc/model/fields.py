@@ -10,7 +10,14 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ffn_calc.limits import MAX_SIZE
 from ffn_calc.model.choices import Activation, Architecture, Norm, Positions
-from ffn_calc.model.mixers import GatedDeltaNetConfig, KdaConfig, Mamba2Config
+from ffn_calc.model.mixers import (
+    GatedDeltaNetConfig,
+    KdaConfig,
+    LightningConfig,
+    Mamba2Config,
+    MambaConfig,
+    ShortConvConfig,
+)
 from ffn_calc.model.towers import Part, Uncounted
 
 if TYPE_CHECKING:  # completed by ffn_calc.model.config (a tower holds a ModelConfig)
@@ -391,6 +398,13 @@ class ModelFields(BaseModel):
         None, description="The gated DeltaNet mixers' sizes."
     )
     kda: KdaConfig | None = Field(None, description="The KDA (Kimi Delta Attention) mixers' sizes.")
+    mamba: MambaConfig | None = Field(None, description="The Mamba-1 mixers' sizes.")
+    lightning: LightningConfig | None = Field(
+        None, description="The lightning-attention mixers' sizes."
+    )
+    short_conv: ShortConvConfig | None = Field(
+        None, description="The short-convolution mixers' sizes."
+    )
     attention_output_gate: bool = Field(
         False,
         description="Gated attention (Qwen3-Next): q_proj also yields a sigmoid gate on the "

@@ -105,11 +105,13 @@ HCA = Mixer(
 )
 
 # Token mixers with no S^2 term and a constant-size cache (ModelConfig.layer_mixers names
-# them per layer). Rows to come, by these names: GATED_DELTANET ("gated_deltanet"), KDA
-# ("kda"), MAMBA ("mamba", Mamba-1), SHORT_CONV ("short_conv"), LIGHTNING ("lightning").
+# them per layer).
 MAMBA2 = Mixer("mamba2", N_("Mamba-2"), attends=False)
 GATED_DELTANET = Mixer("gated_deltanet", N_("gated DeltaNet"), attends=False)
 KDA = Mixer("kda", N_("Kimi Delta Attention"), attends=False)
+LIGHTNING = Mixer("lightning", N_("lightning attention"), attends=False)
+MAMBA = Mixer("mamba", N_("Mamba selective scan"), attends=False)
+SHORT_CONV = Mixer("short_conv", N_("short convolution"), attends=False)
 NO_MIXER = Mixer("none", N_("no token mixer"), attends=False)  # an FFN-only layer
 # Attention and Mamba-2 side by side in one layer (Falcon-H1): both of their counts.
 FULL_MAMBA2 = Mixer("full+mamba2", N_("attention and Mamba-2 in parallel"))
@@ -129,6 +131,9 @@ MIXERS = {
         MAMBA2,
         GATED_DELTANET,
         KDA,
+        MAMBA,
+        LIGHTNING,
+        SHORT_CONV,
         NO_MIXER,
         FULL_MAMBA2,
     )

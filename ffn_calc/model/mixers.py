@@ -131,3 +131,42 @@ class KdaConfig(BaseModel):
     def width(self) -> int:
         """heads x head_dim: the width of q, k, v and the gates."""
         return self.heads * self.head_dim
+class ShortConvConfig(BaseModel):
+    """A gated short convolution (LFM2's Lfm2ShortConv): in_proj to [B, C, x] (3 x d_model),
+    B x x through a depthwise causal convolution of width conv_L_cache, C times its output,
+    out_proj [d_model, d_model]; the channels are the model's hidden_size."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    conv_kernel: PositiveInt = Field(3, description="Width K of the convolution (conv_L_cache).")
+    bias: bool = Field(False, description="Biases on in_proj, conv and out_proj (conv_bias).")
+
+
+class MambaConfig(BaseModel):
+    """A Mamba-1 selective-scan mixer (transformers JambaMambaMixer): in_proj to [x, gate]
+    (2 x inner), a depthwise causal convolution over x, x_proj to [dt, B, C], dt_proj,
+    A_log [inner, state], D, out_proj; Jamba's RMSNorms on dt, B and C."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    inner: PositiveInt = Field(description="Width of x and the gate (mamba_expand x hidden).")
+    state_size: PositiveInt = Field(16, description="State size N per channel (mamba_d_state).")
+    conv_kernel: PositiveInt = Field(4, description="Width K of the convolution (mamba_d_conv).")
+    dt_rank: PositiveInt = Field(description="Rank of the time step (mamba_dt_rank).")
+    conv_bias: bool = Field(True, description="A bias on the convolution (mamba_conv_bias).")
+    proj_bias: bool = Field(False, description="Biases on in_proj, out_proj (mamba_proj_bias).")
+    dt_bc_norms: bool = Field(
+        True, description="RMSNorms on dt [dt_rank], B and C [state] (Jamba's)."
+    )
+
+
+class LightningConfig(BaseModel):
+    """Lightning attention (transformers MiniMaxLightningAttention): qkv_proj [3 H P, d_model]
+    (SiLU), block-wise linear attention with decay, an RMSNorm [H P], a sigmoid output gate
+    [H P, d_model], out_proj [d_model, H P]."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+    heads: PositiveInt = Field(description="Heads H (num_attention_heads).")
+    head_dim: PositiveInt = Field(description="Channels per head P (head_dim).")
+    block_size: PositiveInt = Field(256, description="Block length of the scan (block_size).")

@@ -400,8 +400,17 @@ def _check_parts(cfg: ModelConfig) -> None:
         )
 
 
-# Names with counts (counts.mixers).
-HYBRID_MIXERS = ("full", "mamba2", "gated_deltanet", "kda", "none", "full+mamba2")
+HYBRID_MIXERS = (
+    "full",
+    "mamba2",
+    "gated_deltanet",
+    "kda",
+    "none",
+    "full+mamba2",
+    "short_conv",
+    "mamba",
+    "lightning",
+)  # names with counts (counts.mixers)
 
 
 def _check_hybrid(cfg: ModelConfig) -> None:
@@ -412,6 +421,16 @@ def _check_hybrid(cfg: ModelConfig) -> None:
             raise InvariantError(N_("mixer sizes need layer_mixers naming the mixer's layers"))
         if cfg.mamba2 is not None:
             raise InvariantError(N_("mamba2 sizes need layer_mixers naming the Mamba-2 layers"))
+        if cfg.lightning is not None:
+            raise InvariantError(
+                N_("lightning sizes need layer_mixers naming the lightning-attention layers")
+            )
+        if cfg.mamba is not None:
+            raise InvariantError(N_("mamba sizes need layer_mixers naming the Mamba layers"))
+        if cfg.short_conv is not None:
+            raise InvariantError(
+                N_("short_conv sizes need layer_mixers naming the convolution layers")
+            )
         return
     n = cfg.n_layers
     if cfg.architecture != "decoder-only" or n > MAX_LISTED_LAYERS:
@@ -442,6 +461,12 @@ def _check_hybrid(cfg: ModelConfig) -> None:
     gd = cfg.gated_deltanet
     if gd is not None and gd.value_heads % gd.key_heads:
         raise InvariantError(N_("gated_deltanet: key_heads must divide value_heads"))
+    if "lightning" in cfg.layer_mixers and cfg.lightning is None:
+        raise InvariantError(N_("lightning-attention layers need the lightning sizes"))
+    if "mamba" in cfg.layer_mixers and cfg.mamba is None:
+        raise InvariantError(N_("Mamba layers need the mamba sizes"))
+    if "short_conv" in cfg.layer_mixers and cfg.short_conv is None:
+        raise InvariantError(N_("short-convolution layers need the short_conv sizes"))
     m2 = cfg.mamba2
     if m2 is not None and (m2.heads % m2.n_groups or m2.width % m2.heads):
         raise InvariantError(N_("mamba2: n_groups must divide heads, and heads the inner width"))

@@ -419,9 +419,9 @@ def decode_crossover(report: DecodeCrossoverReport, model: ModelConfig, path: Pa
     """One decode step of one layer over the context L, the crossovers marked (FLOPs, and the
     context where the cache read reaches the FFN weights read)."""
     fmt = check(path)
-    from ffn_calc.counts import inference as inf
+    from ffn_calc.counts import reach as rc
 
-    steps = inf.decode_steps(model, report.batch)
+    steps = rc.decode_steps(model, report.batch)
 
     def parts(x: float) -> dict[str, float]:  # the real step: bent where a window fills
         piece = next(p for p in steps.pieces if p.hi is None or x <= p.hi)

@@ -319,6 +319,11 @@ SHARE_TITLES = {
     "S": N_("Share of one layer's FLOPs as S grows: {legend}"),
     "the context L": N_("Share of one layer's FLOPs as the context L grows: {legend}"),
 }
+# A hybrid's crossovers are the whole model's (the report lists its layer kinds).
+WHOLE_SHARE_TITLES = {
+    "S": N_("Share of the whole model's FLOPs as S grows: {legend}"),
+    "the context L": N_("Share of the whole model's FLOPs as the context L grows: {legend}"),
+}
 
 
 def _pad(text: str, width: int) -> str:
@@ -334,8 +339,9 @@ def share_bars(
     legend = {f"{BAR_CHARS[k]} {name}": DOMINANT_STYLE[k] for k, name in
               (("attention_projections", _("projections")), ("attention_scores", _("scores")),
                ("ffn", "FFN"))}  # fmt: skip
-    if what in SHARE_TITLES:
-        title = _(SHARE_TITLES[what]).format(legend=" ".join(legend))
+    titles = WHOLE_SHARE_TITLES if getattr(r, "kinds", None) is not None else SHARE_TITLES
+    if what in titles:
+        title = _(titles[what]).format(legend=" ".join(legend))
     else:
         title = _("Share of one layer's FLOPs as {what} grows: {legend}").format(
             what=what, legend=" ".join(legend)

@@ -18,10 +18,13 @@ from ffn_calc.model.layer_kinds import (
     FULL_MAMBA2,
     GATED_DELTANET,
     KDA,
+    LIGHTNING,
+    MAMBA,
     MAMBA2,
     MIXERS,
     MOE,
     NO_FFN,
+    SHORT_CONV,
     Ffn,
     Mixer,
 )
@@ -122,6 +125,70 @@ def kda(w: _Walker, p: str, rows: int, length: int) -> None:
     w.matmul(x + "conv1d", "mixer", w.batch * 3 * m.width, k, length + k - 1)
     for name, mm, kk, nn, count in scan(m, w.batch, length):
         w.matmul(x + name, "mixer", mm, kk, nn, count)
+def mamba(w: _Walker, p: str, rows: int, length: int) -> None:
+    """A Mamba-1 mixer at `p` + Naming.mixer: in_proj, conv1d, x_proj, dt_proj, A_log, D,
+    out_proj and the dt/B/C norms; the convolution and the sequential scan's read-outs over
+    `length` tokens."""
+    cfg = w.cfg
+    m = cfg.mamba
+    assert m is not None
+    x, d, k = p + w.nm.mixer, cfg.d_model, m.conv_kernel
+    i, n, r = m.inner, m.state_size, m.dt_rank
+    w.tensor(x + "A_log", (i, n), "mixer")
+    w.tensor(x + "D", (i,), "mixer")
+    w.tensor(x + "conv1d.weight", (i, 1, k), "mixer")
+    if m.conv_bias:
+        w.tensor(x + "conv1d.bias", (i,), "mixer")
+    w.linear(x + "in_proj", d, 2 * i, "mixer", rows, "mixer", m.proj_bias)
+    w.linear(x + "x_proj", i, r + 2 * n, "mixer", rows, "mixer", False)
+    w.linear(x + "dt_proj", r, i, "mixer", rows, "mixer", True)
+    w.linear(x + "out_proj", i, d, "mixer", rows, "mixer", m.proj_bias)
+    if m.dt_bc_norms:
+        w.norm(x + "dt_layernorm", (r,))
+        w.norm(x + "b_layernorm", (n,))
+        w.norm(x + "c_layernorm", (n,))
+    if rows:
+        w.matmul(x + "conv1d", "mixer", w.batch * i, k, length + k - 1)
+        w.matmul(x + "scan read-out", "mixer", i, n, 1, rows)  # C h per token (a bmm)
+
+
+def lightning(w: _Walker, p: str, rows: int, length: int) -> None:
+    """Lightning attention at `p` + Naming.mixer: qkv_proj, output_gate, norm, out_proj; the
+    block products over `length` tokens (blocks of block_size, the last partial)."""
+    cfg = w.cfg
+    m = cfg.lightning
+    assert m is not None
+    x, d, h, hp, q = p + w.nm.mixer, cfg.d_model, m.heads, m.head_dim, m.block_size
+    width = h * hp
+    w.linear(x + "qkv_proj", d, 3 * width, "mixer", rows, "mixer", False)
+    w.linear(x + "output_gate", d, width, "mixer", rows, "mixer", False)
+    w.norm(x + "norm", (width,))
+    w.linear(x + "out_proj", width, d, "mixer", rows, "mixer", False)
+    if not rows:
+        return
+    bh = w.batch * h
+    for size, count in ((q, length // q), (length % q, 1)):
+        if size and count:
+            w.matmul(x + "lightning Q K^T", "mixer", size, hp, size, bh * count)
+            w.matmul(x + "lightning intra-block", "mixer", size, size, hp, bh * count)
+            w.matmul(x + "lightning Q state", "mixer", size, hp, hp, bh * count)
+            w.matmul(x + "lightning K^T V", "mixer", hp, size, hp, bh * count)
+
+
+def short_conv(w: _Walker, p: str, rows: int, length: int) -> None:
+    """A short convolution at `p` + Naming.mixer: in_proj, conv, out_proj (biases with
+    conv_bias); the depthwise convolution over `length` tokens padded by K - 1."""
+    cfg = w.cfg
+    m = cfg.short_conv
+    assert m is not None
+    x, d, k = p + w.nm.mixer, cfg.d_model, m.conv_kernel
+    w.linear(x + "in_proj", d, 3 * d, "mixer", rows, "mixer", m.bias)
+    w.tensor(x + "conv.weight", (d, 1, k), "mixer")
+    if m.bias:
+        w.tensor(x + "conv.bias", (d,), "mixer")
+    w.linear(x + "out_proj", d, d, "mixer", rows, "mixer", m.bias)
+    if rows:
+        w.matmul(x + "conv", "mixer", w.batch * d, k, length + k - 1)
 
 
 def _attention(w: _Walker, p: str, rows: int, length: int) -> None:
@@ -142,6 +209,9 @@ MIXER_WALKS: dict[Mixer, Callable[[_Walker, str, int, int], None]] = {
     MAMBA2: mamba2,
     GATED_DELTANET: gated_deltanet,
     KDA: kda,
+    SHORT_CONV: short_conv,
+    MAMBA: mamba,
+    LIGHTNING: lightning,
     FULL_MAMBA2: _both,
     MIXERS["none"]: _none,
 }

@@ -9,11 +9,13 @@ from typing import ClassVar
 from pydantic import Field, PrivateAttr
 
 from ffn_calc.counts import flops as fl
+from ffn_calc.counts import reach as rc
 from ffn_calc.errors import UsageError
 from ffn_calc.i18n.translate import N_, _, say
 from ffn_calc.model.config import ModelConfig
-from ffn_calc.model.layer_kinds import with_stack
+from ffn_calc.model.layer_kinds import LayerKind, with_stack
 from ffn_calc.reports.base import (
+    KindResult,
     LayerResult,
     Number,
     Result,
@@ -80,6 +82,46 @@ class GridReport(Result):
     scores_vs_ffn_exact: list[str]
 
 
+class KindCrossover(KindResult):
+    """One layer kind's own crossovers in a hybrid (one layer of the kind)."""
+
+    stack: str
+    kind: str
+    count: int
+    mixer: str = Field(description="the kind's token mixer (full, mamba2, gated_deltanet, ...)")
+    crossover: dict[str, Number | None] = Field(
+        description="the S (--decode: the context L) where one layer of this kind reaches "
+        "each crossover (null: never, `never` says why)"
+    )
+    exact: dict[str, str | None]
+    never: dict[str, str] = Field(
+        {}, description="why never: 'mixer' (the kind's token mixer is linear in the length: "
+        "no score FLOPs grow with it), 'no ffn' (the layer has no FFN), 'positions', 'window', "
+        "'slower' (as the model's `never`)",
+    )  # fmt: skip
+    unbounded: dict[str, Number] = Field({})
+
+
+def kind_crossover(
+    stack: str, kind: LayerKind, count: int, mixer: str,
+    points: dict[str, Fraction | None], never: dict[str, str], unbounded: dict[str, Fraction],
+) -> KindCrossover:  # fmt: skip
+    return KindCrossover(
+        stack=stack, kind=str(kind), count=count, mixer=mixer,
+        crossover={k: None if v is None else num(v) for k, v in points.items()},
+        exact={k: None if v is None else exact(v) for k, v in points.items()},
+        never=never, unbounded={k: num(v) for k, v in unbounded.items()},
+    ).with_kind(kind)  # fmt: skip
+
+
+HYBRID_CONVENTION = N_(
+    "The whole model, batch 1, FLOPs of the whole sequence: the scores of every attention "
+    "layer against the FFNs and projections of every layer. Projections and FFN grow with S, "
+    "the scores (QK^T + AV) with S^2; the other token mixers' own FLOPs grow with S like the "
+    "FFN's and are left out of the parts. Each layer kind's own crossovers are listed apart."
+)
+
+
 class CrossoverReport(Stated, LayerResult):
     view: ClassVar[str] = "ffn_calc.views.crossover:crossover_tables"
 
@@ -104,6 +146,11 @@ class CrossoverReport(Stated, LayerResult):
     )
     rows: list[CrossoverRow]
     grid: GridReport | None = None
+    kinds: list[KindCrossover] | None = Field(
+        None, exclude_if=lambda v: v is None,
+        description="a hybrid (only then in JSON): each layer kind's own crossovers; the "
+        "top-level ones are the whole model's",
+    )  # fmt: skip
     convention: str
 
 
@@ -163,15 +210,23 @@ def crossover_report(
         lengths = {s: m for s, m in lengths.items() if s <= limit}
         lengths.setdefault(Fraction(limit), [])
     rows = [_row(pt, s, causal, lengths[s]) for s in sorted(lengths)]
-    stated = [say(CROSSOVER_CONVENTION)] + [say(s) for s in fl.indexer_conventions(cfg)]
+    first = HYBRID_CONVENTION if cfg.layer_mixers else CROSSOVER_CONVENTION
+    stated = [say(first)] + [say(s) for s in fl.indexer_conventions(cfg)]
     if causal:
         stated.append(say(CAUSAL_PAIRS))
     if limit is not None:
         stated.append(say(POSITIONS_NOTE))
     layer = fl.crossover_layer(cfg)
+    kinds = None
+    if cfg.layer_mixers:
+        kinds = [
+            kind_crossover(k.stack, k.kind, k.count, k.mixer, k.points, k.never, k.unbounded)
+            for k in rc.kind_crossovers(cfg, causal)
+        ]
     return (
         CrossoverReport(
             model=cfg.name,
+            kinds=kinds,
             layer=with_stack(layer.stack, layer.kind),
             causal=causal,
             crossover={k: None if v is None else num(v) for k, v in points.items()},

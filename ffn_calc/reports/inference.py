@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from fractions import Fraction
 from typing import ClassVar
 
@@ -10,6 +9,7 @@ from pydantic import Field
 
 from ffn_calc.counts import flops as fl
 from ffn_calc.counts import inference as inf
+from ffn_calc.counts import reach as rc
 from ffn_calc.i18n.translate import N_, say
 from ffn_calc.model.config import ModelConfig
 from ffn_calc.model.layer_kinds import with_stack
@@ -17,6 +17,7 @@ from ffn_calc.reports.base import (
     KindResult,
     LayerResult,
     Number,
+    Result,
     Stated,
     TermReport,
     english,
@@ -24,7 +25,7 @@ from ffn_calc.reports.base import (
     num,
     share,
 )
-from ffn_calc.reports.crossover import CrossoverRow
+from ffn_calc.reports.crossover import CrossoverRow, KindCrossover, kind_crossover
 
 KV_CONVENTION = N_(
     "Elements: every cached key and value tensor's numel() after a prefill of `context` tokens "
@@ -291,6 +292,25 @@ def generation_report(
     ).stated(stated)  # fmt: skip
 
 
+class CacheShare(Result):
+    """The decode cache at one context: keys and values, states, and the states' share."""
+
+    context: int
+    kv_elements: int
+    state_elements: int
+    state_share: float = Field(description="states / (keys and values + states)")
+
+
+HYBRID_DECODE_NOTE = N_(
+    "A hybrid: the crossovers above are the whole model's: one step's scores in every "
+    "attention layer against the FFNs and projections of every layer, and the keys and values "
+    "every attention layer reads against every FFN weight read (the mixer states, read and "
+    "written whole at every step, are the same at any context and are left out of it); the "
+    "other token mixers' own FLOPs do not grow with the context. Each layer kind's own "
+    "crossovers are listed apart."
+)
+
+
 class DecodeCrossoverReport(Stated, LayerResult):
     view: ClassVar[str] = "ffn_calc.views.inference:decode_crossover_tables"
 
@@ -331,23 +351,104 @@ class DecodeCrossoverReport(Stated, LayerResult):
         description="one decode step of one layer over L, at `batch`: each row equals "
         "flops --decode --context L for that layer kind"
     )
+    # A hybrid (only then in JSON): each kind's own crossovers (keys of `flops` and
+    # bytes_context), and the cache's states against its keys and values.
+    kinds: list[KindCrossover] | None = Field(None, exclude_if=lambda v: v is None)
+    state_elements: int | None = Field(
+        None, exclude_if=lambda v: v is None,
+        description="the whole model's mixer states at `batch` (the same at any context)",
+    )  # fmt: skip
+    kv_elements_per_context_token: int | None = Field(
+        None, exclude_if=lambda v: v is None,
+        description="the whole model's keys and values per cached token at `batch`",
+    )  # fmt: skip
+    kv_equals_states: Number | None = Field(
+        None, exclude_if=lambda v: v is None,
+        description="the context L where the keys and values reach the states",
+    )  # fmt: skip
+    kv_equals_states_exact: str | None = Field(None, exclude_if=lambda v: v is None)
+    cache_shares: list[CacheShare] | None = Field(
+        None, exclude_if=lambda v: v is None,
+        description="the cache at each row's context (and at --context): its states' share",
+    )  # fmt: skip
     convention: str
 
 
-def decode_crossover_report(cfg: ModelConfig, batch: int) -> DecodeCrossoverReport:
-    steps = inf.decode_steps(cfg, batch)
-    reach = inf.decode_crossovers(steps)
+def _cache_shares(
+    cfg: ModelConfig, batch: int, contexts: list[int]
+) -> tuple[int, int, list[CacheShare]]:
+    """A hybrid's whole cache at each context: (states, keys and values per token, rows)."""
+    states = inf.state_elements(cfg, batch)
+    per = inf.kv_elements(cfg, batch, 1)
+    rows = []
+    for n in sorted(set(contexts)):
+        kv = inf.kv_elements(cfg, batch, n)
+        rows.append(CacheShare(context=n, kv_elements=kv, state_elements=states,
+                               state_share=share(states, kv + states)))  # fmt: skip
+    return states, per, rows
+
+
+def decode_crossover_report(
+    cfg: ModelConfig, batch: int, context: int | None = None
+) -> DecodeCrossoverReport:
+    """Where one decode step's scores overtake; a hybrid: the whole model's crossovers, each
+    kind's own, and the cache's states against its keys and values (also at `context`)."""
+    steps = rc.decode_steps(cfg, batch)
+    reach = rc.decode_crossovers(steps)
     per = inf.cached_per_token(cfg)
     moe = steps.kind.is_moe
-    weights = inf.ffn_weights_read(cfg, batch, moe)
-    by_bytes = inf.bytes_crossover(steps, per, weights)
+    weights = rc.ffn_weights_read(cfg, batch, moe)
+    if cfg.layer_mixers:  # the whole stack's cache read and FFN weights read
+        per *= inf.attention_layers(cfg)
+        weights = rc.stack_ffn_weights_read(cfg, batch)
+    if context is not None:
+        if not cfg.layer_mixers:
+            from ffn_calc.errors import UsageError
+            from ffn_calc.i18n.translate import _
+
+            raise UsageError(
+                _(
+                    "--context {context}: the share of the cache that is mixer states applies "
+                    "to a model with recurrent or convolution mixers; {model} caches keys and "
+                    "values only."
+                ).format(context=context, model=cfg.name)
+            )
+        inf.check_decode(cfg, context)
+    by_bytes = rc.bytes_crossover(steps, per, weights)
     every = {**reach, "bytes_context": by_bytes}
     points = {k: r.at for k, r in reach.items()}
     kind = steps.kind
     indexer = [say(s) for s in fl.indexer_conventions(cfg)]
     stated = [say(DECODE_CROSSOVER_CONVENTION), *indexer]
+    rows = _sweep(steps, points)
+    hybrid: dict[str, object] = {}
+    if cfg.layer_mixers:
+        stated.append(say(HYBRID_DECODE_NOTE))
+        kinds = [
+            kind_crossover(k.stack, k.kind, k.count, k.mixer,
+                           {**{key: r.at for key, r in k.flops.items()},
+                            "bytes_context": k.bytes.at},
+                           {key: r.never for key, r in [*k.flops.items(), ("bytes_context", k.bytes)]
+                            if r.never},
+                           {key: r.unbounded for key, r in
+                            [*k.flops.items(), ("bytes_context", k.bytes)]
+                            if r.unbounded is not None})
+            for k in rc.kind_decode_crossovers(cfg, batch)
+        ]  # fmt: skip
+        contexts = [int(x.exact["seq_len"]) for x in rows if Fraction(x.exact["seq_len"]) >= 1
+                    and Fraction(x.exact["seq_len"]).denominator == 1]  # fmt: skip
+        states, kv_per, shares = _cache_shares(
+            cfg, batch, contexts + ([context] if context else [])
+        )
+        meet = Fraction(states, kv_per) if kv_per else None
+        hybrid = {
+            "kinds": kinds, "state_elements": states, "kv_elements_per_context_token": kv_per,
+            "kv_equals_states": None if meet is None else num(meet),
+            "kv_equals_states_exact": None if meet is None else exact(meet),
+            "cache_shares": shares,
+        }  # fmt: skip
     return DecodeCrossoverReport(
-        rows=_sweep(steps, points),
+        rows=rows, **hybrid,
         model=cfg.name, layer=with_stack("decoder", kind), batch=batch,
         flops={k: None if v is None else num(v) for k, v in points.items()},
         flops_exact={k: None if v is None else exact(v) for k, v in points.items()},
@@ -362,157 +463,7 @@ def decode_crossover_report(cfg: ModelConfig, batch: int) -> DecodeCrossoverRepo
     ).stated(stated).with_layer("decoder", kind)  # fmt: skip
 
 
-class MemoryReport(Stated):
-    view: ClassVar[str] = "ffn_calc.views.inference:memory_tables"
-
-    model: str
-    dtype: str
-    total_params: int
-    weights_bytes: int = Field(description="the sum of component_bytes")
-    components: dict[str, int]
-    component_bytes: dict[str, int] = Field(
-        description="each parameter tensor's bytes (int4: rounded up per tensor), per component"
-    )
-    position_limit: int | None = Field(
-        None, description="the most tokens the model takes (its learned position table); "
-        "null: no table sets a limit",
-    )  # fmt: skip
-    gpu_memory_bytes: int | None = None
-    weights_fit: bool | None = Field(None, description="the weights alone fit in the memory")
-    free_bytes: int | None = None
-    batch: int | None = None
-    context: int | None = None
-    max_context: int | None = Field(
-        None, description="longest context that fits at `batch` (0: not one token; null: any, "
-        "see max_context_bound)",
-    )  # fmt: skip
-    max_context_bound: str | None = Field(
-        None, description="what sets max_context: 'memory', 'position table' (the model takes "
-        "no more; the memory would hold max_context_memory) or 'none' (the cache stops "
-        "growing and fits: any context)",
-    )  # fmt: skip
-    max_context_memory: int | None = Field(
-        None, description="the longest context the memory alone holds (null: any)"
-    )
-    cache_stops_growing_at: int | None = Field(
-        None, description="the context from which the cache stops growing (every layer local)"
-    )
-    max_batch: int | None = Field(None, description="largest batch that fits at `context`")
-    convention: str
-
-
-MEMORY_CONVENTION = N_(
-    "Fits: weights + KV cache (the same dtype) <= the memory given. Left out: activations, "
-    "the framework's workspace and fragmentation, and any other process's memory."
-)
-
-
-def _memory(fields: dict[str, object]) -> MemoryReport:
-    return MemoryReport.model_validate(fields).stated([say(MEMORY_CONVENTION)])
-
-
-def _component_bytes(cfg: ModelConfig, comps: dict[str, int], dtype: str) -> dict[str, int]:
-    """Bytes per component. Whole-byte dtypes: parameters x bytes. Sub-byte (int4): each
-    parameter tensor is packed on its own (ceil(numel / 2) bytes, a tied tensor once), so the
-    rows sum to the total as stored."""
-    per = inf.DTYPE_BYTES[dtype]
-    if per.denominator == 1:
-        return {k: v * int(per) for k, v in comps.items()}
-    from ffn_calc.reference.instantiate import instantiate
-
-    out = dict.fromkeys(comps, 0)
-    for t in instantiate(cfg).tensors:
-        if t.tied_to is None:
-            out[t.component] = out.get(t.component, 0) + t.count * _bytes(t.numel, dtype)
-    return out
-
-
-def memory_report(
-    cfg: ModelConfig, dtype: str, gpu: int | None, batch: int, context: int | None
-) -> MemoryReport:
-    from ffn_calc.counts import params as pm
-
-    if not cfg.has_decoder and (context is not None or batch != 1):
-        from ffn_calc.errors import UsageError
-        from ffn_calc.i18n.translate import _
-
-        raise UsageError(
-            _(
-                "{option}: {model} is encoder-only: it keeps no KV cache, so only its weights "
-                "are fitted."
-            ).format(option="--context" if context is not None else "--batch", model=cfg.name)
-        )
-    comps = pm.components(cfg)
-    if context is not None:
-        cfg.check_positions(context, f"--context {context}")
-    comp_bytes = _component_bytes(cfg, comps, dtype)
-    weights = sum(comp_bytes.values())
-    out: dict[str, object] = {
-        "model": cfg.name, "dtype": dtype, "total_params": sum(comps.values()),
-        "weights_bytes": weights, "components": comps, "component_bytes": comp_bytes,
-        "position_limit": cfg.position_limit, "convention": MEMORY_CONVENTION,
-    }  # fmt: skip
-    if gpu is None:
-        return _memory(out)
-    free = gpu - weights
-    out |= {"gpu_memory_bytes": gpu, "weights_fit": free >= 0, "free_bytes": max(free, 0),
-            "batch": batch, "context": context}  # fmt: skip
-    if not cfg.has_decoder:
-        return _memory(out)  # no KV cache to fit
-    if free < 0:  # not even the weights: no context, no batch
-        out |= {"max_context": 0, "max_context_bound": "memory", "max_context_memory": 0}
-        if context is not None:
-            out["max_batch"] = 0
-        return _memory(out)
-    out |= _longest(cfg, batch, dtype, free)
-    if context is not None:
-        one = _kv_bytes(cfg, 1, context, dtype)
-        out["max_batch"] = free // one if one else None
-    return _memory(out)
-
-
-def _longest(cfg: ModelConfig, batch: int, dtype: str, free: int) -> dict[str, object]:
-    """The longest context whose cache fits in `free` bytes, and what bounds it: the memory,
-    the learned position table, or nothing (every layer keeps a window, so the cache stops
-    growing, and it fits). No search bound is ever an answer."""
-    from ffn_calc.model.config import MAX_SIZE
-
-    def kv(n: int) -> int:
-        return _kv_bytes(cfg, batch, n, dtype)
-
-    def last(lo: int, hi: int, ok: Callable[[int], bool]) -> int:
-        """The largest n in [lo, hi] with ok(n), given ok(lo) and ok falling once."""
-        while lo < hi:
-            mid = (lo + hi + 1) // 2
-            lo, hi = (mid, hi) if ok(mid) else (lo, mid - 1)
-        return lo
-
-    # Windows hold at most MAX_SIZE - 1 tokens: past 2 x MAX_SIZE a cache that still grows
-    # grows without end, and one that does not has stopped.
-    far = 2 * MAX_SIZE + 2
-    end = kv(far)
-    stops = None
-    if kv(far - 1) == end:
-        stops = 1 if kv(1) == end else last(1, far, lambda n: kv(n) < end) + 1
-    limit = cfg.position_limit
-    memory: int | None
-    if kv(1) > free:
-        memory = 0
-    elif stops is not None and kv(stops) <= free:
-        memory = None  # any context: the cache never outgrows the memory
-    else:
-        # A growing cache adds at least one element (half a byte) per token: 2 x free + 2
-        # tokens never fit.
-        memory = last(1, stops if stops is not None else 2 * free + 2, lambda n: kv(n) <= free)
-    out: dict[str, object] = {"cache_stops_growing_at": stops, "max_context_memory": memory}
-    if limit is not None and (memory is None or memory > limit):
-        return out | {"max_context": limit, "max_context_bound": "position table"}
-    if memory is None:
-        return out | {"max_context": None, "max_context_bound": "none"}
-    return out | {"max_context": memory, "max_context_bound": "memory"}
-
-
-def _sweep(steps: inf.DecodeSteps, points: dict[str, Fraction | None]) -> list[CrossoverRow]:
+def _sweep(steps: rc.DecodeSteps, points: dict[str, Fraction | None]) -> list[CrossoverRow]:
     """One decode step of one layer at powers of two around the crossovers reached (and
     around the context where a local layer's scores stop growing), at those crossovers and
     at that context; none past the position table."""

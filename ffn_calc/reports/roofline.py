@@ -19,7 +19,7 @@ from ffn_calc.model.config import ModelConfig
 from ffn_calc.reports.base import Result, english
 
 GROUPS = (
-    "attention_projections", "attention_scores", "ffn", "lm_head", "embedding", "pooler",
+    "attention_projections", "attention_scores", "mixer", "ffn", "lm_head", "embedding", "pooler",
     "optimizer", "communication",
 )  # fmt: skip
 
@@ -46,6 +46,18 @@ MOE_DECODE_NOTE = N_(
 )
 TP_NOTE = N_(
     "--tp {tp}: FLOPs and bytes per device divided by {tp}; the all-reduces are not modelled."
+)
+MIXER_BYTES_NOTE = N_(
+    "Token mixers: their linear layers as above; a depthwise convolution reads its weight and "
+    "the rows in and out, and a decode step also reads and writes its conv state; a scan is "
+    "one fused kernel per layer (its chunks stay on chip): its inputs read and its output "
+    "written once, each charged to the term that first uses it; a decode step reads and "
+    "writes the recurrent state whole (a step of its own, 0 FLOPs, where the update is "
+    "elementwise). States in the KV cache dtype."
+)
+NO_ATTENTION_NOTE = N_(
+    "No crossovers in time: no layer of {model} attends, so no part of a decode step grows "
+    "with the context."
 )
 UNMODELLED_NOTE = N_("Bytes not modelled (counted as 0) for: {names}.")
 KV_REACHES_NOTE = N_(
@@ -260,6 +272,8 @@ def roofline_report(
     dtypes = dtypes or rl.Dtypes()
     dev, source, memory = device(gpu, peak, bandwidth, dtypes.activations, efficiency)
     notes: list[Text] = [say(BOUND_NOTE), say(BYTES_NOTE)]
+    if cfg.layer_mixers:
+        notes.append(say(MIXER_BYTES_NOTE))
     phases: list[rl.Phase] = []
     _check_training(training, seq_len, batch, dp, recompute, interconnect)
     if seq_len is not None:
@@ -302,7 +316,11 @@ def roofline_report(
     if loose:
         notes.append(say(UNMODELLED_NOTE, names=", ".join(loose)))
     cross = None
-    if crossovers and context is not None:
+    from ffn_calc.counts.inference import attention_layers
+
+    if crossovers and context is not None and cfg.has_decoder and not attention_layers(cfg):
+        notes.append(say(NO_ATTENTION_NOTE, model=cfg.name))
+    elif crossovers and context is not None:
         limit = (cfg.position_limit or MAX_SIZE) - 1
         kv = rl.kv_intensity_limit(cfg, dtypes)
         cross = Crossovers(

@@ -9,9 +9,9 @@ from pydantic import Field, PrivateAttr
 
 from ffn_calc.counts import params as pm
 from ffn_calc.counts import training as tr
-from ffn_calc.i18n.translate import N_, Text
+from ffn_calc.i18n.translate import N_, Text, say
 from ffn_calc.model.config import ModelConfig
-from ffn_calc.reports.base import KindResult, Number, Result, exact, num
+from ffn_calc.reports.base import KindResult, Number, Result, english, exact, num
 
 CONVENTION = N_(
     "Model states are exact: bytes per parameter of the recipe x the parameters on one GPU "
@@ -123,6 +123,47 @@ class TrainingReport(Result):
     convention: str
 
 
+MIXER_ACTIVATIONS = N_(
+    "The stored activations of the {mixers} token mixer are not modelled (no term-by-term "
+    "count of the tensors it keeps for the backward pass is stated here): the activation part "
+    "is left out, and with it the total; the model states are exact."
+)
+
+
+class TrainingStatesReport(Result):
+    """`memory --training` for a model whose token mixers' stored activations are not
+    modelled: the model states alone, and which mixers leave the activations out."""
+
+    view: ClassVar[str] = "ffn_calc.views.training:states_tables"
+
+    model: str
+    recipe: str
+    recipe_text: str
+    dp: int
+    tp: int
+    sequence_parallel: bool
+    recompute: str
+    seq_len: int
+    micro_batch: int
+    params_per_gpu: int
+    bytes_per_param: Number
+    bytes_per_param_exact: str
+    model_states_bytes: int
+    activations_bytes: None = Field(None, description="not modelled (see activations_refused)")
+    total_bytes: None = Field(None, description="not known without the activations")
+    unmodelled_mixers: list[str] = Field(description="the token mixers refused")
+    activations_refused: str = Field(description="why the activation part is left out")
+    gpu_memory_bytes: int | None = None
+    model_states_fit: bool | None = Field(
+        None, description="the model states alone fit in --gpu-memory (activations not counted)"
+    )
+    convention: str
+
+    def refused(self) -> Text:
+        """activations_refused as a message (the reader's language), from the mixers' names."""
+        return say(MIXER_ACTIVATIONS, mixers=", ".join(self.unmodelled_mixers))
+
+
 def _terms(terms: list[tr.ActTerm], par: tr.Parallel) -> list[ActivationTerm]:
     out = []
     for t in terms:
@@ -222,10 +263,11 @@ def training_report(
     gpu: int | None,
     zero: int = 0,
     offload: str = "none",
-) -> TrainingReport:
+) -> TrainingReport | TrainingStatesReport:
     """`s` None: DEFAULT_SEQ_LEN, or the learned position table when it is shorter. `zero`:
     the ZeRO stage over par.dp (`distributed` is stage 1 of `mixed`); `offload`: none,
-    optimizer or optimizer+params (counts.training.zero_states)."""
+    optimizer or optimizer+params (counts.training.zero_states). A model whose token mixers'
+    stored activations are not modelled: the model states alone (TrainingStatesReport)."""
     tr.check(cfg, par)
     tr.check_zero(recipe, zero, offload)
     stage = 1 if recipe == "distributed" else zero
@@ -246,6 +288,18 @@ def training_report(
     states = st.gpu
     per_param = _per_param(parts, par.dp, stage, offload)
     n, d = per_param.numerator, per_param.denominator
+    mixers = tr.unmodelled_mixers(cfg)
+    if mixers:  # the model states alone: no term-by-term count of the mixers' activations
+        refused = say(MIXER_ACTIVATIONS, mixers=", ".join(mixers))
+        return TrainingStatesReport(
+            model=cfg.name, recipe=recipe, recipe_text=tr.RECIPES[recipe][0], dp=par.dp,
+            tp=par.tp, sequence_parallel=par.sequence_parallel, recompute=par.recompute,
+            seq_len=s, micro_batch=b, params_per_gpu=per_gpu,
+            bytes_per_param=num(Fraction(n, d)), bytes_per_param_exact=exact(Fraction(n, d)),
+            model_states_bytes=states, unmodelled_mixers=mixers,
+            activations_refused=english([refused]), gpu_memory_bytes=gpu,
+            model_states_fit=None if gpu is None else states <= gpu, convention=CONVENTION,
+        )  # fmt: skip
     layers = cfg.encoder_layers + cfg.decoder_layers
     kinds, outside, comps = _activations(cfg, par, s, b)
     acts = sum(comps.values())

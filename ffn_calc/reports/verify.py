@@ -31,6 +31,11 @@ BUFFER_SUFFIXES = (
     ".e_score_correction_bias",  # DeepSeek-V3 / GLM-4.5's routing-score bias, a buffer
     ".ffn.gate.bias",  # DeepSeek-V4's routing-score bias as its checkpoints name it
     ".ffn.gate.tid2eid",  # DeepSeek-V4's hash-routing table (token id -> experts)
+    ".feed_forward.expert_bias",  # LFM2-MoE's routing-score bias, a buffer
+    ".self_attn.slope_rate",  # MiniMax lightning attention's decay tables, buffers
+    ".self_attn.query_decay",
+    ".self_attn.key_decay",
+    ".self_attn.diagonal_decay",
 )
 
 

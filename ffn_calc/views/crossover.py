@@ -9,8 +9,8 @@ from ffn_calc.i18n.translate import N_, _
 from ffn_calc.reports.crossover import CAUSAL_PAIRS, CROSSOVER_LABELS
 
 if TYPE_CHECKING:  # the report types only annotate: importing them would load every command
-    from ffn_calc.reports.crossover import CrossoverReport, CrossoverRow
-from ffn_calc.views.labels import layer_label, listed, sentences
+    from ffn_calc.reports.crossover import CrossoverReport, CrossoverRow, KindCrossover
+from ffn_calc.views.labels import kind_label, layer_label, listed, sentences, stack_label
 from ffn_calc.views.table import Column, Table, never
 
 
@@ -82,11 +82,74 @@ def never_notes(
     return out
 
 
-def crossover_tables(r: CrossoverReport) -> list[Table]:
+# Why a layer kind never reaches a crossover, in its row's last cell, and explained below.
+KIND_NEVER = {
+    "mixer": N_("constant per token"),
+    "no ffn": N_("no FFN"),
+    "positions": N_("positions"),
+}
+KIND_NEVER_NOTES = {
+    "mixer": N_(
+        "constant per token: the layer's token mixer (recurrent, linear attention or "
+        "convolution, or none) costs the same per token at any length: no score FLOPs grow "
+        "with {symbol}, so it has no crossover."
+    ),
+    "no ffn": N_(
+        "no FFN: the layer has attention but no FFN, so there is no scores = FFN; its scores "
+        "are compared with its projections."
+    ),
+    "positions": N_("positions: past the model's learned position table."),
+}
+
+
+def kind_cell(key: str, value: object) -> object:
+    """A layer kind's crossover in a cell: the value, or never."""
+    return value if value is not None else never()
+
+
+def kinds_table(
+    title: str, symbol: str, kinds: list[KindCrossover], extra: tuple[str, ...] = ()
+) -> Table:
+    """A hybrid's crossovers per layer kind: each kind's own, or why it has none (the keys
+    `extra` after the crossovers: a column each, named by the key)."""
+    keys = list(CROSSOVER_LABELS)
     t = Table(
-        _("{model}: where the scores overtake ({layer} layer)").format(
-            model=r.model, layer=layer_label(r.layer_of())
-        ),
+        title,
+        [Column(_("layers"), "text"), Column(_("count"), "int")]
+        + [Column(SHORT_MARKS[k], "num") for k in keys]
+        + [Column(k, "num") for k in extra]
+        + [Column(_("never: why"), "text")],
+    )
+    t.notes.append(
+        _(
+            "Columns: the {symbol} where one layer's scores reach its FFN (ffn), its "
+            "projections (proj) and both (dense)."
+        ).format(symbol=symbol)
+    )
+    reasons: list[str] = []
+    for k in kinds:
+        why = []
+        for reason in k.never.values():
+            if reason not in why:
+                why.append(reason)
+            if reason not in reasons:
+                reasons.append(reason)
+        t.add(kind_label(k.layer_kind()) or stack_label(k.stack), k.count,
+              *(kind_cell(key, k.crossover.get(key)) for key in (*keys, *extra)),
+              ", ".join(_(KIND_NEVER[w]) if w in KIND_NEVER else w for w in why))  # fmt: skip
+    t.notes += [
+        _(KIND_NEVER_NOTES[w]).format(symbol=symbol) for w in reasons if w in KIND_NEVER_NOTES
+    ]
+    return t
+
+
+def crossover_tables(r: CrossoverReport) -> list[Table]:
+    title = (
+        _("{model}: where the scores overtake (the whole model)") if r.kinds is not None
+        else _("{model}: where the scores overtake ({layer} layer)")
+    )  # fmt: skip
+    t = Table(
+        title.format(model=r.model, layer=layer_label(r.layer_of())),
         [Column(_("crossover"), "text"), Column("S", "num"), Column(_("exact"), "text")],
     )
     for key, value in r.crossover.items():
@@ -95,16 +158,23 @@ def crossover_tables(r: CrossoverReport) -> list[Table]:
             value if value is not None else never(), r.exact[key] or "",
         )  # fmt: skip
     t.notes += never_notes(r.never, dict(r.unbounded), "S", r.max_seq_len, None)
-    rows = sweep_table(
-        _("{model}: one {layer} layer over S (batch 1)").format(
+    title = (
+        _("{model}: the whole model over S (batch 1)").format(model=r.model)
+        if r.kinds is not None
+        else _("{model}: one {layer} layer over S (batch 1)").format(
             model=r.model, layer=layer_label(r.layer_of())
-        ),
-        "S", r.rows,
-    )  # fmt: skip
+        )
+    )
+    rows = sweep_table(title, "S", r.rows)
     rows.notes.append(
         sentences(*r.sentences(), _("'at': the crossover that row's S is (vs ffn, proj, dense)."))
     )
     tables = [t, rows]
+    if r.kinds is not None:
+        tables.append(
+            kinds_table(_("{model}: each layer kind's own crossovers (one layer, batch 1)")
+                        .format(model=r.model), "S", r.kinds)
+        )  # fmt: skip
     if r.grid is not None:
         g = r.grid
         grid = Table(
@@ -117,6 +187,13 @@ def crossover_tables(r: CrossoverReport) -> list[Table]:
         grid.notes.append(_("scores = FFN at S = {lengths} (per column).").format(lengths=at))
         if g.causal:
             grid.notes.append(_(CAUSAL_PAIRS))
+        if r.kinds is not None:
+            grid.notes.append(
+                _(
+                    "A hybrid: each cell is the whole model's scores against its FFNs, every "
+                    "layer kind at its count; the token mixers' own sizes are kept as they are."
+                )
+            )
         widths = ", ".join(f"{d}->{f}" for d, f in zip(g.d_models, g.d_ff, strict=True))
         grid.notes.append(
             _(

@@ -16,9 +16,9 @@ if TYPE_CHECKING:  # the report types only annotate: importing them would load e
         DecodeReport,
         GenerationReport,
         KvReport,
-        MemoryReport,
     )
-from ffn_calc.views.crossover import never_notes, sweep_table
+    from ffn_calc.reports.memory import MemoryReport
+from ffn_calc.views.crossover import kinds_table, never_notes, sweep_table
 from ffn_calc.views.labels import (
     by_count,
     component_label,
@@ -157,10 +157,14 @@ def decode_tables(r: DecodeReport, explain: bool = False) -> list[Table]:
 
 
 def decode_crossover_tables(r: DecodeCrossoverReport) -> list[Table]:
+    hybrid = r.kinds is not None
+    title = (
+        _("{model}: where attention overtakes at decode time (the whole model, batch {batch})")
+        if hybrid
+        else _("{model}: where attention overtakes at decode time ({layer} layer, batch {batch})")
+    )
     t = Table(
-        _(
-            "{model}: where attention overtakes at decode time ({layer} layer, batch {batch})"
-        ).format(model=r.model, layer=layer_label(r.layer_of()), batch=r.batch),
+        title.format(model=r.model, layer=layer_label(r.layer_of()), batch=r.batch),
         [Column(_("crossover"), "text"), Column(_("context L"), "num"), Column(_("exact"), "text")],
     )  # fmt: skip
     for key, value in r.flops.items():
@@ -173,7 +177,16 @@ def decode_crossover_tables(r: DecodeCrossoverReport) -> list[Table]:
     )  # fmt: skip
     positions = None if r.max_context is None else r.max_context + 1
     t.notes += never_notes(r.never, dict(r.unbounded), "L", positions, r.stops_at)
-    if r.bytes_context_exact is not None:
+    if hybrid:
+        t.notes.append(
+            _(
+                "Whole model: {per_token} cached key and value elements per token and "
+                "sequence; {weights} FFN weights read per step."
+            ).format(
+                per_token=f"{r.kv_elements_per_token:,}", weights=f"{r.ffn_weights_per_step:,}"
+            )
+        )
+    elif r.bytes_context_exact is not None:
         t.notes.append(
             _(
                 "Per layer: {per_token} cached elements per token and sequence; {weights} FFN "
@@ -196,10 +209,13 @@ def decode_crossover_tables(r: DecodeCrossoverReport) -> list[Table]:
             )
         )
     t.notes.append(sentences(*r.sentences()))
+    title = (
+        _("{model}: one decode step of the whole model over the context L (batch {batch})")
+        if hybrid
+        else _("{model}: one decode step of one {layer} layer over the context L (batch {batch})")
+    )
     rows = sweep_table(
-        _("{model}: one decode step of one {layer} layer over the context L (batch {batch})").format(
-            model=r.model, layer=layer_label(r.layer_of()), batch=f"{r.batch:,}"
-        ),
+        title.format(model=r.model, layer=layer_label(r.layer_of()), batch=f"{r.batch:,}"),
         "L", r.rows,
     )  # fmt: skip
     rows.notes.append(_("'at': the crossover that row's L is (vs ffn, proj, dense)."))
@@ -209,7 +225,45 @@ def decode_crossover_tables(r: DecodeCrossoverReport) -> list[Table]:
                 kept=f"{r.stops_at:,}"
             )
         )
-    return [t, rows]
+    tables = [t, rows]
+    if r.kinds is not None:
+        kinds = kinds_table(
+            _("{model}: each layer kind's own decode crossovers (one layer, batch {batch})")
+            .format(model=r.model, batch=f"{r.batch:,}"), "L", r.kinds, ("bytes_context",),
+        )  # fmt: skip
+        kinds.notes.insert(1, _(
+            "bytes_context: the L where the keys and values one step reads reach the FFN "
+            "weights it reads."
+        ))  # fmt: skip
+        tables.append(kinds)
+    if r.cache_shares is not None:
+        tables.append(cache_share_table(r))
+    return tables
+
+
+def cache_share_table(r: DecodeCrossoverReport) -> Table:
+    """A hybrid's decode cache at each context: keys and values against the mixer states."""
+    t = Table(
+        _("{model}: the decode cache, states against keys and values (batch {batch})").format(
+            model=r.model, batch=f"{r.batch:,}"
+        ),
+        [Column(_("context L"), "num"), Column(_("keys and values"), "int"),
+         Column(_("states"), "int"), Column(_("states share"), "pct")],
+    )  # fmt: skip
+    for x in r.cache_shares or []:
+        t.add(x.context, x.kv_elements, x.state_elements, x.state_share)
+    if r.kv_equals_states is not None:
+        t.notes.append(
+            _(
+                "Elements, whole batch. The states are the same at any context; the keys and "
+                "values grow by {per_token} per cached token: they reach the states at "
+                "L = {context}."
+            ).format(
+                per_token=f"{r.kv_elements_per_context_token or 0:,}",
+                context=r.kv_equals_states_exact,
+            )
+        )
+    return t
 
 
 def generation_tables(r: GenerationReport) -> list[Table]:
@@ -262,7 +316,9 @@ def memory_tables(r: MemoryReport) -> list[Table]:
         free = r.free_bytes if r.free_bytes is not None else _("none")
         f.add(_("left for the KV cache"), free)
         longest = _("longest context at batch {batch}").format(batch=r.batch)
-        if r.max_context_bound == "none" and r.cache_stops_growing_at is not None:
+        if r.max_context_bound == "none" and r.attention_layers == 0:
+            f.add(longest, _("any: no layer caches keys and values"))
+        elif r.max_context_bound == "none" and r.cache_stops_growing_at is not None:
             f.add(longest, _("any: the cache stops growing at {tokens} tokens").format(
                 tokens=f"{r.cache_stops_growing_at:,}"))  # fmt: skip
         elif r.max_context is not None and r.max_context_bound == "position table":
@@ -311,6 +367,23 @@ def memory_tables(r: MemoryReport) -> list[Table]:
                     "tokens."
                 ).format(tokens=f"{r.cache_stops_growing_at:,}")
             )
+        if r.state_bytes is not None and r.weights_fit:
+            if r.attention_layers:
+                f.notes.append(
+                    _(
+                        "The mixer states take {bytes} bytes at batch {batch}, the same at any "
+                        "context: the longest context is bounded by the keys and values of "
+                        "the {layers} attention layers alone."
+                    ).format(bytes=f"{r.state_bytes:,}", batch=r.batch, layers=r.attention_layers)
+                )
+            else:
+                f.notes.append(
+                    _(
+                        "No layer attends: the cache is the mixer states alone, {bytes} bytes "
+                        "at batch {batch}, the same at any context; the cache sets no bound "
+                        "on the context."
+                    ).format(bytes=f"{r.state_bytes:,}", batch=r.batch)
+                )
         f.notes.append(sentences(*r.sentences()))
         tables.append(f)
     return tables

@@ -90,6 +90,9 @@ def roofline_tables(r: RooflineReport) -> list[Table]:
             Column(_("attention time share"), "pct"),
         ],
     )
+    mixers = any("mixer" in p.time_shares for p in r.phases)
+    if mixers:
+        s.columns.append(Column(_("mixer time share"), "pct"))
     for p in r.phases:
         att = p.time_shares.get("attention_projections", 0.0) + p.time_shares.get(
             "attention_scores", 0.0
@@ -101,6 +104,7 @@ def roofline_tables(r: RooflineReport) -> list[Table]:
             Spelled(p.tokens_per_s, f"{p.tokens_per_s:,.0f}"),
             p.time_shares.get("ffn", 0.0),
             att,
+            *([p.time_shares.get("mixer", 0.0)] if mixers else []),
         )
     s.notes += [shown(n) for n in r.sentences()]
     tables.append(s)

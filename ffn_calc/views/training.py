@@ -10,7 +10,12 @@ from ffn_calc.model.layer_kinds import CROSS_ATTENTION
 
 if TYPE_CHECKING:  # the report types only annotate: importing them would load every command
     from ffn_calc.model.layer_kinds import LayerKind
-    from ffn_calc.reports.training import ActivationTerm, TrainingLayerKind, TrainingReport
+    from ffn_calc.reports.training import (
+        ActivationTerm,
+        TrainingLayerKind,
+        TrainingReport,
+        TrainingStatesReport,
+    )
 from ffn_calc.views.labels import (
     activation_term_label,
     by_count,
@@ -50,6 +55,42 @@ def _main_layer(r: TrainingReport) -> tuple[str, LayerKind | str]:
         (k for k in r.layer_kinds if k.stack == r.layer_kinds[0].stack), key=lambda k: k.count
     )
     return main.stack, main.layer_kind()
+
+
+def states_tables(r: TrainingStatesReport, explain: bool = False) -> list[Table]:
+    """The model states alone, where the token mixers' stored activations are not modelled."""
+    par = listed(
+        [f"DP {r.dp}", f"TP {r.tp}", *([_("sequence parallel")] if r.sequence_parallel else [])]
+    )
+    t = Table(
+        _(
+            "{model}: training memory per GPU ({parallel}; recompute {recompute}; s = {seq_len}, "
+            "micro-batch {micro_batch})"
+        ).format(
+            model=r.model,
+            parallel=par,
+            recompute=r.recompute,
+            seq_len=f"{r.seq_len:,}",
+            micro_batch=r.micro_batch,
+        ),
+        [Column(_("part"), "text"), Column(_("bytes"))],
+    )
+    states = _("model states ({bytes} bytes x {params} params)").format(
+        bytes=r.bytes_per_param_exact, params=f"{r.params_per_gpu:,}"
+    )
+    t.add(states, r.model_states_bytes)
+    t.add(_("activations"), _("not modelled"))
+    t.notes.append(_("Recipe: {recipe}.").format(recipe=_(r.recipe_text)))
+    t.notes.append(shown(r.refused()))
+    if r.gpu_memory_bytes is not None:
+        fits = (
+            _("The model states alone fit in {bytes} bytes; whether the activations do is not known.")
+            if r.model_states_fit
+            else _("The model states alone do not fit in {bytes} bytes.")
+        )  # fmt: skip
+        t.notes.append(fits.format(bytes=f"{r.gpu_memory_bytes:,}"))
+    t.notes.append(_(r.convention))
+    return [t]
 
 
 def training_tables(r: TrainingReport, explain: bool = False) -> list[Table]:

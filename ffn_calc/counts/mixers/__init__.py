@@ -11,11 +11,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import ModuleType
 
-from ffn_calc.counts.mixers import gated_deltanet, kda, mamba2
+from ffn_calc.counts.mixers import gated_deltanet, kda, lightning, mamba, mamba2, short_conv
+from ffn_calc.counts.mixers.traffic import Traffic
 from ffn_calc.counts.terms import Term
 from ffn_calc.model.config import ModelConfig
-from ffn_calc.model.layer_kinds import FULL_MAMBA2, GATED_DELTANET, KDA, MAMBA2, NO_MIXER, Mixer
+from ffn_calc.model.layer_kinds import (
+    FULL_MAMBA2,
+    GATED_DELTANET,
+    KDA,
+    LIGHTNING,
+    MAMBA,
+    MAMBA2,
+    NO_MIXER,
+    SHORT_CONV,
+    Mixer,
+)
 
 
 @dataclass(frozen=True)
@@ -35,6 +47,10 @@ class MixerCounts:
     decode: Callable[[ModelConfig, int], list[Term]]
     state: Callable[[ModelConfig], list[tuple[str, int]]]
     attends: bool = False
+    # The roofline (counts.mixers.traffic): what each kernel moves, traffic(cfg, B, S,
+    # decode); `linear`: the terms that are linear layers (the roofline's linear rule).
+    traffic: Callable[[ModelConfig, int, int, bool], Traffic] | None = None
+    linear: tuple[str, ...] = ()
 
 
 def _nothing(*_args: object) -> list:  # type: ignore[type-arg]
@@ -42,19 +58,28 @@ def _nothing(*_args: object) -> list:  # type: ignore[type-arg]
 
 
 NONE_COUNTS = MixerCounts(_nothing, _nothing, _nothing, _nothing)
-MAMBA2_COUNTS = MixerCounts(mamba2.params, mamba2.prefill, mamba2.decode, mamba2.state)
+
+
+def _counts(module: ModuleType, attends: bool = False) -> MixerCounts:
+    """A mixer module's counts: params, prefill, decode, state, traffic and LINEAR."""
+    return MixerCounts(
+        module.params, module.prefill, module.decode, module.state, attends,
+        module.traffic, module.LINEAR,
+    )  # fmt: skip
+
+
+MAMBA2_COUNTS = _counts(mamba2)
 
 # The row of each mixer that is not (only) attention -> its counts.
 MIXER_COUNTS: dict[Mixer, MixerCounts] = {
     MAMBA2: MAMBA2_COUNTS,
-    GATED_DELTANET: MixerCounts(
-        gated_deltanet.params, gated_deltanet.prefill, gated_deltanet.decode, gated_deltanet.state
-    ),
-    KDA: MixerCounts(kda.params, kda.prefill, kda.decode, kda.state),
+    GATED_DELTANET: _counts(gated_deltanet),
+    KDA: _counts(kda),
+    LIGHTNING: _counts(lightning),
+    MAMBA: _counts(mamba),
+    SHORT_CONV: _counts(short_conv),
     NO_MIXER: NONE_COUNTS,
-    FULL_MAMBA2: MixerCounts(
-        mamba2.params, mamba2.prefill, mamba2.decode, mamba2.state, attends=True
-    ),
+    FULL_MAMBA2: _counts(mamba2, attends=True),
 }
 
 

@@ -27,6 +27,7 @@ recurrent state [Hv, dk, dv], whatever the context.
 
 from __future__ import annotations
 
+from ffn_calc.counts.mixers.traffic import Moves, Traffic, conv
 from ffn_calc.counts.terms import Term, term
 from ffn_calc.model.config import ModelConfig
 from ffn_calc.model.mixers import GatedDeltaNetConfig
@@ -114,3 +115,31 @@ def state(cfg: ModelConfig) -> list[tuple[str, int]]:
         ("conv state", m.conv_dim * m.conv_kernel),
         ("recurrent state", m.value_heads * m.key_head_dim * m.value_head_dim),
     ]
+
+
+# The roofline's view of the layer (counts.mixers.traffic): what each kernel moves.
+LINEAR = ("in_proj_qkvz", "in_proj_ba", "out_proj")
+
+
+def traffic(cfg: ModelConfig, b: int, s: int, decode: bool) -> Traffic:
+    """Prefill: the delta rule reads k, beta and g (key_dim + 2 Hv per token) with beta K K^T,
+    q (key_dim) with Q K^T, v (value_dim) with the intra-chunk output, which writes o
+    (value_dim); the rest stays on chip. Decode: the convolution's state, and the recurrent
+    step (elementwise, 0 FLOPs) reads q, k, v, beta, g, writes o, and reads and writes the
+    state [Hv, dk, dv]."""
+    m = sizes(cfg)
+    rows, hv = b * s, m.value_heads
+    out = {"conv1d": conv(b, s, m.conv_dim, m.conv_kernel, decode)}
+    if decode:
+        step = Moves(
+            0, b * (2 * m.key_dim + m.value_dim + 2 * hv) + b * m.value_dim,
+            2 * b * hv * m.key_head_dim * m.value_head_dim,
+        )  # fmt: skip
+        return Traffic(out, {"delta rule step": step})
+    out["delta rule beta K K^T"] = Moves(0, rows * (m.key_dim + 2 * hv))
+    out["delta rule Q K^T"] = Moves(0, rows * m.key_dim)
+    out["delta rule intra-chunk output"] = Moves(0, 2 * rows * m.value_dim)
+    for name in ("delta rule decayed-key state read", "delta rule query state read",
+                 "delta rule state update"):  # fmt: skip
+        out[name] = Moves()
+    return Traffic(out)

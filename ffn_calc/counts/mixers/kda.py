@@ -26,6 +26,7 @@ recurrent state [heads, h, h], whatever the context.
 
 from __future__ import annotations
 
+from ffn_calc.counts.mixers.traffic import Moves, Traffic, conv
 from ffn_calc.counts.terms import Term, term
 from ffn_calc.model.config import ModelConfig
 from ffn_calc.model.mixers import KdaConfig
@@ -124,3 +125,38 @@ def state(cfg: ModelConfig) -> list[tuple[str, int]]:
         ("conv state", 3 * m.width * m.conv_kernel),
         ("recurrent state", m.heads * m.head_dim * m.head_dim),
     ]
+
+
+# The roofline's view of the layer (counts.mixers.traffic): what each kernel moves.
+LINEAR = (
+    "q_proj",
+    "k_proj",
+    "v_proj",
+    "f_a_proj",
+    "f_b_proj",
+    "b_proj",
+    "g_a_proj",
+    "g_b_proj",
+    "o_proj",
+)  # fmt: skip (projections' names)
+
+
+def traffic(cfg: ModelConfig, b: int, s: int, decode: bool) -> Traffic:
+    """Prefill (W = heads x head_dim per token): the delta rule reads v and beta (W + heads)
+    with the UT values, k and the per-channel decay g (2 W) with the UT keys, q (W) with the
+    query state read, and writes o (W) with the intra-chunk output; the rest stays on chip.
+    Decode: the convolution's state, and the recurrent step (elementwise, 0 FLOPs) reads q,
+    k, v, g, beta, writes o, and reads and writes the state [heads, h, h]."""
+    m = sizes(cfg)
+    rows, w, h = b * s, m.width, m.heads
+    out = {"conv1d": conv(b, s, 3 * w, m.conv_kernel, decode)}
+    if decode:
+        step = Moves(0, b * (4 * w + h) + b * w, 2 * b * h * m.head_dim * m.head_dim)
+        return Traffic(out, {"KDA step": step})
+    out["KDA UT values"] = Moves(0, rows * (w + h))
+    out["KDA UT keys"] = Moves(0, rows * 2 * w)
+    out["KDA query state read"] = Moves(0, rows * w)
+    out["KDA intra-chunk output"] = Moves(0, rows * w)
+    for name in ("KDA key state read", "KDA state update"):
+        out[name] = Moves()
+    return Traffic(out)

@@ -22,6 +22,7 @@ recurrent state [H, P, N], whatever the context.
 
 from __future__ import annotations
 
+from ffn_calc.counts.mixers.traffic import Moves, Traffic, conv
 from ffn_calc.counts.terms import Term, term
 from ffn_calc.model.config import ModelConfig
 from ffn_calc.model.mixers import Mamba2Config
@@ -109,3 +110,27 @@ def state(cfg: ModelConfig) -> list[tuple[str, int]]:
         ("conv state", m.conv_dim * m.conv_kernel),
         ("SSM state", m.heads * m.head_dim * m.state_size),
     ]
+
+
+# The roofline's view of the layer (counts.mixers.traffic): what each kernel moves.
+LINEAR = ("in_proj", "out_proj")
+
+
+def traffic(cfg: ModelConfig, b: int, s: int, decode: bool) -> Traffic:
+    """Prefill: the scan reads C and B (2 G N per token) with C B^T, x and dt (H P + H) with
+    the intra-chunk product, which writes y (H P); the chunk states stay on chip. Decode: the
+    read-out reads x, B, C, dt, writes y, and reads and writes the SSM state [H, P, N]."""
+    m = sizes(cfg)
+    h, p, n, g = m.heads, m.head_dim, m.state_size, m.n_groups
+    rows = b * s
+    out = {"conv1d": conv(b, s, m.conv_dim, m.conv_kernel, decode)}
+    if decode:
+        out["SSM state read-out"] = Moves(
+            0, b * (h * p + 2 * g * n + h) + b * h * p, 2 * b * h * p * n
+        )
+    else:
+        out["SSD C B^T"] = Moves(0, rows * 2 * g * n)
+        out["SSD intra-chunk"] = Moves(0, rows * (h * p + h) + rows * h * p)
+        for name in ("SSD chunk states", "SSD state passing", "SSD inter-chunk"):
+            out[name] = Moves()
+    return Traffic(out)
