@@ -74,6 +74,10 @@ REGISTRY: dict[str, str] = {
     "llama4": "llama4",
     "qwen3_next": "qwen3_next",
     "kimi_linear": "kimi_linear",
+    "qwen3_5": "qwen3_5",
+    "qwen3_5_moe": "qwen3_5_moe",
+    "qwen3_5_text": "qwen3_5_text",
+    "qwen3_5_moe_text": "qwen3_5_moe_text",
 }
 # The towers of multimodal wrappers, by the model_type of their vision_config (or
 # audio_config): each module reads one into a Tower and names its tensors.
@@ -82,6 +86,7 @@ TOWER_FAMILIES: dict[str, str] = {
     "clip_vision_model": "clip_vision_model",
     "qwen2_5_vl_vision": "qwen2_5_vl_vision",
     "qwen3_vl_vision": "qwen3_vl_vision",
+    "qwen3_5_vision": "qwen3_5_vision",
     "pixtral": "pixtral",
     "idefics3_vision": "idefics3_vision",
     "smolvlm_vision": "idefics3_vision",
