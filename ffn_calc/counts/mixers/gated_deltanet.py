@@ -46,7 +46,7 @@ def params(cfg: ModelConfig) -> list[Term]:
     m, d = sizes(cfg), cfg.d_model
     return [
         *(term(G, name, f"d_model x {_par(width)}", d, n) for name, width, n in m.projections),
-        term(G, "conv1d", "conv_dim x kernel", m.conv_dim, m.conv_kernel),
+        term(G, "conv1d", "conv_dim x K", m.conv_dim, m.conv_kernel),
         term(G, "dt_bias", "value_heads", m.value_heads),
         term(G, "A_log", "value_heads", m.value_heads),
         term("norm", "mixer norm", "value_head_dim (weight)", m.value_head_dim),
