@@ -1015,12 +1015,20 @@ _HYBRID_LINEAR: Cases = {
 
 # Qwen3.5: the wrappers' special tokens at the top of each tiny vocabulary.
 _Q35_IDS: dict[str, Any] = {
-    "image_token_id": 39, "video_token_id": 38, "vision_start_token_id": 37,
+    "image_token_id": 39,
+    "video_token_id": 38,
+    "vision_start_token_id": 37,
     "vision_end_token_id": 36,
 }
 _Q35_VISION: dict[str, Any] = {
-    "depth": 2, "hidden_size": 8, "num_heads": 2, "intermediate_size": 6, "patch_size": 2,
-    "spatial_merge_size": 2, "temporal_patch_size": 2, "num_position_embeddings": 9,
+    "depth": 2,
+    "hidden_size": 8,
+    "num_heads": 2,
+    "intermediate_size": 6,
+    "patch_size": 2,
+    "spatial_merge_size": 2,
+    "temporal_patch_size": 2,
+    "num_position_embeddings": 9,
 }
 _QWEN3_5: Cases = {
     "qwen3_5 text_config by interval, untied, two value heads per key head": {
