@@ -78,6 +78,7 @@ REGISTRY: dict[str, str] = {
     "qwen3_5_moe": "qwen3_5_moe",
     "qwen3_5_text": "qwen3_5_text",
     "qwen3_5_moe_text": "qwen3_5_moe_text",
+    "bamba": "bamba",
 }
 # The towers of multimodal wrappers, by the model_type of their vision_config (or
 # audio_config): each module reads one into a Tower and names its tensors.
