@@ -20,6 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
+from pydantic import BaseModel
+
 from ffn_calc.counts.compressed import (
     compressed_entries,
     compressed_flop_terms,
@@ -542,12 +544,16 @@ def scaled(cfg: ModelConfig, d_model: int) -> ModelConfig:
         kv -= 1
     # Built without validation: every invariant holds by construction (kv divides heads,
     # head_dim given), and a wide d_ff / d_model ratio may carry d_ff past the bound on
-    # sizes that input files are held to, which the exact integer counts do not need.
+    # sizes that input files are held to, which the exact integer counts do not need. The
+    # nested models (the towers, a hybrid's mixer sizes) are kept as they are: model_construct
+    # would leave their dumps as plain dicts.
+    nested = {k: v for k, v in cfg if isinstance(v, BaseModel)}
     return ModelConfig.model_construct(
         **{
             **cfg.model_dump(
-                exclude={"name", "head_dim", "n_heads", "n_kv_heads", "d_ff", "towers"}
+                exclude={"name", "head_dim", "n_heads", "n_kv_heads", "d_ff", "towers", *nested}
             ),
+            **nested,
             "towers": cfg.towers,
             "name": f"{cfg.name} @ d_model {d_model}",
             "d_model": d_model,
