@@ -72,6 +72,7 @@ _MM2 = "test_oracle_multimodal_2"
 _LINEAR = "test_oracle_hybrid_linear"
 _G3N = "test_oracle_gemma3n"
 _CONV_SCAN = "test_oracle_hybrid_conv_scan"
+_QWEN3_5 = "test_oracle_qwen3_5"
 
 ORACLE: dict[str, Oracle] = {
     # Built from ffn-calc's ModelConfig (tests/test_torch_oracle.py hf_config).
@@ -145,6 +146,7 @@ ORACLE: dict[str, Oracle] = {
     ),
     "falcon_h1": Oracle("FalconH1Config", "FalconH1ForCausalLM", _MAMBA, CAUSAL, examples=4),
     "nemotron_h": Oracle("NemotronHConfig", "NemotronHForCausalLM", _MAMBA, CAUSAL, examples=6),
+    "bamba": Oracle("BambaConfig", "BambaForCausalLM", _MAMBA, CAUSAL, examples=6),
     "mistral3": Oracle("Mistral3Config", "Mistral3ForConditionalGeneration", _MM2, examples=8),
     "idefics3": Oracle("Idefics3Config", "Idefics3ForConditionalGeneration", _MM2, examples=6),
     "smolvlm": Oracle("SmolVLMConfig", "SmolVLMForConditionalGeneration", _MM2, examples=6),
@@ -155,6 +157,14 @@ ORACLE: dict[str, Oracle] = {
     # Its vision tower is a timm model (not installed here): the text model, the audio tower
     # and the embedders are built apart (tests/test_oracle_gemma3n.py).
     "gemma3n": Oracle("Gemma3nConfig", "Gemma3nForConditionalGeneration", _G3N, examples=2),
+    "qwen3_5": Oracle("Qwen3_5Config", "Qwen3_5ForConditionalGeneration", _QWEN3_5, examples=4),
+    "qwen3_5_moe": Oracle(
+        "Qwen3_5MoeConfig", "Qwen3_5MoeForConditionalGeneration", _QWEN3_5, examples=4
+    ),
+    "qwen3_5_text": Oracle("Qwen3_5TextConfig", "Qwen3_5ForCausalLM", _QWEN3_5, IDS, examples=4),
+    "qwen3_5_moe_text": Oracle(
+        "Qwen3_5MoeTextConfig", "Qwen3_5MoeForCausalLM", _QWEN3_5, IDS, examples=4
+    ),
 }
 
 
@@ -956,6 +966,22 @@ _HYBRID_MAMBA: Cases = {
         "mamba_n_heads": 2, "mamba_d_state": 3, "mamba_chunk_size": 2,
         "tie_word_embeddings": True, "mamba_proj_bias": True,
     },
+    "bamba attention at layer 1 (and an index past the last), groups 2, biases": {
+        "model_type": "bamba", "architectures": ["BambaForCausalLM"], "hidden_size": 16,
+        "num_hidden_layers": 3, "num_attention_heads": 2, "num_key_value_heads": 1,
+        "intermediate_size": 12, "vocab_size": 40, "attn_layer_indices": [1, 7],
+        "mamba_n_heads": 4, "mamba_n_groups": 2, "mamba_d_state": 5, "mamba_d_conv": 3,
+        "mamba_chunk_size": 4, "mamba_proj_bias": True, "mlp_bias": True,
+        "attention_bias": True,
+    },
+    "bamba head_dim and mamba_d_head given, no conv bias, tied, pad_token_id 0": {
+        "model_type": "bamba", "architectures": ["BambaForCausalLM"], "hidden_size": 12,
+        "num_hidden_layers": 2, "num_attention_heads": 3, "num_key_value_heads": 3,
+        "head_dim": 6, "intermediate_size": 8, "vocab_size": 30, "attn_layer_indices": [0],
+        "mamba_n_heads": 3, "mamba_d_head": 4, "mamba_expand": 1, "mamba_d_state": 2,
+        "mamba_d_conv": 2, "mamba_chunk_size": 2, "mamba_conv_bias": False,
+        "tie_word_embeddings": True, "pad_token_id": 0,
+    },
     "falcon_h1 attention and Mamba-2 side by side, d_ssm given": {
         "model_type": "falcon_h1", "architectures": ["FalconH1ForCausalLM"], "hidden_size": 16,
         "num_hidden_layers": 2, "num_attention_heads": 2, "num_key_value_heads": 1,
@@ -1105,10 +1131,85 @@ _HYBRID_CONV_SCAN: Cases = {
         "block_size": 4, "vocab_size": 30,
     },
 }  # fmt: skip
+# Qwen3.5: the wrappers' special tokens at the top of each tiny vocabulary.
+_Q35_IDS: dict[str, Any] = {
+    "image_token_id": 39,
+    "video_token_id": 38,
+    "vision_start_token_id": 37,
+    "vision_end_token_id": 36,
+}
+_Q35_VISION: dict[str, Any] = {
+    "depth": 2,
+    "hidden_size": 8,
+    "num_heads": 2,
+    "intermediate_size": 6,
+    "patch_size": 2,
+    "spatial_merge_size": 2,
+    "temporal_patch_size": 2,
+    "num_position_embeddings": 9,
+}
+_QWEN3_5: Cases = {
+    "qwen3_5 text_config by interval, untied, two value heads per key head": {
+        "model_type": "qwen3_5", "architectures": ["Qwen3_5ForConditionalGeneration"],
+        **_Q35_IDS,
+        "text_config": {"hidden_size": 16, "num_hidden_layers": 4, "num_attention_heads": 2,
+                        "num_key_value_heads": 1, "head_dim": 8, "intermediate_size": 20,
+                        "linear_num_key_heads": 2, "linear_num_value_heads": 4,
+                        "linear_key_head_dim": 4, "linear_value_head_dim": 3,
+                        "linear_conv_kernel_dim": 3, "vocab_size": 40, **IDS,
+                        "max_position_embeddings": 64},
+        "vision_config": {**_Q35_VISION, "out_hidden_size": 16},
+    },
+    "qwen3_5 tied at the top (text_config's tie not read), biases, layer_types": {
+        "model_type": "qwen3_5", "architectures": ["Qwen3_5ForConditionalGeneration"],
+        **_Q35_IDS, "tie_word_embeddings": True,
+        "text_config": {"hidden_size": 12, "num_hidden_layers": 3, "num_attention_heads": 3,
+                        "num_key_value_heads": 3, "head_dim": 4, "intermediate_size": 10,
+                        "linear_num_key_heads": 1, "linear_num_value_heads": 2,
+                        "linear_key_head_dim": 1, "linear_value_head_dim": 3,
+                        "linear_conv_kernel_dim": 2, "vocab_size": 40, **IDS,
+                        "layer_types": ["full_attention", "linear_attention", "linear_attention"],
+                        "attention_bias": True, "tie_word_embeddings": False},
+        "vision_config": {**_Q35_VISION, "depth": 1, "spatial_merge_size": 1,
+                          "hidden_act": "gelu", "out_hidden_size": 12},
+    },
+    "qwen3_5_moe shared expert in every layer, sparse-step fields not read": {
+        "model_type": "qwen3_5_moe", "architectures": ["Qwen3_5MoeForConditionalGeneration"],
+        **_Q35_IDS,
+        "text_config": {"hidden_size": 16, "num_hidden_layers": 2, "num_attention_heads": 2,
+                        "num_key_value_heads": 1, "head_dim": 8, "moe_intermediate_size": 6,
+                        "shared_expert_intermediate_size": 5, "num_experts": 3,
+                        "num_experts_per_tok": 2, "linear_num_key_heads": 1,
+                        "linear_num_value_heads": 2, "linear_key_head_dim": 4,
+                        "linear_value_head_dim": 2, "vocab_size": 40, **IDS,
+                        "layer_types": ["linear_attention", "full_attention"],
+                        "decoder_sparse_step": 2, "mlp_only_layers": [0],
+                        "intermediate_size": 99},
+        "vision_config": {**_Q35_VISION, "out_hidden_size": 16},
+    },
+    "qwen3_5_text dense, kernel 4, tied": {
+        "model_type": "qwen3_5_text", "architectures": ["Qwen3_5ForCausalLM"],
+        "hidden_size": 16, "num_hidden_layers": 2, "num_attention_heads": 2,
+        "num_key_value_heads": 1, "head_dim": 4, "intermediate_size": 12,
+        "linear_num_key_heads": 2, "linear_num_value_heads": 2, "linear_key_head_dim": 2,
+        "linear_value_head_dim": 4, "full_attention_interval": 2, "tie_word_embeddings": True,
+        "vocab_size": 30,
+    },
+    "qwen3_5_moe_text one expert, top-1, attention first": {
+        "model_type": "qwen3_5_moe_text", "architectures": ["Qwen3_5MoeForCausalLM"],
+        "hidden_size": 8, "num_hidden_layers": 3, "num_attention_heads": 2,
+        "num_key_value_heads": 2, "head_dim": 4, "moe_intermediate_size": 4,
+        "shared_expert_intermediate_size": 3, "num_experts": 1, "num_experts_per_tok": 1,
+        "linear_num_key_heads": 1, "linear_num_value_heads": 1, "linear_key_head_dim": 3,
+        "linear_value_head_dim": 2, "linear_conv_kernel_dim": 4, "vocab_size": 30,
+        "layer_types": ["full_attention", "linear_attention", "linear_attention"],
+    },
+}  # fmt: skip
 
 EXPLICIT: Cases = {
     **_MODEL_CONFIGS,
     **_GEMMA3N,
+    **_QWEN3_5,
     **_HYBRID_MAMBA,
     **_HYBRID_LINEAR,
     **_HYBRID_CONV_SCAN,

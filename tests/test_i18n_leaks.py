@@ -37,6 +37,7 @@ def _scrub(line: str, quotes: bool = True) -> str:
     """The line without what is English by design (see the module docstring)."""
     line = re.sub(r"`[^`]*`|'[^']*'|\"[^\"]*\"|--[\w-]+" if quotes else r"--[\w-]+", " ", line)
     line = re.sub(r"\b[\w.@^-]*[_\d@^][\w.@^-]*", " ", line)  # identifiers, numbers, formulas
+    line = re.sub(r"\b\w+(?:\.\w+)+", " ", line)  # dotted tensor names: model.visual.merger
     return re.sub(r"(?<=[a-z])-(?=[a-z])", "", line)  # decoder-only: one word
 
 
@@ -260,7 +261,7 @@ def test_json_stays_english_for_the_messages_built_with_fields() -> None:
 # ("共有（tied）重み", "rotary の inv_freq", "注意力 sink").  # noqa: RUF003
 SYMBOLS = frozenset(
     ("MoE", "LayerNorm", "RMSNorm", "FLOPs", "weight", "bias", "dense", "nope", "rope",
-     "transformers", "tied", "rotary", "sink", "wk")  # wk: the indexer's tensor
+     "transformers", "tied", "rotary", "sink", "wk", "DeltaNet")  # wk: the indexer's tensor
 )  # fmt: skip
 
 

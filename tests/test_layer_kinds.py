@@ -24,6 +24,7 @@ from ffn_calc.model.layer_kinds import (
     CROSS_ATTENTION,
     DENSE,
     FULL,
+    MIXERS,
     MOE,
     SLIDING,
     LayerKind,
@@ -47,6 +48,12 @@ def labels_before(cfg: ModelConfig, layers: int) -> list[tuple[str, int]]:
               "bidirectional": "bidirectional sliding-window"}[cfg.window_kind]  # fmt: skip
     local = f"{window} attention over {n:,} {'token' if n == 1 else 'tokens'}"
     dense = sorted(cfg.dense_ffn_layers) if cfg.is_moe and layers else []
+    if cfg.layer_mixers and layers and not dense and not cfg.ffn_free_layers:
+        # A hybrid of one FFN kind: each mixer's label where the layers mix in several ways.
+        mixers: dict[str, int] = {}
+        for name in cfg.layer_mixers:
+            mixers[MIXERS[name].label] = mixers.get(MIXERS[name].label, 0) + 1
+        return list(mixers.items()) if len(mixers) > 1 else [("", layers)]
 
     def ffn_only(attn: str) -> list[tuple[str, str, int]]:
         if not dense:
@@ -76,7 +83,8 @@ _LOCAL = re.compile(
 
 def shown_before(label: str) -> str:
     """views.kind_label as it was: the English label parsed back and translated part by part."""
-    words = {x: _(x) for x in ("MoE", "dense FFN", "full attention", "cross-attention")}
+    words = {x: _(x) for x in ("MoE", "dense FFN", "full attention", "cross-attention",
+                               *(m.label for m in MIXERS.values() if not m.windowed))}  # fmt: skip
     out = []
     for part in label.split(", "):
         m = _LOCAL.fullmatch(part)

@@ -26,6 +26,8 @@ def _layer_scores(cfg: fl.ModelConfig, s: int, causal: bool) -> int:
     what `flops` sums (flop_components adds every layer's terms)."""
     kind = fl.crossover_layer(cfg)
     layers = fl.layer_flops(cfg, fl.Workload(batch=1, seq_len=s, causal=causal))
+    if cfg.layer_mixers:  # a hybrid's crossover layer is its whole stack: every kind's scores
+        return sum(x.count * x.group("attention_scores") for x in layers if x.stack == kind.stack)
     layer = next(x for x in layers if (x.stack, x.kind) == (kind.stack, kind.kind))
     return layer.group("attention_scores")
 

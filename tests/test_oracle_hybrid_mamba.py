@@ -199,9 +199,41 @@ def falcon_jsons(draw: Any, family: str) -> dict[str, Any]:
     return out
 
 
+@st.composite
+def bamba_jsons(draw: Any, family: str) -> dict[str, Any]:
+    """A tiny Bamba config.json: Mamba-2 layers and attention at attn_layer_indices (one at
+    least, for the cache; an index past the last layer drawn too), mamba_d_head "auto" or
+    given, GQA, head_dim given or hidden_size / heads, the biases drawn."""
+    layers, heads = draw(st.integers(1, 3)), draw(st.sampled_from([1, 2, 4]))
+    kv = draw(st.sampled_from([k for k in range(1, heads + 1) if heads % k == 0]))
+    m_heads, expand = draw(st.integers(1, 3)), draw(st.integers(1, 2))
+    hidden = 2 * heads * m_heads * draw(st.integers(1, 2))  # rotary: an even head_dim
+    attends = draw(st.lists(st.integers(0, layers), min_size=1, max_size=2))
+    if not any(i < layers for i in attends):
+        attends.append(layers - 1)
+    out: dict[str, Any] = {
+        "model_type": family, "architectures": [CLASSES[family][1]],
+        "num_hidden_layers": layers, "hidden_size": hidden, "num_attention_heads": heads,
+        "num_key_value_heads": kv, "intermediate_size": draw(st.integers(1, 12)),
+        "vocab_size": draw(st.integers(8, 60)), "attn_layer_indices": attends,
+        "mamba_n_heads": m_heads, "mamba_expand": expand,
+        "mamba_n_groups": draw(st.sampled_from([g for g in (1, 2) if m_heads % g == 0])),
+        "mamba_d_state": draw(st.integers(1, 5)), "mamba_chunk_size": draw(st.integers(1, 5)),
+        "mamba_d_conv": draw(st.integers(1, 4)),
+    }  # fmt: skip
+    if draw(st.booleans()):
+        out["mamba_d_head"] = expand * hidden // m_heads
+    if draw(st.booleans()):
+        out["head_dim"] = 2 * draw(st.integers(1, 4))
+    for key in ("tie_word_embeddings", "attention_bias", "mlp_bias", "mamba_proj_bias",
+                "mamba_conv_bias"):  # fmt: skip
+        maybe(draw, out, key, draw(st.booleans()))
+    return out
+
+
 def configs(family: str) -> st.SearchStrategy[dict[str, Any]]:
     by_family = {"nemotron_h": nemotron_jsons, "granitemoehybrid": granite_jsons,
-                 "falcon_h1": falcon_jsons}  # fmt: skip
+                 "falcon_h1": falcon_jsons, "bamba": bamba_jsons}  # fmt: skip
     return by_family.get(family, config_jsons)(family)
 
 

@@ -118,6 +118,8 @@ PRESETS = {
     "gemma-3-27b": "google/gemma-3-27b-it",
     "qwen2.5-vl-7b": "Qwen/Qwen2.5-VL-7B-Instruct",
     "qwen3-vl-8b": "Qwen/Qwen3-VL-8B-Instruct",
+    "qwen3.5-27b": "Qwen/Qwen3.5-27B",
+    "qwen3.5-35b-a3b": "Qwen/Qwen3.5-35B-A3B",
 }
 
 

@@ -341,6 +341,8 @@ def test_huge_inventories_match_the_closed_form(name: str) -> None:
     # objects do not.
     big = {"n_layers": 10**6}
     cfg = resolve_model(preset=name)
+    if cfg.layer_mixers:  # a hybrid lists its layers one by one: its own stack, many experts
+        big = {}
     if cfg.architecture == "encoder-decoder":
         big["n_decoder_layers"] = 10**6 - 1
     if cfg.n_experts is not None:

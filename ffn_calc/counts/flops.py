@@ -570,20 +570,22 @@ def scaled(cfg: ModelConfig, d_model: int) -> ModelConfig:
         kv -= 1
     # Built without validation: every invariant holds by construction (kv divides heads,
     # head_dim given), and a wide d_ff / d_model ratio may carry d_ff past the bound on
-    # sizes that input files are held to, which the exact integer counts do not need.
-    # Nested sizes (towers, a mixer's sizes) are kept as they are: model_construct does not
-    # rebuild what model_dump turned into dicts.
+    # sizes that input files are held to, which the exact integer counts do not need. The
+    # nested models (the towers, a hybrid's mixer sizes) are kept as they are: model_construct
+    # would leave their dumps as plain dicts.
     nested = {
-        k: getattr(cfg, k)
-        for k in type(cfg).model_fields
-        if isinstance(getattr(cfg, k), BaseModel) or k == "towers"
+        k: v
+        for k, v in cfg
+        if isinstance(v, BaseModel)
+        or (isinstance(v, list | tuple) and any(isinstance(x, BaseModel) for x in v))
     }
     return ModelConfig.model_construct(
         **{
             **cfg.model_dump(
-                exclude={"name", "head_dim", "n_heads", "n_kv_heads", "d_ff", *nested}
+                exclude={"name", "head_dim", "n_heads", "n_kv_heads", "d_ff", "towers", *nested}
             ),
             **nested,
+            "towers": cfg.towers,
             "name": f"{cfg.name} @ d_model {d_model}",
             "d_model": d_model,
             "d_ff": max(1, round(Fraction(cfg.d_ff * d_model, cfg.d_model))),

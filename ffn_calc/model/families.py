@@ -80,6 +80,11 @@ REGISTRY: dict[str, str] = {
     "kimi_linear": "kimi_linear",
     "gemma3n_text": "gemma3n_text",
     "gemma3n": "gemma3n",
+    "qwen3_5": "qwen3_5",
+    "qwen3_5_moe": "qwen3_5_moe",
+    "qwen3_5_text": "qwen3_5_text",
+    "qwen3_5_moe_text": "qwen3_5_moe_text",
+    "bamba": "bamba",
 }
 # The towers of multimodal wrappers, by the model_type of their vision_config (or
 # audio_config): each module reads one into a Tower and names its tensors.
@@ -88,6 +93,7 @@ TOWER_FAMILIES: dict[str, str] = {
     "clip_vision_model": "clip_vision_model",
     "qwen2_5_vl_vision": "qwen2_5_vl_vision",
     "qwen3_vl_vision": "qwen3_vl_vision",
+    "qwen3_5_vision": "qwen3_5_vision",
     "pixtral": "pixtral",
     "idefics3_vision": "idefics3_vision",
     "smolvlm_vision": "idefics3_vision",

@@ -77,7 +77,9 @@ class GatedDeltaNetConfig(BaseModel):
     """A gated DeltaNet mixer (transformers Qwen3NextGatedDeltaNet): in_proj_qkvz to [q, k, v,
     gate z], in_proj_ba to [beta, a] (one each per value head), a depthwise causal convolution
     over [q, k, v] (no bias), dt_bias and A_log per value head, the chunked gated delta rule,
-    a gated RMSNorm [value_head_dim] shared by the heads, out_proj."""
+    a gated RMSNorm [value_head_dim] shared by the heads, out_proj. Qwen3.5's
+    (Qwen3_5GatedDeltaNet) splits the two input projections into four of the same widths in
+    all: in_proj_qkv, in_proj_z, in_proj_b, in_proj_a (`split_projections`)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
@@ -90,6 +92,11 @@ class GatedDeltaNetConfig(BaseModel):
     conv_kernel: PositiveInt = Field(4, description="Width K of the causal convolution.")
     chunk_size: PositiveInt = Field(
         64, description="Chunk length Q of the delta rule's torch path (its default, 64)."
+    )
+    split_projections: bool = Field(
+        False,
+        description="Four input projections (Qwen3.5's in_proj_qkv, in_proj_z, in_proj_b, "
+        "in_proj_a) instead of two (in_proj_qkvz, in_proj_ba); the same widths in all.",
     )
 
     @property
@@ -109,6 +116,21 @@ class GatedDeltaNetConfig(BaseModel):
     def qkvz(self) -> int:
         """in_proj_qkvz's outputs: q, k, v and the gate z."""
         return 2 * self.key_dim + 2 * self.value_dim
+
+    @property
+    def projections(self) -> list[tuple[str, str, int]]:
+        """The input projections from d_model: (name, its outputs as a formula, outputs)."""
+        if self.split_projections:
+            return [
+                ("in_proj_qkv", "2 key_dim + value_dim", self.conv_dim),
+                ("in_proj_z", "value_dim", self.value_dim),
+                ("in_proj_b", "value_heads", self.value_heads),
+                ("in_proj_a", "value_heads", self.value_heads),
+            ]
+        return [
+            ("in_proj_qkvz", "2 key_dim + 2 value_dim", self.qkvz),
+            ("in_proj_ba", "2 value_heads", 2 * self.value_heads),
+        ]
 
 
 class KdaConfig(BaseModel):

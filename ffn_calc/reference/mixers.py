@@ -77,9 +77,10 @@ def mamba2(w: _Walker, p: str, rows: int, length: int) -> None:
 
 
 def gated_deltanet(w: _Walker, p: str, rows: int, length: int) -> None:
-    """A gated DeltaNet mixer at `p` + Naming.mixer: in_proj_qkvz, in_proj_ba, conv1d,
-    dt_bias, A_log, the gated norm, out_proj; the convolution and the chunked delta rule's
-    products over `length` tokens (counts.mixers.gated_deltanet.scan)."""
+    """A gated DeltaNet mixer at `p` + Naming.mixer: its input projections (in_proj_qkvz and
+    in_proj_ba, or Qwen3.5's four), conv1d, dt_bias, A_log, the gated norm, out_proj; the
+    convolution and the chunked delta rule's products over `length` tokens
+    (counts.mixers.gated_deltanet.scan)."""
     from ffn_calc.counts.mixers.gated_deltanet import scan
 
     cfg = w.cfg
@@ -90,8 +91,8 @@ def gated_deltanet(w: _Walker, p: str, rows: int, length: int) -> None:
     w.tensor(x + "dt_bias", (m.value_heads,), "mixer")
     w.tensor(x + "A_log", (m.value_heads,), "mixer")
     w.tensor(x + "conv1d.weight", (m.conv_dim, 1, k), "mixer")
-    w.linear(x + "in_proj_qkvz", d, m.qkvz, "mixer", rows, "mixer", False)
-    w.linear(x + "in_proj_ba", d, 2 * m.value_heads, "mixer", rows, "mixer", False)
+    for name, _, width in m.projections:
+        w.linear(x + name, d, width, "mixer", rows, "mixer", False)
     w.norm(x + "norm", (m.value_head_dim,))
     w.linear(x + "out_proj", m.value_dim, d, "mixer", rows, "mixer", False)
     if not rows:

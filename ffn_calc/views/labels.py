@@ -105,6 +105,13 @@ TERM_LABELS = {
         N_("p2c (K x position queries^T)"),
         N_("pos_key_proj bias"),
         N_("pos_query_proj bias"),
+        N_("mixer norm"),
+        N_("delta rule beta K K^T"),
+        N_("delta rule Q K^T"),
+        N_("delta rule decayed-key state read"),
+        N_("delta rule query state read"),
+        N_("delta rule intra-chunk output"),
+        N_("delta rule state update"),
     )
 }
 

@@ -1,7 +1,9 @@
 """Gated DeltaNet counts: transformers' Qwen3NextGatedDeltaNet as its torch fallback path runs
 (no fla / causal_conv1d kernels).
 
-Parameters: in_proj_qkvz [2 key_dim + 2 value_dim, d_model], in_proj_ba [2 Hv, d_model],
+Parameters: in_proj_qkvz [2 key_dim + 2 value_dim, d_model], in_proj_ba [2 Hv, d_model]
+(Qwen3.5's split_projections: in_proj_qkv [2 key_dim + value_dim, d_model], in_proj_z
+[value_dim, d_model], in_proj_b and in_proj_a [Hv, d_model], the same in all),
 conv1d [conv_dim, 1, K] with conv_dim = 2 key_dim + value_dim (no bias), dt_bias and A_log
 [Hv], the gated RMSNorm [value_head_dim] (one weight shared by the heads), out_proj
 [d_model, value_dim]; key_dim = Hk x dk, value_dim = Hv x dv.
@@ -44,9 +46,8 @@ def sizes(cfg: ModelConfig) -> GatedDeltaNetConfig:
 def params(cfg: ModelConfig) -> list[Term]:
     m, d = sizes(cfg), cfg.d_model
     return [
-        term(G, "in_proj_qkvz", "d_model x (2 key_dim + 2 value_dim)", d, m.qkvz),
-        term(G, "in_proj_ba", "d_model x 2 value_heads", d, 2 * m.value_heads),
-        term(G, "conv1d", "conv_dim x kernel", m.conv_dim, m.conv_kernel),
+        *(term(G, name, f"d_model x {_par(width)}", d, n) for name, width, n in m.projections),
+        term(G, "conv1d", "conv_dim x K", m.conv_dim, m.conv_kernel),
         term(G, "dt_bias", "value_heads", m.value_heads),
         term(G, "A_log", "value_heads", m.value_heads),
         term("norm", "mixer norm", "value_head_dim (weight)", m.value_head_dim),
@@ -79,12 +80,16 @@ _SCAN_SHAPES = {
 }
 
 
+def _par(width: str) -> str:
+    """A projection's outputs in a shape: a sum in parentheses ("(2 key_dim + value_dim)")."""
+    return f"({width})" if " + " in width else width
+
+
 def _projections(m: GatedDeltaNetConfig, d: int, b: int, s: int, sym: str) -> list[Term]:
     return [
-        term(G, "in_proj_qkvz", f"2 x B x {sym}d_model x (2 key_dim + 2 value_dim)",
-             2, b, s, d, m.qkvz),
-        term(G, "in_proj_ba", f"2 x B x {sym}d_model x 2 value_heads", 2, b, s, d, 2 * m.value_heads),
-    ]  # fmt: skip
+        term(G, name, f"2 x B x {sym}d_model x {_par(width)}", 2, b, s, d, n)
+        for name, width, n in m.projections
+    ]
 
 
 def prefill(cfg: ModelConfig, b: int, s: int, cached: bool = False) -> list[Term]:

@@ -61,7 +61,7 @@ def params(cfg: ModelConfig) -> list[Term]:
     m = sizes(cfg)
     return [
         *(term(G, name, shape, i, o) for name, shape, i, o in projections(cfg)),
-        term(G, "conv1d", "3 x heads x head_dim x kernel", 3 * m.width, m.conv_kernel),
+        term(G, "conv1d", "3 x heads x head_dim x K", 3 * m.width, m.conv_kernel),
         term(G, "dt_bias", "heads x head_dim", m.width),
         term(G, "A_log", "heads", m.heads),
         term("norm", "mixer norm", "head_dim (weight)", m.head_dim),

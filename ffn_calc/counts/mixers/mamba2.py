@@ -41,7 +41,7 @@ def params(cfg: ModelConfig) -> list[Term]:
     out = [term(G, "in_proj", "d_model x (2 inner + 2 n_groups x state + heads)", d, m.in_width)]
     if m.proj_bias:
         out.append(term(G, "in_proj bias", "2 inner + 2 n_groups x state + heads", m.in_width))
-    out.append(term(G, "conv1d", "conv_dim x kernel", m.conv_dim, m.conv_kernel))
+    out.append(term(G, "conv1d", "conv_dim x K", m.conv_dim, m.conv_kernel))
     if m.conv_bias:
         out.append(term(G, "conv1d bias", "conv_dim", m.conv_dim))
     out += [
