@@ -949,6 +949,15 @@ _HYBRID_MAMBA: Cases = {
         "mamba_num_heads": 4, "mamba_head_dim": 4, "n_groups": 2, "ssm_state_size": 5,
         "conv_kernel": 3, "chunk_size": 4,
     },
+    "nemotron_h legacy mamba_* names win over the fields; use_bias gives the mixer biases": {
+        "model_type": "nemotron_h", "architectures": ["NemotronHForCausalLM"],
+        "hidden_size": 16, "hybrid_override_pattern": "M*-", "num_attention_heads": 2,
+        "num_key_value_heads": 1, "head_dim": 8, "intermediate_size": 24, "vocab_size": 40,
+        "mamba_num_heads": 4, "mamba_head_dim": 4, "n_groups": 2, "mamba_n_groups": 4,
+        "ssm_state_size": 5, "conv_kernel": 3, "mamba_d_conv": 2, "chunk_size": 4,
+        "mamba_chunk_size": 3, "use_conv_bias": True, "mamba_conv_bias": False,
+        "use_bias": True, "mamba_proj_bias": False,
+    },
     "granitemoehybrid Mamba-2, attention; 4 experts, shared MLP": {
         "model_type": "granitemoehybrid", "architectures": ["GraniteMoeHybridForCausalLM"],
         "hidden_size": 16, "num_hidden_layers": 3, "num_attention_heads": 2,

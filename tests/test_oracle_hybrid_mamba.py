@@ -137,7 +137,13 @@ def nemotron_jsons(draw: Any, family: str) -> dict[str, Any]:
         out["layers_block_type"] = [names[c] for c in pattern]
     maybe(draw, out, "mlp_bias", draw(st.booleans()))
     maybe(draw, out, "mamba_proj_bias", draw(st.booleans()))
+    maybe(draw, out, "use_bias", draw(st.booleans()))  # the mixer's in_proj / out_proj biases
     maybe(draw, out, "use_conv_bias", draw(st.booleans()))
+    # the legacy names, which NemotronHConfig lets win over the fields
+    maybe(draw, out, "mamba_conv_bias", draw(st.booleans()))
+    maybe(draw, out, "mamba_n_groups", draw(st.sampled_from([1, groups])))
+    maybe(draw, out, "mamba_d_conv", draw(st.integers(1, 4)))
+    maybe(draw, out, "mamba_chunk_size", draw(st.integers(1, 6)))
     maybe(draw, out, "tie_word_embeddings", draw(st.booleans()))
     return out
 

@@ -78,11 +78,14 @@ def fields(r: Reader) -> dict[str, Any]:
             "heads": ("mamba_num_heads",),
             "head_dim": ("mamba_head_dim",),
             "state_size": ("ssm_state_size",),
-            "n_groups": ("n_groups", "mamba_n_groups"),
-            "conv_kernel": ("conv_kernel", "mamba_d_conv"),
-            "chunk_size": ("chunk_size", "mamba_chunk_size"),
-            "proj_bias": ("mamba_proj_bias",),
-            "conv_bias": ("use_conv_bias", "mamba_conv_bias"),
+            # NemotronHConfig's __post_init__ lets the legacy mamba_* names win over the fields;
+            # the mixer's in_proj / out_proj biases follow `use_bias` (mamba_proj_bias is
+            # stored but unused by the modeling code).
+            "n_groups": ("mamba_n_groups", "n_groups"),
+            "conv_kernel": ("mamba_d_conv", "conv_kernel"),
+            "chunk_size": ("mamba_chunk_size", "chunk_size"),
+            "proj_bias": ("use_bias",),
+            "conv_bias": ("mamba_conv_bias", "use_conv_bias"),
         },
         n_groups=8, conv_kernel=4, chunk_size=128, proj_bias=False, conv_bias=True,
     )  # fmt: skip
