@@ -53,6 +53,13 @@ CJK_FONTS = {
 }  # fmt: skip
 PROBE = {"ja": "層パ", "zh": "层参"}
 
+# One colour per activation, the same in both panels whichever are drawn.
+ACTIVATION_COLORS = {
+    "relu": "#1f77b4",
+    "gelu": "#ff7f0e",
+    "gelu_tanh": "#2ca02c",
+    "silu": "#d62728",
+}
 PART_COLORS = {"attention_projections": "#1f77b4", "attention_scores": "#d62728", "ffn": "#2ca02c"}
 COMPONENT_COLORS = {
     "embedding": "#9467bd", "attention": "#1f77b4", "ffn": "#2ca02c", "norm": "#7f7f7f",
@@ -290,32 +297,84 @@ def _geometric(lo: float, hi: float, n: int = 241) -> list[float]:
 # --- activations ----------------------------------------------------------------------------
 
 
-def activations(path: Path) -> None:
-    """ReLU, GELU, GELU-tanh and SiLU on [-3, 3] and their derivatives, two panels."""
+def activations(
+    path: Path,
+    functions: Sequence[str] | None = None,
+    span: tuple[float, float] | None = None,
+    points: Sequence[float] = (),
+) -> None:
+    """The activations asked for (default ReLU, GELU, GELU-tanh and SiLU) over [lo, hi] and
+    their derivatives, two panels. A derivative that jumps (ReLU' at 0) is drawn as its two
+    pieces, with a filled dot at its value there and an open one at the limit it does not take,
+    never as a vertical line; each --x point is marked on every curve."""
     fmt = check(path)
     from ffn_calc.counts import activations as act
 
-    xs = [-3 + 6 * i / 600 for i in range(601)]
-    curves = [("ReLU", act.relu, act.d_relu, "-"), ("GELU", act.gelu, act.d_gelu, "-"),
-              ("GELU-tanh", act.gelu_tanh, act.d_gelu_tanh, "--"),
-              ("SiLU", act.silu, act.d_silu, "-")]  # fmt: skip
+    names = list(functions or act.NAMES)
+    lo, hi = span or act.DEFAULT_RANGE
+    styles = {"gelu_tanh": "--"}
+    xs = [lo + (hi - lo) * i / 600 for i in range(601)]
+    marks = [p for p in points if lo <= p <= hi]
+
+    def pieces(key: str) -> tuple[list[float], list[float]]:
+        """The curve's points, broken (a NaN) at each jump."""
+        f = act.FUNCTIONS[key]
+        every = sorted(j for j in act.JUMPS.get(key, ()) if lo < j < hi)
+        jumps = list(every)
+        px: list[float] = []
+        py: list[float] = []
+        for x in xs:
+            while jumps and x >= jumps[0]:
+                j = jumps.pop(0)
+                left, right = act.one_sided(key, j)
+                px += [j, j, j]
+                py += [left, math.nan, right]
+            if x not in every:  # the value at a jump is its dot, not a point of either piece
+                px.append(x)
+                py.append(f(x))
+        return px, py
+
+    def draw(ax: Axes, key: str, label: str, style: str, color: str) -> None:
+        px, py = pieces(key)
+        ax.plot(px, py, style, label=label, linewidth=1.8, color=color)
+        for j in act.JUMPS.get(key, ()):
+            if not lo < j < hi:
+                continue
+            value = act.FUNCTIONS[key](j)
+            for limit in act.one_sided(key, j):
+                if limit != value:  # the limit the function does not take: an open dot
+                    ax.plot([j], [limit], "o", markersize=6, markerfacecolor="white",
+                            markeredgecolor=color, zorder=3)  # fmt: skip
+            ax.plot([j], [value], "o", markersize=6, color=color, zorder=4)
+        if marks:
+            f = act.FUNCTIONS[key]
+            ax.plot(marks, [f(x) for x in marks], "o", markersize=4, color=color, zorder=5)
 
     def build() -> Figure:
         fig = _figure(10, 4.2)
         left, right = fig.subplots(1, 2)
-        for name, f, df, style in curves:
-            left.plot(xs, [f(x) for x in xs], style, label=name, linewidth=1.8)
-            right.plot(xs, [df(x) for x in xs], style, label=name, linewidth=1.8)
+        for name in names:
+            style, color = styles.get(name, "-"), ACTIVATION_COLORS[name]
+            draw(left, name, act.LABELS[name], style, color)
+            draw(right, f"d_{name}", act.LABELS[name], style, color)
         left.set_title(_("Activation f(x)"))
         right.set_title(_("Derivative f'(x)"))
         for ax in (left, right):
             ax.axhline(0, color="0.6", linewidth=0.8)
-            ax.axvline(0, color="0.6", linewidth=0.8)
-            ax.set_xlim(-3, 3)
+            if lo <= 0 <= hi:
+                ax.axvline(0, color="0.6", linewidth=0.8)
+            ax.set_xlim(lo, hi)
             ax.set_xlabel("x")
             ax.grid(True, alpha=0.3)
         left.legend(loc="upper left")
-        fig.suptitle(_("FFN activations and their derivatives on [-3, 3]"))
+        if (lo, hi) == act.DEFAULT_RANGE:
+            fig.suptitle(_("FFN activations and their derivatives on [-3, 3]"))
+        else:
+            fig.suptitle(
+                _("FFN activations and their derivatives on [{lo}, {hi}]").format(
+                    lo=f"{lo:g}", hi=f"{hi:g}"
+                )
+            )
         return fig
 
     _save(path, fmt, build)
@@ -558,6 +617,7 @@ def sweep(s: Sweep, path: Path) -> None:
     positions = {v: i for i, v in enumerate(xvalues)} if not numeric else {}
     groups: list[object] = list(second.values) if second is not None else [None]
     metrics = [m.name for m in s.metrics]
+    by_name = {m.name: m for m in s.metrics}
 
     def build() -> Figure:
         fig = _figure(8.5 if second is None else 9.5, 1.0 + 2.8 * len(metrics))
@@ -576,7 +636,7 @@ def sweep(s: Sweep, path: Path) -> None:
                 ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=3,
                         linewidth=1.6, label=label)  # fmt: skip
             ax.set_ylabel(metric)
-            if metric.partition("@")[0] == "ffn_share":
+            if by_name[metric].kind.unit == "share":
                 _share_ticks(ax)
             else:
                 _human_ticks(ax)
