@@ -52,6 +52,11 @@ CJK_FONTS = {
            "heiti", "noto sans cjk", "noto serif cjk", "droid sans fallback", "ar pl"),
 }  # fmt: skip
 PROBE = {"ja": "層パ", "zh": "层参"}
+# Python packages that ship a CJK font, found without importing them: the `plot-cjk` extra
+# installs the first (WenQuanYi Micro Hei, Japanese and Chinese glyphs, a 2.3 MB wheel);
+# matplotlib-fontja (IPAexGothic) has the Japanese glyphs only.
+FONT_PACKAGES = ("paperang_p2_fonts_cjk", "matplotlib_fontja", "mplfonts")
+FONT_SUFFIXES = (".ttf", ".otf", ".ttc")
 
 # One colour per activation, the same in both panels whichever are drawn.
 ACTIVATION_COLORS = {
@@ -72,6 +77,11 @@ COMPONENT_LABELS = {
 NO_CJK_FONT = N_(
     "Note: no font with Japanese or Chinese glyphs was found (e.g. Noto Sans CJK, IPAexGothic, "
     "WenQuanYi); the figure's labels are drawn in English."
+)
+NO_CJK_FONT_HOW = N_(
+    "To draw them in Japanese or Chinese: pip install 'ffn-calc[plot-cjk]' (a font in the "
+    "package), or install a system font (Debian and Ubuntu: apt install fonts-noto-cjk); a "
+    "font installed later is found on the next run."
 )
 
 
@@ -132,12 +142,57 @@ def _target(path: Path) -> Path:
 
 
 def cjk_font(lang: str) -> str | None:
-    """The name of an installed font with the glyphs `lang` needs, or None."""
+    """The name of an installed font with the glyphs `lang` needs, or None. Matplotlib lists
+    the fonts it found when it first ran (its cache): when none of those has the glyphs, the
+    font folders are scanned again (a font installed since) and the fonts of a font package
+    (the `plot-cjk` extra) are added, then the search is made once more."""
+    if lang not in PROBE:
+        return None
+    return _cjk_font(lang) or (_cjk_font(lang) if _more_fonts() else None)
+
+
+def _font_files(package: str) -> list[str]:
+    """The font files a package ships (found, not imported), or none."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec(package)
+    except (ImportError, ValueError):
+        return []
+    found: list[str] = []
+    for root in (spec.submodule_search_locations or []) if spec is not None else []:
+        found += sorted(
+            str(f) for f in Path(root).rglob("*") if f.suffix.lower() in FONT_SUFFIXES
+        )
+    return found
+
+
+def _more_fonts() -> list[str]:
+    """Add to matplotlib's font list the fonts its cache does not hold: those installed in the
+    system's font folders since the cache was written, and those of a font package. Returns
+    the files added."""
+    from matplotlib import font_manager
+
+    known = {e.fname for e in font_manager.fontManager.ttflist}
+    files = [*font_manager.findSystemFonts()]
+    for package in FONT_PACKAGES:
+        files += _font_files(package)
+    added = []
+    for fname in dict.fromkeys(files):
+        if fname in known or Path(fname).suffix.lower() not in FONT_SUFFIXES:
+            continue
+        try:
+            font_manager.fontManager.addfont(fname)
+        except (OSError, RuntimeError, ValueError):
+            continue
+        added.append(fname)
+    return added
+
+
+def _cjk_font(lang: str) -> str | None:
     from matplotlib import font_manager, ft2font
 
-    probe = PROBE.get(lang)
-    if probe is None:
-        return None
+    probe = PROBE[lang]
     entries = font_manager.fontManager.ttflist
     prefs = CJK_FONTS[lang]
 
@@ -176,7 +231,7 @@ def _labels() -> Iterator[None]:
     if lang in PROBE:
         font = cjk_font(lang)
         if font is None:
-            sys.stderr.write(_(NO_CJK_FONT) + "\n")
+            sys.stderr.write(_(NO_CJK_FONT) + "\n" + _(NO_CJK_FONT_HOW) + "\n")
             english = True
         else:
             matplotlib.rcParams["font.family"] = [font, "DejaVu Sans"]
