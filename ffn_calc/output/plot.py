@@ -161,9 +161,7 @@ def _font_files(package: str) -> list[str]:
         return []
     found: list[str] = []
     for root in (spec.submodule_search_locations or []) if spec is not None else []:
-        found += sorted(
-            str(f) for f in Path(root).rglob("*") if f.suffix.lower() in FONT_SUFFIXES
-        )
+        found += sorted(str(f) for f in Path(root).rglob("*") if f.suffix.lower() in FONT_SUFFIXES)
     return found
 
 
