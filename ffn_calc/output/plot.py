@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from ffn_calc.errors import FileError, UsageError
 from ffn_calc.i18n import translate as i18n
 from ffn_calc.i18n.translate import N_, _
-from ffn_calc.views.labels import layer_label
+from ffn_calc.views.labels import layer_label, model_name
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -517,7 +517,7 @@ def crossover(report: CrossoverReport, model: ModelConfig, path: Path) -> None:
         ax.set_xlabel(_("sequence length S (tokens, log scale)"))
         ax.set_ylabel(_("share of the layer's FLOPs"))
         title = _("{model}: share of one {layer} layer's FLOPs over the sequence length S").format(
-            model=report.model, layer=layer_label(report.layer_of())
+            model=model_name(report.model), layer=layer_label(report.layer_of())
         )
         if causal:
             title += "\n" + _("causal: the scores over S(S+1)/2 pairs")
@@ -560,7 +560,7 @@ def decode_crossover(report: DecodeCrossoverReport, model: ModelConfig, path: Pa
         ax.set_title(
             _(
                 "{model}: share of one decode step's FLOPs, one {layer} layer, over the context L"
-            ).format(model=report.model, layer=layer_label(report.layer_of())),
+            ).format(model=model_name(report.model), layer=layer_label(report.layer_of())),
             wrap=True,  # a long layer kind ("sliding-window attention over 4,096 tokens")
         )
         return fig
@@ -706,7 +706,9 @@ def sweep(s: Sweep, path: Path) -> None:
             bottom.set_xticks(range(len(xvalues)), [_value_text(v) for v in xvalues])
         bottom.set_xlabel(first.field)
         fields = " x ".join(f"{a.field} = {a.spec}" for a in s.axes)
-        fig.suptitle(_("Sweep of {model}: {fields}").format(model=s.base.name, fields=fields))
+        fig.suptitle(
+            _("Sweep of {model}: {fields}").format(model=model_name(s.base.name), fields=fields)
+        )
         return fig
 
     _save(path, fmt, build)

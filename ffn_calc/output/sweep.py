@@ -17,7 +17,7 @@ from typing import IO, Any
 from ffn_calc.i18n import translate as i18n
 from ffn_calc.i18n.translate import N_, _, language
 from ffn_calc.sweeps.run import Sweep, text
-from ffn_calc.views.labels import by_count
+from ffn_calc.views.labels import by_count, model_name
 from ffn_calc.views.table import Column, Kind, Table
 
 BLOCK = 1000  # rows per table block
@@ -32,7 +32,7 @@ def title(s: Sweep) -> str:
         message = _("Sweep of {model}: {fields} ({count} combination)")
     else:
         message = _("Sweep of {model}: {fields} ({count} combinations)")
-    return message.format(model=s.base.name, fields=fields, count=f"{n:,}")
+    return message.format(model=model_name(s.base.name), fields=fields, count=f"{n:,}")
 
 
 # The metrics each note describes: a note is shown only with one of its metrics.

@@ -10,7 +10,7 @@ from ffn_calc.reports.crossover import CAUSAL_PAIRS, CROSSOVER_LABELS
 
 if TYPE_CHECKING:  # the report types only annotate: importing them would load every command
     from ffn_calc.reports.crossover import CrossoverReport, CrossoverRow
-from ffn_calc.views.labels import layer_label, listed, sentences
+from ffn_calc.views.labels import layer_label, listed, model_name, sentences
 from ffn_calc.views.table import Column, Table, never
 
 
@@ -21,8 +21,10 @@ def per_token(x: float) -> str:
 SHORT = {"attention_projections": N_("proj"), "attention_scores": N_("scores"), "ffn": N_("FFN")}
 
 
-# A row's crossovers in the 'at' column (symbols, alike in every language).
-SHORT_MARKS = {"scores_vs_ffn": "ffn", "scores_vs_projections": "proj", "scores_vs_dense": "dense"}
+# A row's crossovers in the 'at' column: what the scores meet, short (translated at the view).
+SHORT_MARKS = {
+    "scores_vs_ffn": N_("ffn"), "scores_vs_projections": N_("proj"), "scores_vs_dense": N_("dense"),
+}  # fmt: skip
 
 
 def _at(value: object) -> str:
@@ -85,7 +87,7 @@ def never_notes(
 def crossover_tables(r: CrossoverReport) -> list[Table]:
     t = Table(
         _("{model}: where the scores overtake ({layer} layer)").format(
-            model=r.model, layer=layer_label(r.layer_of())
+            model=model_name(r.model), layer=layer_label(r.layer_of())
         ),
         [Column(_("crossover"), "text"), Column("S", "num"), Column(_("exact"), "text")],
     )
@@ -97,7 +99,7 @@ def crossover_tables(r: CrossoverReport) -> list[Table]:
     t.notes += never_notes(r.never, dict(r.unbounded), "S", r.max_seq_len, None)
     rows = sweep_table(
         _("{model}: one {layer} layer over S (batch 1)").format(
-            model=r.model, layer=layer_label(r.layer_of())
+            model=model_name(r.model), layer=layer_label(r.layer_of())
         ),
         "S", r.rows,
     )  # fmt: skip
@@ -151,7 +153,7 @@ def sweep_table(title: str, symbol: str, sweep: list[CrossoverRow]) -> Table:
             row.seq_len, row.attention_projections, row.attention_scores, row.ffn,
             sh["attention_projections"], sh["attention_scores"], sh["ffn"],
             " = ".join(_(SHORT[k]) for k in dominant),
-            ", ".join(SHORT_MARKS[k] for k in row.crossovers()),
+            ", ".join(_(SHORT_MARKS[k]) for k in row.crossovers()),
             style=dominant[0],  # the colour of the (first) dominant part
         )  # fmt: skip
     return rows

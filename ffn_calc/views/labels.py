@@ -35,6 +35,22 @@ COMPONENT_LABELS = {
     "layer inputs (full recomputation)": N_("layer inputs (full recomputation)"),
 }
 
+# The FFN's kind, as the tables word it (JSON and CSV: the English value).
+FFN_KINDS = {"gated": N_("gated"), "plain": N_("plain")}
+
+
+def ffn_kind_label(kind: str) -> str:
+    return _(FFN_KINDS[kind]) if kind in FFN_KINDS else kind
+
+
+# The name of a model built from size flags (ModelConfig's default name), as the tables word
+# it; JSON and CSV keep "custom".
+UNNAMED = N_("custom")
+
+
+def model_name(name: str) -> str:
+    return _(UNNAMED) if name == "custom" else name
+
 
 # Terms named in words (the others are tensor-like names: Q, W1, b_Q, q_proj, norm_attn).
 TERM_LABELS = {
@@ -174,10 +190,10 @@ def one_layer(model: str, stack: str, kind: LayerKind | str, count: int) -> str:
     """ "gpt2-small: one decoder layer (x12)", with the kind when a stack has several."""
     if named(kind):
         return _("{model}: one {stack} layer, {kind} (x{count})").format(
-            model=model, stack=stack_label(stack), kind=kind_label(kind), count=count
+            model=model_name(model), stack=stack_label(stack), kind=kind_label(kind), count=count
         )
     return _("{model}: one {stack} layer (x{count})").format(
-        model=model, stack=stack_label(stack), count=count
+        model=model_name(model), stack=stack_label(stack), count=count
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ffn_calc.i18n.translate import _, shown
+from ffn_calc.i18n.translate import N_, _, shown
 from ffn_calc.model.layer_kinds import CROSS_ATTENTION
 
 if TYPE_CHECKING:  # the report types only annotate: importing them would load every command
@@ -18,6 +18,7 @@ from ffn_calc.views.labels import (
     kind_label,
     layer_label,
     listed,
+    model_name,
     named,
     stack_label,
 )
@@ -52,6 +53,10 @@ def _main_layer(r: TrainingReport) -> tuple[str, LayerKind | str]:
     return main.stack, main.layer_kind()
 
 
+# --recompute's values as the title words them (the option's own values stay English).
+RECOMPUTE_WORDS = {"none": N_("none"), "selective": N_("selective"), "full": N_("full")}
+
+
 def training_tables(r: TrainingReport, explain: bool = False) -> list[Table]:
     par = listed(
         [f"DP {r.dp}", f"TP {r.tp}", *([_("sequence parallel")] if r.sequence_parallel else [])]
@@ -61,9 +66,11 @@ def training_tables(r: TrainingReport, explain: bool = False) -> list[Table]:
             "{model}: training memory per GPU ({parallel}; recompute {recompute}; s = {seq_len}, "
             "micro-batch {micro_batch})"
         ).format(
-            model=r.model,
+            model=model_name(r.model),
             parallel=par,
-            recompute=r.recompute,
+            recompute=_(RECOMPUTE_WORDS[r.recompute])
+            if r.recompute in RECOMPUTE_WORDS
+            else r.recompute,
             seq_len=f"{r.seq_len:,}",
             micro_batch=r.micro_batch,
         ),
@@ -83,7 +90,7 @@ def training_tables(r: TrainingReport, explain: bool = False) -> list[Table]:
             _(
                 "s = {seq_len}, not the default 2,048: {model} takes at most {seq_len} tokens "
                 "(its learned position table)."
-            ).format(seq_len=f"{r.position_limit:,}", model=r.model)
+            ).format(seq_len=f"{r.position_limit:,}", model=model_name(r.model))
         )
     if len(r.layer_kinds) > 1:
         for k in r.layer_kinds:
@@ -157,7 +164,7 @@ def training_tables(r: TrainingReport, explain: bool = False) -> list[Table]:
     t.notes.append(_(r.convention))  # training_report.CONVENTION, marked where it is defined
     sweep = Table(
         _("{model}: one layer's activations over s (micro-batch 1, this GPU)").format(
-            model=r.model
+            model=model_name(r.model)
         ),
         [Column("s"), Column(_("attention projections")), Column(_("attention scores")),
          Column("FFN"), Column(_("norms")), Column(_("scores : FFN"), "ratio")],
