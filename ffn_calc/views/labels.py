@@ -117,8 +117,19 @@ TERM_LABELS = {
         N_("p2c (K x position queries^T)"),
         N_("pos_key_proj bias"),
         N_("pos_query_proj bias"),
+        N_("relative attention bias"),
+        N_("mixer norm"),
+        N_("SSD chunk states"),
+        N_("SSD inter-chunk"),
+        N_("SSD intra-chunk"),
+        N_("SSD state passing"),
+        N_("SSM state read-out"),
+        N_("compressed QK^T"),
+        N_("compressed AV"),
     )
 }
+# A tensor's bias ("conv1d bias", "in_proj bias"): the tensor named, the word translated.
+TENSOR_BIAS = N_("{name} bias")
 
 
 STACK_LABELS = {
@@ -155,7 +166,12 @@ def component_label(key: str) -> str:
 
 
 def term_label(name: str) -> str:
-    return _(TERM_LABELS[name]) if name in TERM_LABELS else name
+    if name in TERM_LABELS:
+        return _(TERM_LABELS[name])
+    head, _space, last = name.rpartition(" ")
+    if last == "bias" and head and " " not in head:  # a tensor's bias: conv1d bias
+        return _(TENSOR_BIAS).format(name=head)
+    return name
 
 
 def stack_label(stack: str) -> str:
