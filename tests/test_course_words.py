@@ -90,7 +90,7 @@ def _english_left(text: str) -> list[str]:
     """The words found, leaving out a model's own note and source (data, in English)."""
     lines = [
         line for line in text.splitlines()
-        if not line.lstrip("| ").startswith(("注：", "注:", "出典：", "出处：", "来源："))
+        if not line.lstrip("| ").startswith(("注：", "注:", "出典：", "出处：", "来源："))  # noqa: RUF001
     ]  # fmt: skip
     return sorted({m.group(1) for m in _WORD.finditer("\n".join(lines))})
 
