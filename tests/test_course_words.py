@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import DATA, run
+from conftest import DATA, ROOT, run
 
 from ffn_calc.i18n import catalogs
 
@@ -152,3 +152,31 @@ def test_a_catalog_with_bad_terms_exits_2(tmp_path: Path) -> None:
         assert r.exit_code == 2 and message in r.stderr, r.stderr
     path.write_text('[terms.ja]\nattention = "注意"\n\n[[exercise]]\n' + base, encoding="utf-8")
     assert run("exercise", "list", "--catalog", str(path), "--lang", "ja").exit_code == 0
+
+
+# --- the instructor's workflow, as README.ja.md and README.zh.md show it ----------------------
+
+
+def test_the_example_class_is_graded_in_both_languages() -> None:
+    csv_path = str(ROOT / "examples" / "answers.csv")
+    doc = json.loads(run("exercise", "grade", csv_path, "--catalog", "course", "-f", "json").stdout)
+    # 佐藤: 約105万 (1,048,576 to 3 figures), 2097152, ちょうど2倍 (exactly 2), 3分の2 (2/3 exact);
+    # 鈴木: 1.5倍 and 66% (2/3 = 66.7%) wrong; 王: 很多 unreadable, 2倍 one figure only
+    assert {s["student"]: (s["right"], s["total"]) for s in doc["students"]} == {
+        "佐藤": (4, 4), "鈴木": (2, 4), "王": (2, 4),
+    }  # fmt: skip
+    verdicts = [(r["student"], r["exercise"], r["verdict"]) for r in doc["rows"]]
+    assert ("王", "ffn-512", "unreadable") in verdicts
+    assert ("鈴木", "ffn-share-512", "wrong") in verdicts
+    ja = run("exercise", "grade", csv_path, "--catalog", "course", "--lang", "ja").stdout
+    zh = run("exercise", "grade", csv_path, "--catalog", "course", "--lang", "zh").stdout
+    assert "不正解" in ja and "読み取れない" in ja and "答案错误" in zh and "无法读取" in zh
+
+
+@pytest.mark.parametrize("readme", ["README.ja.md", "README.zh.md"])
+def test_the_translated_readmes_show_the_instructor_workflow(readme: str) -> None:
+    text = (ROOT / readme).read_text(encoding="utf-8")
+    for command in ("exercise sheet --catalog course", "--answers", "--variant 17",
+                    "exercise grade examples/answers.csv", "--no-reveal", "plot-cjk",
+                    "--functions relu,gelu", "d_ff=4*d_model"):  # fmt: skip
+        assert command in text, command
