@@ -578,9 +578,10 @@ def sweep(
     metrics: Sequence[str] = ("total_params",),
     where: Sequence[str] = (),
 ) -> Sweep:
-    """A sweep from Python: `vary` maps a field to a spec ("8192:16384:1024", "1,2,4") or to
-    values (a range, a list, an iterator); metrics and filters are written as on the command
-    line. An iterator is read only as far as the combination limit allows."""
+    """A sweep from Python: `vary` maps a field to a spec ("8192:16384:1024", "1,2,4",
+    "4*d_model": the field follows another) or to values (a range, a list, an iterator);
+    metrics and filters are written as on the command line. An iterator is read only as far as
+    the combination limit allows."""
     if not isinstance(vary, Mapping):
         raise UsageError(
             _("vary maps each field to its values: {{'d_ff': '8192:16384:1024'}}; got {value}.")
