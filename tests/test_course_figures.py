@@ -40,11 +40,18 @@ def test_functions_repeat_and_any_case() -> None:
     assert [c.strip() for c in header.split("|")[2:4]] == ["silu", "gelu_tanh"]
 
 
-def test_json_keeps_every_function() -> None:
+def test_json_holds_the_functions_asked_for() -> None:
     r = run("activations", "--functions", "relu", "--x", "1", "-f", "json")
-    row = json.loads(r.stdout)["rows"][0]
-    assert set(row) == {"x", "relu", "gelu", "gelu_tanh", "silu", "d_relu", "d_gelu",
-                        "d_gelu_tanh", "d_silu"}  # fmt: skip
+    assert json.loads(r.stdout)["rows"] == [{"x": 1.0, "relu": 1.0, "d_relu": 1.0}]
+    every = json.loads(run("activations", "--x", "1", "-f", "json").stdout)["rows"][0]
+    assert list(every) == ["x", "relu", "gelu", "gelu_tanh", "silu", "d_relu", "d_gelu",
+                           "d_gelu_tanh", "d_silu"]  # fmt: skip
+
+
+@pytest.mark.parametrize("fmt", ["json", "csv", "markdown"])
+def test_range_goes_with_the_terminal_or_a_figure(fmt: str) -> None:
+    r = run("activations", "--range", "-5:5", "-f", fmt)
+    assert r.exit_code == 2 and "--range" in r.stderr and not r.stdout
 
 
 def test_the_terminal_curves_follow_range_and_functions() -> None:

@@ -111,6 +111,8 @@ VALUES: dict[str, list[str]] = {
     "--matmuls": ["--matmuls"],
     "--all": ["--all"],
     "--x": ["--x", "0.5"],
+    "--functions": ["--functions", "relu"],
+    "--range": ["--range", "-5:5"],
     "--no-plot": ["--no-plot"],
     "--multiple-of": ["--multiple-of", "64"],
     "--ffn-dim-multiplier": ["--ffn-dim-multiplier", "1.3"],
@@ -146,7 +148,7 @@ EXEMPT = {
 }
 
 # Options that only shape what people read: the table must change, JSON and CSV refuse.
-TABLE_ONLY = {"--explain", "--no-plot"}
+TABLE_ONLY = {"--explain", "--no-plot", "--range"}
 
 # Keys of a JSON report that echo the options given rather than count anything.
 ECHOED = {

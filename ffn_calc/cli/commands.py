@@ -506,6 +506,15 @@ def activations_cmd(
             ("no_plot",),
             _("{option} goes with --format table (the curves are drawn in the terminal only)."),
         )
+        if plot is None:
+            refuse(
+                ctx,
+                ("span",),
+                _(
+                    "{option} sets the x range of the curves: use it with --format table (the "
+                    "terminal) or --plot FILE (the figure)."
+                ),
+            )
     with user_errors():
         chosen = parse_functions(functions)
         points = list(x) if x else list(DEFAULT_X)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import ClassVar
 
-from pydantic import PrivateAttr
+from pydantic import PrivateAttr, field_serializer
 
 from ffn_calc.counts.activations import DEFAULT_RANGE, NAMES, table
 from ffn_calc.errors import UsageError
@@ -29,8 +29,8 @@ class ActivationRow(Result):
 
 
 class ActivationsReport(Result):
-    """JSON holds every function at every point; the tables show the functions asked for
-    (`--functions`), kept beside the rows, out of JSON."""
+    """Each point's row: the functions asked for (`--functions`; default all four) and their
+    derivatives, in JSON as in the tables."""
 
     view: ClassVar[str] = "ffn_calc.views.activations:activation_tables"
 
@@ -40,6 +40,12 @@ class ActivationsReport(Result):
 
     def functions(self) -> tuple[str, ...]:
         return self._functions
+
+    @field_serializer("rows")
+    def _chosen(self, rows: list[ActivationRow]) -> list[dict[str, float]]:
+        keys = ["x", *self._functions, *(f"d_{n}" for n in self._functions)]
+        order = [k for k in ActivationRow.model_fields if k in keys]
+        return [{k: getattr(row, k) for k in order} for row in rows]
 
 
 def parse_functions(values: list[str] | None) -> tuple[str, ...]:
