@@ -503,7 +503,7 @@ def test_sweep_errors_name_the_option_given(args: list[str], option: str, other:
 NOTE_WORDS = {
     "Parameters": {"total_params", "active_params", "non_embedding_params", "embedding_params",
                    "attention_params", "ffn_params", "norm_params", "lm_head_params",
-                   "ffn_share", "weights_bytes"},
+                   "ffn_share", "layer_ffn_share", "weights_bytes"},
     "bytes": {"weights_bytes", "kv_bytes"},
     "training": {"training_flops"},
     "decode": {"decode_flops", "decode_time"},

@@ -521,9 +521,9 @@ def activations_cmd(
         report = activations_report(points, chosen)
         lo_hi = parse_range(span, list(x or []))
         if plot is not None:
-            from ffn_calc.output import plot as figures
+            from ffn_calc.output.activations_plot import activations
 
-            figures.activations(plot, chosen, lo_hi, list(x or []))
+            activations(plot, chosen, lo_hi, list(x or []))
 
     def curves() -> list[Any]:
         from ffn_calc.output.rich import activation_plot

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from ffn_calc.errors import FileError, UsageError
 from ffn_calc.i18n import translate as i18n
 from ffn_calc.i18n.translate import N_, _
+from ffn_calc.output.fonts import more_fonts as _more_fonts
 from ffn_calc.views.labels import layer_label, model_name
 
 if TYPE_CHECKING:
@@ -52,19 +53,7 @@ CJK_FONTS = {
            "heiti", "noto sans cjk", "noto serif cjk", "droid sans fallback", "ar pl"),
 }  # fmt: skip
 PROBE = {"ja": "層パ", "zh": "层参"}
-# Python packages that ship a CJK font, found without importing them: the `plot-cjk` extra
-# installs the first (WenQuanYi Micro Hei, Japanese and Chinese glyphs, a 2.3 MB wheel);
-# matplotlib-fontja (IPAexGothic) has the Japanese glyphs only.
-FONT_PACKAGES = ("paperang_p2_fonts_cjk", "matplotlib_fontja", "mplfonts")
-FONT_SUFFIXES = (".ttf", ".otf", ".ttc")
 
-# One colour per activation, the same in both panels whichever are drawn.
-ACTIVATION_COLORS = {
-    "relu": "#1f77b4",
-    "gelu": "#ff7f0e",
-    "gelu_tanh": "#2ca02c",
-    "silu": "#d62728",
-}
 PART_COLORS = {"attention_projections": "#1f77b4", "attention_scores": "#d62728", "ffn": "#2ca02c"}
 COMPONENT_COLORS = {
     "embedding": "#9467bd", "attention": "#1f77b4", "ffn": "#2ca02c", "norm": "#7f7f7f",
@@ -149,42 +138,6 @@ def cjk_font(lang: str) -> str | None:
     if lang not in PROBE:
         return None
     return _cjk_font(lang) or (_cjk_font(lang) if _more_fonts() else None)
-
-
-def _font_files(package: str) -> list[str]:
-    """The font files a package ships (found, not imported), or none."""
-    import importlib.util
-
-    try:
-        spec = importlib.util.find_spec(package)
-    except (ImportError, ValueError):
-        return []
-    found: list[str] = []
-    for root in (spec.submodule_search_locations or []) if spec is not None else []:
-        found += sorted(str(f) for f in Path(root).rglob("*") if f.suffix.lower() in FONT_SUFFIXES)
-    return found
-
-
-def _more_fonts() -> list[str]:
-    """Add to matplotlib's font list the fonts its cache does not hold: those installed in the
-    system's font folders since the cache was written, and those of a font package. Returns
-    the files added."""
-    from matplotlib import font_manager
-
-    known = {e.fname for e in font_manager.fontManager.ttflist}
-    files = [*font_manager.findSystemFonts()]
-    for package in FONT_PACKAGES:
-        files += _font_files(package)
-    added = []
-    for fname in dict.fromkeys(files):
-        if fname in known or Path(fname).suffix.lower() not in FONT_SUFFIXES:
-            continue
-        try:
-            font_manager.fontManager.addfont(fname)
-        except (OSError, RuntimeError, ValueError):
-            continue
-        added.append(fname)
-    return added
 
 
 def _cjk_font(lang: str) -> str | None:
@@ -345,92 +298,6 @@ def _geometric(lo: float, hi: float, n: int = 241) -> list[float]:
     lo, hi = max(lo, 1e-9), max(hi, lo * 2)
     step = math.log(hi / lo) / (n - 1)
     return [lo * math.exp(i * step) for i in range(n)]
-
-
-# --- activations ----------------------------------------------------------------------------
-
-
-def activations(
-    path: Path,
-    functions: Sequence[str] | None = None,
-    span: tuple[float, float] | None = None,
-    points: Sequence[float] = (),
-) -> None:
-    """The activations asked for (default ReLU, GELU, GELU-tanh and SiLU) over [lo, hi] and
-    their derivatives, two panels. A derivative that jumps (ReLU' at 0) is drawn as its two
-    pieces, with a filled dot at its value there and an open one at the limit it does not take,
-    never as a vertical line; each --x point is marked on every curve."""
-    fmt = check(path)
-    from ffn_calc.counts import activations as act
-
-    names = list(functions or act.NAMES)
-    lo, hi = span or act.DEFAULT_RANGE
-    styles = {"gelu_tanh": "--"}
-    xs = [lo + (hi - lo) * i / 600 for i in range(601)]
-    marks = [p for p in points if lo <= p <= hi]
-
-    def pieces(key: str) -> tuple[list[float], list[float]]:
-        """The curve's points, broken (a NaN) at each jump."""
-        f = act.FUNCTIONS[key]
-        every = sorted(j for j in act.JUMPS.get(key, ()) if lo < j < hi)
-        jumps = list(every)
-        px: list[float] = []
-        py: list[float] = []
-        for x in xs:
-            while jumps and x >= jumps[0]:
-                j = jumps.pop(0)
-                left, right = act.one_sided(key, j)
-                px += [j, j, j]
-                py += [left, math.nan, right]
-            if x not in every:  # the value at a jump is its dot, not a point of either piece
-                px.append(x)
-                py.append(f(x))
-        return px, py
-
-    def draw(ax: Axes, key: str, label: str, style: str, color: str) -> None:
-        px, py = pieces(key)
-        ax.plot(px, py, style, label=label, linewidth=1.8, color=color)
-        for j in act.JUMPS.get(key, ()):
-            if not lo < j < hi:
-                continue
-            value = act.FUNCTIONS[key](j)
-            for limit in act.one_sided(key, j):
-                if limit != value:  # the limit the function does not take: an open dot
-                    ax.plot([j], [limit], "o", markersize=6, markerfacecolor="white",
-                            markeredgecolor=color, zorder=3)  # fmt: skip
-            ax.plot([j], [value], "o", markersize=6, color=color, zorder=4)
-        if marks:
-            f = act.FUNCTIONS[key]
-            ax.plot(marks, [f(x) for x in marks], "o", markersize=4, color=color, zorder=5)
-
-    def build() -> Figure:
-        fig = _figure(10, 4.2)
-        left, right = fig.subplots(1, 2)
-        for name in names:
-            style, color = styles.get(name, "-"), ACTIVATION_COLORS[name]
-            draw(left, name, act.LABELS[name], style, color)
-            draw(right, f"d_{name}", act.LABELS[name], style, color)
-        left.set_title(_("Activation f(x)"))
-        right.set_title(_("Derivative f'(x)"))
-        for ax in (left, right):
-            ax.axhline(0, color="0.6", linewidth=0.8)
-            if lo <= 0 <= hi:
-                ax.axvline(0, color="0.6", linewidth=0.8)
-            ax.set_xlim(lo, hi)
-            ax.set_xlabel("x")
-            ax.grid(True, alpha=0.3)
-        left.legend(loc="upper left")
-        if (lo, hi) == act.DEFAULT_RANGE:
-            fig.suptitle(_("FFN activations and their derivatives on [-3, 3]"))
-        else:
-            fig.suptitle(
-                _("FFN activations and their derivatives on [{lo}, {hi}]").format(
-                    lo=f"{lo:g}", hi=f"{hi:g}"
-                )
-            )
-        return fig
-
-    _save(path, fmt, build)
 
 
 # --- crossover ------------------------------------------------------------------------------

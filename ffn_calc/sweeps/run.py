@@ -23,9 +23,10 @@ from pydantic import ValidationError
 
 from ffn_calc.errors import FfnCalcError, UsageError
 from ffn_calc.files import shown as brief
-from ffn_calc.i18n.translate import N_, Text, _, say
+from ffn_calc.i18n.translate import N_, _, say
 from ffn_calc.model.config import ModelConfig, PositionLimitError, fields_model
 from ffn_calc.quantities import cut, quoted, read_number, read_share
+from ffn_calc.sweeps.follow import follow_rule, held_fixed, is_follow_rule
 from ffn_calc.sweeps.metrics import (
     METRICS,
     Cache,
@@ -178,26 +179,10 @@ def _range(name: str, text: str, spec: str) -> Sequence[Value]:
     return range(start, stop + 1, n)
 
 
-# `K*FIELD` or `FIELD*K`, K a whole number or a fraction a/b: a field that follows another.
-_FOLLOWS = re.compile(
-    r"\s*+(?:(\d{1,9}(?:/\d{1,9})?)\s*+\*\s*+([A-Za-z_]{1,64})|([A-Za-z_]{1,64})\s*+\*\s*+(\d{1,9}(?:/\d{1,9})?))\s*+"
-)
-
-
 def _follows_axis(name: str, text: str, spec: str) -> Axis:
     """`d_ff=4*d_model`: d_ff is 4 times d_model in every combination (d_model varied or not)."""
-    m = _FOLLOWS.fullmatch(text)
-    assert m is not None
-    factor_text, other = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+    factor, other = follow_rule(text, spec)
     where = cut(spec)
-    num, _slash, den = factor_text.partition("/")
-    if int(num) == 0 or (den and int(den) == 0):
-        raise UsageError(
-            _("--vary {spec}: the factor must be a positive number, not {factor}.").format(
-                spec=where, factor=factor_text
-            )
-        )
-    factor = Fraction(int(num), int(den or 1))
     _check_field(other)
     if other == name or _field_kind(name)[0] != "int" or _field_kind(other)[0] != "int":
         raise UsageError(
@@ -222,7 +207,7 @@ def parse_axis(spec: str) -> Axis:
             ).format(spec=quoted(spec))
         )
     _check_field(name)
-    if ":" not in text and _FOLLOWS.fullmatch(text):
+    if ":" not in text and is_follow_rule(text):
         return _follows_axis(name, text, spec)
     if ":" in text:
         values = _range(name, text, spec)
@@ -409,41 +394,6 @@ def _check_used(base: ModelConfig, axes: Sequence[Axis]) -> None:
             )
 
 
-# Widths that a design scales with d_model: a sweep over d_model that holds one fixed changes
-# the ratio with every row (the FFN's share of a layer is 2/3 at d_ff = 4 d_model, whatever
-# d_model is, only while d_ff follows it).
-FOLLOW_D_MODEL = ("d_ff", "dense_d_ff", "shared_expert_d_ff")
-
-
-def _held_fixed(base: ModelConfig, axes: Sequence[Axis]) -> list[Text]:
-    """A note for each width held fixed while d_model varies, with the --vary that keeps the
-    model's own ratio."""
-    fields = {a.field for a in axes}
-    if "d_model" not in fields:
-        return []
-    out = []
-    for name in FOLLOW_D_MODEL:
-        width = getattr(base, name)
-        if name in fields or width is None:
-            continue
-        if name != "d_ff" and width == base.d_ff:
-            continue  # equal to d_ff: not a width of its own
-        ratio = Fraction(width, base.d_model)
-        out.append(
-            say(
-                N_(
-                    "{field} is held at {width} while d_model varies, so the FFN's share "
-                    "changes with d_model; to keep {model}'s ratio, add --vary {field}={rule}."
-                ),
-                field=name,
-                width=f"{width:,}",
-                model=base.name,
-                rule=f"{ratio}*d_model",
-            )
-        )
-    return out
-
-
 class Sweep:
     """The rows of a sweep, produced one at a time: each a dict of the varied fields and the
     metrics. After (or during) iteration, `matched`, `filtered_out` and `skipped` (a Counter of
@@ -503,7 +453,7 @@ class Sweep:
                 raise UsageError(str(exc)) from None
         except FfnCalcError as exc:
             raise UsageError(str(exc)) from None
-        self.warnings = _held_fixed(base, self.axes)
+        self.warnings = held_fixed(base, {a.field for a in self.axes})
         self.matched = self.filtered_out = 0
         self.skipped: Counter[str] = Counter()
         self.first_skipped: dict[str, dict[str, Value]] = {}
