@@ -116,6 +116,8 @@ VALUES: dict[str, list[str]] = {
     "--matmuls": ["--matmuls"],
     "--all": ["--all"],
     "--x": ["--x", "0.5"],
+    "--functions": ["--functions", "relu"],
+    "--range": ["--range", "-5:5"],
     "--no-plot": ["--no-plot"],
     "--multiple-of": ["--multiple-of", "64"],
     "--ffn-dim-multiplier": ["--ffn-dim-multiplier", "1.3"],
@@ -151,7 +153,7 @@ EXEMPT = {
 }
 
 # Options that only shape what people read: the table must change, JSON and CSV refuse.
-TABLE_ONLY = {"--explain", "--no-plot"}
+TABLE_ONLY = {"--explain", "--no-plot", "--range"}
 
 # Keys of a JSON report that echo the options given rather than count anything.
 ECHOED = {
@@ -506,7 +508,7 @@ def test_sweep_errors_name_the_option_given(args: list[str], option: str, other:
 NOTE_WORDS = {
     "Parameters": {"total_params", "active_params", "non_embedding_params", "embedding_params",
                    "attention_params", "ffn_params", "norm_params", "lm_head_params",
-                   "ffn_share", "weights_bytes"},
+                   "ffn_share", "layer_ffn_share", "weights_bytes"},
     "bytes": {"weights_bytes", "kv_bytes"},
     "training": {"training_flops", "training_time"},
     "decode": {"decode_flops", "decode_time"},

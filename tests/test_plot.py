@@ -209,6 +209,7 @@ def test_a_font_with_the_glyphs_is_found(monkeypatch: pytest.MonkeyPatch) -> Non
     assert figures.cjk_font("ja") == "Noto Sans CJK JP"
     assert figures.cjk_font("en") is None
     monkeypatch.setattr(font_manager.fontManager, "ttflist", [last])
+    monkeypatch.setattr(figures, "_more_fonts", list)  # no font installed since (the rescan)
     assert figures.cjk_font("zh") is None
 
 

@@ -222,7 +222,8 @@ def with_lang(func: Callable[..., None]) -> Callable[..., None]:
             i18n.set_language(lang)
         fmt = getattr(kwargs.get("format"), "value", None)
         fit_language(quiet=fmt in ("json", "csv", "toml"))
-        func(*args, **kwargs)
+        with i18n.terms_scope():  # words an exercise catalog chose hold for this command only
+            func(*args, **kwargs)
 
     param = inspect.Parameter(
         "lang",

@@ -508,14 +508,16 @@ def compare_cmd(
 @command("activations")
 def activations_cmd(
     ctx: typer.Context,
-    x: Annotated[list[float] | None, typer.Option("--x", help="Points to evaluate at; repeat for several (default -3 ... 3).")] = None,
+    x: Annotated[list[float] | None, typer.Option("--x", help="Points to evaluate at; repeat for several (default -3 ... 3). Marked on the --plot figure.")] = None,
+    functions: Annotated[list[str] | None, typer.Option("--functions", metavar="NAMES", help="The activations to show, comma-separated: relu, gelu, gelu_tanh, silu (default all); repeat or list.")] = None,
+    span: Annotated[str | None, typer.Option("--range", metavar="LO:HI", help="The x range of the curves (terminal and --plot), e.g. -5:5 (default -3:3, widened to take in every --x).")] = None,
     no_plot: Annotated[bool, typer.Option("--no-plot", help="Leave out the curves drawn in the terminal (table format).")] = False,
     plot: PlotOpt = None,
     format: FormatOpt = Format.table,
 ) -> None:  # fmt: skip
     """ReLU, GELU (exact), GELU tanh approximation and SiLU, with their derivatives."""
     from ffn_calc.counts.activations import DEFAULT_X
-    from ffn_calc.reports.activations import activations_report
+    from ffn_calc.reports.activations import activations_report, parse_functions, parse_range
 
     if format is not Format.table:
         refuse(
@@ -523,17 +525,33 @@ def activations_cmd(
             ("no_plot",),
             _("{option} goes with --format table (the curves are drawn in the terminal only)."),
         )
+        if plot is None:
+            refuse(
+                ctx,
+                ("span",),
+                _(
+                    "{option} sets the x range of the curves: use it with --format table (the "
+                    "terminal) or --plot FILE (the figure)."
+                ),
+            )
     with user_errors():
-        report = activations_report(list(x) if x else list(DEFAULT_X))
+        chosen = parse_functions(functions)
+        points = list(x) if x else list(DEFAULT_X)
+        report = activations_report(points, chosen)
+        lo_hi = parse_range(span, list(x or []))
         if plot is not None:
-            from ffn_calc.output import plot as figures
+            from ffn_calc.output.activations_plot import activations
 
-            figures.activations(plot)
+            activations(plot, chosen, lo_hi, list(x or []))
 
     def curves() -> list[Any]:
         from ffn_calc.output.rich import activation_plot
 
-        return [] if no_plot else [activation_plot()]
+        if no_plot:
+            return []
+        if functions is None and span is None and lo_hi == (-3.0, 3.0):
+            return [activation_plot()]  # as it always was
+        return [activation_plot(functions=chosen, span=lo_hi)]
 
     emit(report, format, extra=curves)
 

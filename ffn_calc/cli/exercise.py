@@ -78,7 +78,9 @@ def _result(
     with user_errors():
         if variant is not None:
             check_seed(variant)
-        return exercise_result(find(load_catalog(catalog), exercise_id), given, variant, reveal)
+        return exercise_result(
+            find(load_catalog(catalog, words=True), exercise_id), given, variant, reveal
+        )
 
 
 def _emit(result: "ExerciseResult", lines: list[str], fmt: Format) -> None:
@@ -116,7 +118,7 @@ def exercise_app() -> typer.Typer:
         with user_errors():
             if variant is not None:
                 check_seed(variant)
-            report = exercises_report(load_catalog(exercises), variant)
+            report = exercises_report(load_catalog(exercises, words=True), variant)
         emit(report, format)
 
     @sub.command("sheet")
@@ -139,7 +141,7 @@ def exercise_app() -> typer.Typer:
         with user_errors():
             if variant is not None:
                 check_seed(variant)
-            report = sheet(load_catalog(exercises), answers=answers, variant=variant)
+            report = sheet(load_catalog(exercises, words=True), answers=answers, variant=variant)
         if format in (Format.markdown, Format.table):
             from ffn_calc.views.sheet import sheet_markdown
 
@@ -167,7 +169,7 @@ def exercise_app() -> typer.Typer:
         from ffn_calc.homework.grading import grade_file
 
         with user_errors():
-            report = grade_file(answers_file, load_catalog(exercises))
+            report = grade_file(answers_file, load_catalog(exercises, words=True))
         emit(report, format)
 
     @sub.command("show")

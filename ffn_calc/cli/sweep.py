@@ -52,7 +52,7 @@ def _flags_varied(ctx: typer.Context, fields: set[str]) -> None:
 def sweep_cmd(
     ctx: typer.Context,
     model: "ModelConfig",
-    vary: Annotated[list[str], typer.Option("--vary", "-V", metavar="FIELD=VALUES", help="A field and its values: d_ff=8192:16384:1024 (a range, the end included), n_layers=1:64:*2 (doubling), n_kv_heads=1,2,4,8 (a list), activation=gelu,swiglu; repeat for several (every combination).")],
+    vary: Annotated[list[str], typer.Option("--vary", "-V", metavar="FIELD=VALUES", help="A field and its values: d_ff=8192:16384:1024 (a range, the end included), n_layers=1:64:*2 (doubling), n_kv_heads=1,2,4,8 (a list), activation=gelu,swiglu, d_ff=4*d_model (d_ff follows d_model in every combination; K may be a fraction, 8/3*d_model); repeat for several (every combination).")],
     metric: Annotated[list[str] | None, typer.Option("--metric", "-m", metavar="NAME", help=METRIC_HELP)] = None,
     where: Annotated[list[str] | None, typer.Option("--where", "-w", metavar="EXPR", help="Keep rows where METRIC OP NUMBER holds: total_params<=7e9, ffn_share>=60%, forward_flops@4096<2T; repeat: all must hold.")] = None,
     plot: Annotated[Path | None, typer.Option("--plot", metavar="FILE", help="Also draw each metric over the varied field (a line per value of a second field) to FILE: .png or .svg (needs matplotlib: pip install 'ffn-calc\\[plot]').")] = None,

@@ -74,6 +74,24 @@ FUNCTIONS = {
 }  # fmt: skip
 
 
+# The activations, in the tables' order, with their names on figures and their derivatives.
+NAMES = ("relu", "gelu", "gelu_tanh", "silu")
+LABELS = {"relu": "ReLU", "gelu": "GELU", "gelu_tanh": "GELU-tanh", "silu": "SiLU"}
+DEFAULT_RANGE = (-3.0, 3.0)
+
+# Where a function jumps: a curve drawn through such a point would show a vertical line that
+# the function does not have. ReLU' is 0 below 0 and 1 above; at 0 it is d_relu(0) = 0.
+JUMPS: dict[str, tuple[float, ...]] = {"d_relu": (0.0,)}
+
+
+def one_sided(name: str, x: float) -> tuple[float, float]:
+    """The limits of FUNCTIONS[name] from the left and from the right of a jump at x (each
+    piece is constant or continuous near the jump, so a step of 1e-9 gives the limit)."""
+    f = FUNCTIONS[name]
+    step = 1e-9 * max(1.0, abs(x))
+    return f(x - step), f(x + step)
+
+
 def table(xs: tuple[float, ...] | list[float]) -> list[dict[str, float]]:
     """One row per x: every activation and derivative."""
     return [{"x": x, **{name: f(x) for name, f in FUNCTIONS.items()}} for x in xs]

@@ -4,7 +4,7 @@ indexer's scores are S^2 terms with the attention scores (counts.flops.score_ter
 
 from __future__ import annotations
 
-from ffn_calc.counts.terms import Term, norm_terms, term
+from ffn_calc.counts.terms import Term, norm_formula, norm_terms, term
 from ffn_calc.model.config import ModelConfig
 
 
@@ -59,7 +59,7 @@ def indexer_terms(cfg: ModelConfig) -> list[Term]:
     return [
         term(g, "indexer.wq_b", "q_lora_rank x indexer_heads x indexer_head_dim", qr, h, hd),
         term(g, "indexer.wk", "d_model x indexer_head_dim", d, hd),
-        term("norm", "indexer.k_norm", "2 x indexer_head_dim (weight, bias)", 2, hd),
+        term("norm", "indexer.k_norm", norm_formula("indexer_head_dim", bias=True), 2, hd),
         term(g, "indexer.weights_proj", "d_model x indexer_heads", d, h),
     ]  # fmt: skip
 

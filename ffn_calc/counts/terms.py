@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from math import prod
 from typing import TYPE_CHECKING
 
-from ffn_calc.i18n.translate import Text
+from ffn_calc.i18n.translate import N_, Text, say
 
 if TYPE_CHECKING:  # annotations only
     from ffn_calc.model.config import ModelConfig
@@ -58,5 +58,12 @@ def norm_terms(
     """One norm over `width` (default d_model): weight and bias, or a weight only."""
     w = cfg.d_model if width is None else width
     if cfg.norm == "layernorm" and cfg.norm_bias:
-        return [term(group, name, f"2 x {symbol} (weight, bias)", 2, w)]
-    return [term(group, name, f"{symbol} (weight)", w)]
+        return [term(group, name, norm_formula(symbol, bias=True), 2, w)]
+    return [term(group, name, norm_formula(symbol), w)]
+
+
+def norm_formula(symbol: str, bias: bool = False) -> Text:
+    """A norm's formula, its words a message: `2 x d_model (weight, bias)`, `d_model (weight)`."""
+    if bias:
+        return say(N_("2 x {symbol} (weight, bias)"), symbol=symbol)
+    return say(N_("{symbol} (weight)"), symbol=symbol)

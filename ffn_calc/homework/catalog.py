@@ -93,18 +93,19 @@ def _problems(raw: Any) -> tuple[Exercise | None, list[str]]:
 def _entries(data: dict[str, Any], origin: str) -> list[Any]:
     """The [[exercise]] entries; a catalog holds nothing else."""
     for key in data:
-        if key != "exercise":
-            close = difflib.get_close_matches(key, ["exercise"], n=1, cutoff=0.6)
+        if key not in ("exercise", "terms"):
+            close = difflib.get_close_matches(key, ["exercise", "terms"], n=1, cutoff=0.6)
             if close:
                 raise FileError(
                     _(
                         "{origin}: unknown key '{key}' (did you mean '{close}'?); a catalog "
-                        "holds only [[exercise]] entries."
+                        "holds [[exercise]] entries and a [terms] table."
                     ).format(origin=origin, key=key, close=close[0])
                 )
             raise FileError(
                 _(
-                    "{origin}: unknown key '{key}'; a catalog holds only [[exercise]] entries."
+                    "{origin}: unknown key '{key}'; a catalog holds [[exercise]] entries and a [terms] "
+                    "table."
                 ).format(origin=origin, key=key)
             )
     entries = data.get("exercise")
@@ -126,9 +127,41 @@ def built_in(path: Path | None) -> str | None:
     return name if name in BUILT_IN and not path.exists() else None
 
 
-def load_catalog(path: Path | None = None) -> list[Exercise]:
+def _terms(data: dict[str, Any], origin: str) -> dict[str, dict[str, str]]:
+    """`[terms.ja]` `attention = "注意機構"`: the words the catalog's texts use for some of the
+    messages (by their English), per language; shown while the catalog is."""
+    from ffn_calc.i18n.translate import LANGUAGES
+
+    raw = data.get("terms", {})
+    out: dict[str, dict[str, str]] = {}
+    if not isinstance(raw, dict):
+        raise FileError(
+            _("{origin}: [terms] is a table of languages (ja, zh), each of words.").format(
+                origin=origin
+            )
+        )
+    for lang, table in raw.items():
+        if lang not in LANGUAGES[1:] or not isinstance(table, dict):
+            raise FileError(
+                _("{origin}: [terms.{lang}]: give words for ja or zh, as message = word.").format(
+                    origin=origin, lang=str(lang)[:40]
+                )
+            )
+        for message, word in table.items():
+            if not isinstance(word, str) or not word.strip():
+                raise FileError(
+                    _("{origin}: [terms.{lang}] {message}: the word is a non-empty string.").format(
+                        origin=origin, lang=lang, message=str(message)[:60]
+                    )
+                )
+        out[lang] = {str(k): v for k, v in table.items()}
+    return out
+
+
+def load_catalog(path: Path | None = None, words: bool = False) -> list[Exercise]:
     """A shipped catalog (none given, or its name: `course`), or an instructor's file; every
-    entry checked and answerable."""
+    entry checked and answerable. `words`: the catalog's [terms] are used in what is shown
+    next (the CLI's command; see i18n.translate.prefer)."""
     if (name := built_in(path)) is not None:
         text = (files("ffn_calc.homework") / BUILT_IN[name]).read_text(encoding="utf-8")
         origin = _("the built-in catalog") if name == "default" else _("the course catalog")
@@ -136,9 +169,11 @@ def load_catalog(path: Path | None = None) -> list[Exercise]:
         assert path is not None
         text, origin = read_text_file(path, "exercise catalog"), f"'{path}'"
     data = parse_toml(text, origin)
+    entries = _entries(data, origin)
+    terms = _terms(data, origin)
     out: list[Exercise] = []
     seen: set[str] = set()
-    for i, raw in enumerate(_entries(data, origin), start=1):
+    for i, raw in enumerate(entries, start=1):
         if isinstance(raw, dict) and "id" in raw:
             label = _("{origin}, exercise {n} ('{id}')").format(
                 origin=origin, n=i, id=str(raw["id"])[:100]
@@ -162,6 +197,10 @@ def load_catalog(path: Path | None = None) -> list[Exercise]:
                 _("{where}: {problem}.").format(where=label, problem=problem)
             ) from None
         out.append(e)
+    if words:
+        from ffn_calc.i18n.translate import prefer
+
+        prefer(terms)
     return out
 
 

@@ -44,10 +44,36 @@ def N_(message: str) -> str:
 
 
 def _(message: str) -> str:
-    """The message in the current language (English: the message itself)."""
+    """The message in the current language (English: the message itself), or the word an
+    exercise catalog chose for it (see prefer)."""
     if _language == "en":
         return message
+    chosen = _terms.get(_language)
+    if chosen and message in chosen:
+        return chosen[message]
     return str(_catalog(_language).gettext(message))
+
+
+# Words an exercise catalog chooses in place of the catalogs' own (the course's texts say
+# 注意機構 for attention where the tables say アテンション): language -> msgid -> word.
+_terms: dict[str, dict[str, str]] = {}
+
+
+def prefer(words: Mapping[str, Mapping[str, str]]) -> None:
+    """Use these words for these messages until `terms_scope` ends (a command's run)."""
+    for lang, table in words.items():
+        _terms.setdefault(lang, {}).update(table)
+
+
+@contextmanager
+def terms_scope() -> Iterator[None]:
+    """The words chosen with `prefer` inside, forgotten after (one command of the CLI)."""
+    before = {lang: dict(table) for lang, table in _terms.items()}
+    try:
+        yield
+    finally:
+        _terms.clear()
+        _terms.update(before)
 
 
 class Text:

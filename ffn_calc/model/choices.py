@@ -67,6 +67,7 @@ SWEEP_METRICS: dict[str, tuple[str, str, Kind]] = {
     "norm_params": ("", "the norm component", "count"),
     "lm_head_params": ("", "the untied output head", "count"),
     "ffn_share": ("", "FFN parameters / all parameters", "share"),
+    "layer_ffn_share": ("", "FFN / (attention + FFN) parameters: the layers' weights, no embeddings or norms", "share"),
     "weights_bytes": ("", "the weights in bf16", "bytes"),
     "forward_flops": ("S", "forward FLOPs of one sequence of S tokens", "count"),
     "training_flops": ("S", "3 x forward_flops@S", "count"),

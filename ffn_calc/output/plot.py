@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 from ffn_calc.errors import FileError, UsageError
 from ffn_calc.i18n import translate as i18n
 from ffn_calc.i18n.translate import N_, _
-from ffn_calc.views.labels import layer_label
+from ffn_calc.output.fonts import more_fonts as _more_fonts
+from ffn_calc.views.labels import layer_label, model_name
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -65,6 +66,11 @@ COMPONENT_LABELS = {
 NO_CJK_FONT = N_(
     "Note: no font with Japanese or Chinese glyphs was found (e.g. Noto Sans CJK, IPAexGothic, "
     "WenQuanYi); the figure's labels are drawn in English."
+)
+NO_CJK_FONT_HOW = N_(
+    "To draw them in Japanese or Chinese: pip install 'ffn-calc[plot-cjk]' (a font in the "
+    "package), or install a system font (Debian and Ubuntu: apt install fonts-noto-cjk); a "
+    "font installed later is found on the next run."
 )
 
 
@@ -125,12 +131,19 @@ def _target(path: Path) -> Path:
 
 
 def cjk_font(lang: str) -> str | None:
-    """The name of an installed font with the glyphs `lang` needs, or None."""
+    """The name of an installed font with the glyphs `lang` needs, or None. Matplotlib lists
+    the fonts it found when it first ran (its cache): when none of those has the glyphs, the
+    font folders are scanned again (a font installed since) and the fonts of a font package
+    (the `plot-cjk` extra) are added, then the search is made once more."""
+    if lang not in PROBE:
+        return None
+    return _cjk_font(lang) or (_cjk_font(lang) if _more_fonts() else None)
+
+
+def _cjk_font(lang: str) -> str | None:
     from matplotlib import font_manager, ft2font
 
-    probe = PROBE.get(lang)
-    if probe is None:
-        return None
+    probe = PROBE[lang]
     entries = font_manager.fontManager.ttflist
     prefs = CJK_FONTS[lang]
 
@@ -169,7 +182,7 @@ def _labels() -> Iterator[None]:
     if lang in PROBE:
         font = cjk_font(lang)
         if font is None:
-            sys.stderr.write(_(NO_CJK_FONT) + "\n")
+            sys.stderr.write(_(NO_CJK_FONT) + "\n" + _(NO_CJK_FONT_HOW) + "\n")
             english = True
         else:
             matplotlib.rcParams["font.family"] = [font, "DejaVu Sans"]
@@ -287,40 +300,6 @@ def _geometric(lo: float, hi: float, n: int = 241) -> list[float]:
     return [lo * math.exp(i * step) for i in range(n)]
 
 
-# --- activations ----------------------------------------------------------------------------
-
-
-def activations(path: Path) -> None:
-    """ReLU, GELU, GELU-tanh and SiLU on [-3, 3] and their derivatives, two panels."""
-    fmt = check(path)
-    from ffn_calc.counts import activations as act
-
-    xs = [-3 + 6 * i / 600 for i in range(601)]
-    curves = [("ReLU", act.relu, act.d_relu, "-"), ("GELU", act.gelu, act.d_gelu, "-"),
-              ("GELU-tanh", act.gelu_tanh, act.d_gelu_tanh, "--"),
-              ("SiLU", act.silu, act.d_silu, "-")]  # fmt: skip
-
-    def build() -> Figure:
-        fig = _figure(10, 4.2)
-        left, right = fig.subplots(1, 2)
-        for name, f, df, style in curves:
-            left.plot(xs, [f(x) for x in xs], style, label=name, linewidth=1.8)
-            right.plot(xs, [df(x) for x in xs], style, label=name, linewidth=1.8)
-        left.set_title(_("Activation f(x)"))
-        right.set_title(_("Derivative f'(x)"))
-        for ax in (left, right):
-            ax.axhline(0, color="0.6", linewidth=0.8)
-            ax.axvline(0, color="0.6", linewidth=0.8)
-            ax.set_xlim(-3, 3)
-            ax.set_xlabel("x")
-            ax.grid(True, alpha=0.3)
-        left.legend(loc="upper left")
-        fig.suptitle(_("FFN activations and their derivatives on [-3, 3]"))
-        return fig
-
-    _save(path, fmt, build)
-
-
 # --- crossover ------------------------------------------------------------------------------
 
 
@@ -405,7 +384,7 @@ def crossover(report: CrossoverReport, model: ModelConfig, path: Path) -> None:
         ax.set_xlabel(_("sequence length S (tokens, log scale)"))
         ax.set_ylabel(_("share of the layer's FLOPs"))
         title = _("{model}: share of one {layer} layer's FLOPs over the sequence length S").format(
-            model=report.model, layer=layer_label(report.layer_of())
+            model=model_name(report.model), layer=layer_label(report.layer_of())
         )
         if causal:
             title += "\n" + _("causal: the scores over S(S+1)/2 pairs")
@@ -448,7 +427,7 @@ def decode_crossover(report: DecodeCrossoverReport, model: ModelConfig, path: Pa
         ax.set_title(
             _(
                 "{model}: share of one decode step's FLOPs, one {layer} layer, over the context L"
-            ).format(model=report.model, layer=layer_label(report.layer_of())),
+            ).format(model=model_name(report.model), layer=layer_label(report.layer_of())),
             wrap=True,  # a long layer kind ("sliding-window attention over 4,096 tokens")
         )
         return fig
@@ -558,6 +537,7 @@ def sweep(s: Sweep, path: Path) -> None:
     positions = {v: i for i, v in enumerate(xvalues)} if not numeric else {}
     groups: list[object] = list(second.values) if second is not None else [None]
     metrics = [m.name for m in s.metrics]
+    by_name = {m.name: m for m in s.metrics}
 
     def build() -> Figure:
         fig = _figure(8.5 if second is None else 9.5, 1.0 + 2.8 * len(metrics))
@@ -576,7 +556,7 @@ def sweep(s: Sweep, path: Path) -> None:
                 ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", markersize=3,
                         linewidth=1.6, label=label)  # fmt: skip
             ax.set_ylabel(metric)
-            if metric.partition("@")[0] == "ffn_share":
+            if by_name[metric].kind.unit == "share":
                 _share_ticks(ax)
             else:
                 _human_ticks(ax)
@@ -593,7 +573,9 @@ def sweep(s: Sweep, path: Path) -> None:
             bottom.set_xticks(range(len(xvalues)), [_value_text(v) for v in xvalues])
         bottom.set_xlabel(first.field)
         fields = " x ".join(f"{a.field} = {a.spec}" for a in s.axes)
-        fig.suptitle(_("Sweep of {model}: {fields}").format(model=s.base.name, fields=fields))
+        fig.suptitle(
+            _("Sweep of {model}: {fields}").format(model=model_name(s.base.name), fields=fields)
+        )
         return fig
 
     _save(path, fmt, build)

@@ -370,31 +370,55 @@ def share_bars(
     return out
 
 
-def activation_plot(width: int | None = None, height: int = 17) -> Text:
-    """ReLU, GELU, GELU-tanh and SiLU on [-3, 3], one character per point."""
+def activation_plot(
+    width: int | None = None,
+    height: int = 17,
+    functions: tuple[str, ...] | None = None,
+    span: tuple[float, float] | None = None,
+) -> Text:
+    """The activations asked for (default ReLU, GELU and SiLU; GELU-tanh overlaps GELU) over
+    [lo, hi] (default [-3, 3]), one character per point."""
     from ffn_calc.counts import activations as act
 
     room = console().width
     width = width or min(61, room - 1 + room % 2)  # odd, so x = 0 falls on a column
-    curves = [("relu", act.relu, "r", "cyan"), ("gelu", act.gelu, "g", "green"),
-              ("silu", act.silu, "s", "magenta")]  # fmt: skip
-    lo_y, hi_y = -0.5, 3.0
+    chosen = functions or act.NAMES
+    lo, hi = span or act.DEFAULT_RANGE
+    marks = {"relu": ("r", "cyan"), "gelu": ("g", "green"), "gelu_tanh": ("t", "yellow"),
+             "silu": ("s", "magenta")}  # fmt: skip
+    overlaps = "gelu" in chosen and "gelu_tanh" in chosen  # drawn once, as GELU
+    curves = [
+        (n, act.FUNCTIONS[n], *marks[n]) for n in chosen if not (overlaps and n == "gelu_tanh")
+    ]
+    xs = [lo + (hi - lo) * c / (width - 1) for c in range(width)]
+    ys = [f(x) for _name, f, _ch, _style in curves for x in xs]
+    lo_y, hi_y = min([*ys, -0.5]), max([*ys, 0.5])  # [-0.5, 3] on [-3, 3]
     grid = [[" "] * width for _row in range(height)]
     styles: dict[tuple[int, int], str] = {}
     zero = round((hi_y - 0.0) / (hi_y - lo_y) * (height - 1))
     for c in range(width):
         grid[zero][c] = "-"
-    for r in range(height):
-        grid[r][width // 2] = "|"
+    if lo <= 0 <= hi:
+        axis = round((0 - lo) / (hi - lo) * (width - 1))
+        for r in range(height):
+            grid[r][axis] = "|"
     for _name, f, ch, style in curves:
-        for c in range(width):
-            x = -3 + 6 * c / (width - 1)
+        for c, x in enumerate(xs):
             y = f(x)
             r = round((hi_y - y) / (hi_y - lo_y) * (height - 1))
             if 0 <= r < height:
                 grid[r][c] = ch
                 styles[(r, c)] = style
-    title = _("Curves on [-3, 3] (r ReLU, g GELU, s SiLU; GELU-tanh overlaps GELU)")
+    if functions is None and span is None:
+        title = _("Curves on [-3, 3] (r ReLU, g GELU, s SiLU; GELU-tanh overlaps GELU)")
+    else:
+        legend = ", ".join(f"{ch} {act.LABELS[n]}" for n, _f, ch, _style in curves)
+        message = (
+            _("Curves on [{lo}, {hi}] ({legend}; GELU-tanh overlaps GELU)")
+            if overlaps
+            else _("Curves on [{lo}, {hi}] ({legend})")
+        )
+        title = message.format(lo=f"{lo:g}", hi=f"{hi:g}", legend=legend)
     out = Text("\n".join(wrap(title, room)) + "\n")
     for r, row in enumerate(grid):
         for c, ch in enumerate(row):

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from ffn_calc.i18n.translate import _
 from ffn_calc.output import plot as base
+from ffn_calc.views.labels import model_name
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -72,7 +73,9 @@ def decode_times(
         ax.set_ylabel(_("time bound (ms)"))
         ax.set_title(
             _("{model} on {accelerator}: one decode step's time per part, batch {batch}").format(
-                model=report.model, accelerator=report.accelerator, batch=f"{report.batch:,}"
+                model=model_name(report.model),
+                accelerator=model_name(report.accelerator),
+                batch=f"{report.batch:,}",
             ),
             wrap=True,
         )

@@ -17,7 +17,7 @@ from typing import IO, Any
 from ffn_calc.i18n import translate as i18n
 from ffn_calc.i18n.translate import N_, _, language
 from ffn_calc.sweeps.run import Sweep, text
-from ffn_calc.views.labels import by_count
+from ffn_calc.views.labels import by_count, model_name
 from ffn_calc.views.table import Column, Kind, Table
 
 BLOCK = 1000  # rows per table block
@@ -32,14 +32,14 @@ def title(s: Sweep) -> str:
         message = _("Sweep of {model}: {fields} ({count} combination)")
     else:
         message = _("Sweep of {model}: {fields} ({count} combinations)")
-    return message.format(model=s.base.name, fields=fields, count=f"{n:,}")
+    return message.format(model=model_name(s.base.name), fields=fields, count=f"{n:,}")
 
 
 # The metrics each note describes: a note is shown only with one of its metrics.
 PARAMETER_METRICS = {
     "total_params", "active_params", "non_embedding_params", "embedding_params",
     "attention_params", "ffn_params", "norm_params", "lm_head_params", "ffn_share",
-    "weights_bytes",
+    "layer_ffn_share", "weights_bytes",
 }  # fmt: skip
 CROSSOVER_METRICS = {"scores_vs_ffn", "scores_vs_projections", "scores_vs_dense"}
 
@@ -117,7 +117,7 @@ def conventions(s: Sweep) -> list[str]:
 
 def notes(s: Sweep) -> list[str]:
     """The notes under a table or Markdown: the conventions and the summary, translated."""
-    return [_(c) for c in conventions(s)] + summary(s)
+    return [_(c) for c in conventions(s)] + [w.shown() for w in s.warnings] + summary(s)
 
 
 def summary(s: Sweep) -> list[str]:
@@ -162,12 +162,12 @@ def summary(s: Sweep) -> list[str]:
 def _columns(s: Sweep) -> list[Column]:
     cols = []
     for a in s.axes:
-        numeric = all(type(v) is int for v in (a.values[0], a.values[-1]))
+        numeric = a.follows is not None or all(type(v) is int for v in (a.values[0], a.values[-1]))
         cols.append(Column(a.field, "int" if numeric else "text"))
     for m in s.metrics:
         name = m.name.partition("@")[0]
         kind: Kind = (
-            "pct" if name == "ffn_share" else "num" if name.startswith("scores_vs") else "int"
+            "pct" if m.kind.unit == "share" else "num" if name.startswith("scores_vs") else "int"
         )
         cols.append(Column(m.name, kind))
     return cols
@@ -223,7 +223,8 @@ def write_csv(s: Sweep, out: IO[str]) -> None:
     w.writerow(names)
     for row in s:
         w.writerow(_cells(row, names, none=""))
-    sys.stderr.write("".join(line + "\n" for line in summary(s)))
+    lines = [w.shown() for w in s.warnings] + summary(s)
+    sys.stderr.write("".join(line + "\n" for line in lines))
 
 
 def write_markdown(s: Sweep, out: IO[str]) -> None:
@@ -262,7 +263,7 @@ def _write_json(s: Sweep, out: IO[str]) -> None:
     for row in rows:
         out.write(("\n    " if first else ",\n    ") + json.dumps(row))
         first = False
-    tail = {
+    tail: dict[str, Any] = {
         "matched": s.matched,
         "filtered_out": s.filtered_out,
         "skipped": sum(s.skipped.values()),
@@ -272,4 +273,6 @@ def _write_json(s: Sweep, out: IO[str]) -> None:
         ],
         "convention": " ".join(conventions(s)),
     }
+    if s.warnings:  # only where there is one: other sweeps' JSON is as it was
+        tail["warnings"] = [str(w) for w in s.warnings]
     out.write(("\n  ],\n" if not first else "],\n") + json.dumps(tail, indent=2)[2:] + "\n")

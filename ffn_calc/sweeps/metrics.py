@@ -98,6 +98,19 @@ def _ffn_share(cfg: ModelConfig, c: Cache, _: int) -> float:
     return p["ffn"] / sum(p.values())
 
 
+def _layer_ffn_share_exact(cfg: ModelConfig, c: Cache, _: int) -> Fraction | None:
+    """The FFN's share of the attention and FFN parameters (a layer's weights, as the 2/3 rule
+    counts them): None for a model with neither."""
+    p = _params(cfg, c)
+    both = p.get("ffn", 0) + p.get("attention", 0)
+    return Fraction(p.get("ffn", 0), both) if both else None
+
+
+def _layer_ffn_share(cfg: ModelConfig, c: Cache, n: int) -> float | None:
+    share = _layer_ffn_share_exact(cfg, c, n)
+    return None if share is None else float(share)
+
+
 _WORKLOADS: dict[tuple[int, int], Workload] = {}
 
 
@@ -250,6 +263,7 @@ _COMPUTE: dict[str, Callable[[ModelConfig, Cache, int], Number | None]] = {
     "norm_params": _component("norm"),
     "lm_head_params": _component("lm_head"),
     "ffn_share": _ffn_share,
+    "layer_ffn_share": _layer_ffn_share,
     "weights_bytes": _weights_bytes,
     "forward_flops": _forward,
     "training_flops": _training,
@@ -270,6 +284,7 @@ METRICS: dict[str, MetricKind] = {
 # Where a metric's value is a fraction, its exact value (a sweep shows the nearest float).
 _EXACT: dict[str, Callable[[ModelConfig, Cache, int], Fraction | None]] = {
     "ffn_share": _ffn_share_exact,
+    "layer_ffn_share": _layer_ffn_share_exact,
     "scores_vs_ffn": _crossover_exact("scores_vs_ffn"),
     "scores_vs_projections": _crossover_exact("scores_vs_projections"),
     "scores_vs_dense": _crossover_exact("scores_vs_dense"),

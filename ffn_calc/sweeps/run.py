@@ -23,9 +23,10 @@ from pydantic import ValidationError
 
 from ffn_calc.errors import FfnCalcError, UsageError
 from ffn_calc.files import shown as brief
-from ffn_calc.i18n.translate import _
+from ffn_calc.i18n.translate import N_, _, say
 from ffn_calc.model.config import ModelConfig, PositionLimitError, fields_model
 from ffn_calc.quantities import cut, quoted, read_number, read_share
+from ffn_calc.sweeps.follow import follow_rule, held_fixed, is_follow_rule
 from ffn_calc.sweeps.metrics import (
     METRICS,
     Cache,
@@ -66,7 +67,10 @@ class Axis:
 
     field: str
     values: Sequence[Value]
-    spec: str  # as written: "8192:16384:1024", "1,2,4,8"
+    spec: str  # as written: "8192:16384:1024", "1,2,4,8", "4*d_model"
+    # A field that follows another (`d_ff=4*d_model`): (the factor, the other field). Such an
+    # axis adds no combinations; each row's value is the factor times the other field's.
+    follows: tuple[Fraction, str] | None = None
 
 
 def _field_kind(name: str) -> tuple[str, tuple[str, ...], bool]:
@@ -175,8 +179,24 @@ def _range(name: str, text: str, spec: str) -> Sequence[Value]:
     return range(start, stop + 1, n)
 
 
+def _follows_axis(name: str, text: str, spec: str) -> Axis:
+    """`d_ff=4*d_model`: d_ff is 4 times d_model in every combination (d_model varied or not)."""
+    factor, other = follow_rule(text, spec)
+    where = cut(spec)
+    _check_field(other)
+    if other == name or _field_kind(name)[0] != "int" or _field_kind(other)[0] != "int":
+        raise UsageError(
+            _(
+                "--vary {spec}: FIELD=K*OTHER makes one integer field follow another integer "
+                "field (e.g. d_ff=4*d_model)."
+            ).format(spec=where)
+        )
+    return Axis(name, [text.strip()], text.strip(), (factor, other))
+
+
 def parse_axis(spec: str) -> Axis:
-    """`field=start:stop[:step]` or `field=v1,v2,...` (true/false, names, none where allowed)."""
+    """`field=start:stop[:step]`, `field=v1,v2,...` (true/false, names, none where allowed), or
+    `field=K*other` (the field follows another: d_ff=4*d_model)."""
     name, eq, text = spec.partition("=")
     name = name.strip()
     if not eq or not name or not text.strip():
@@ -187,6 +207,8 @@ def parse_axis(spec: str) -> Axis:
             ).format(spec=quoted(spec))
         )
     _check_field(name)
+    if ":" not in text and is_follow_rule(text):
+        return _follows_axis(name, text, spec)
     if ":" in text:
         values = _range(name, text, spec)
     else:
@@ -395,6 +417,16 @@ class Sweep:
                     field=twice
                 )
             )
+        for a in axes:
+            if a.follows is not None and a.follows[1] in {
+                b.field for b in axes if b.follows is not None
+            }:
+                raise UsageError(
+                    _(
+                        "--vary {field}={spec}: {other} follows another field itself; make "
+                        "each field follow a varied or fixed one."
+                    ).format(field=a.field, spec=a.spec, other=a.follows[1])
+                )
         self.base, self.axes, self.where = base, list(axes), list(where)
         shown = list(dict.fromkeys(m.name for m in [*metrics, *(f.metric for f in where)]))
         by_name = {m.name: m for m in [*metrics, *(f.metric for f in where)]}
@@ -421,6 +453,7 @@ class Sweep:
                 raise UsageError(str(exc)) from None
         except FfnCalcError as exc:
             raise UsageError(str(exc)) from None
+        self.warnings = held_fixed(base, {a.field for a in self.axes})
         self.matched = self.filtered_out = 0
         self.skipped: Counter[str] = Counter()
         self.first_skipped: dict[str, dict[str, Value]] = {}
@@ -435,6 +468,23 @@ class Sweep:
         cache: Cache = {}
         return [m.kind.compute(cfg, cache, m.argument) for m in self.metrics]
 
+    def _follow(self, field: str, factor: Fraction, other: str, changes: dict[str, Value]) -> int:
+        """The value of a field that follows another in this combination (checked against its
+        field, as an axis's values are): a skip, with its reason, where it is no whole number."""
+        base = changes[other] if other in changes else getattr(self.base, other)
+        value = factor * base if isinstance(base, int) and not isinstance(base, bool) else None
+        if value is None or value.denominator != 1:
+            raise UsageError(
+                say(
+                    N_("{field} = {factor} x {other} is not a whole number"),
+                    field=field,
+                    factor=str(factor),
+                    other=other,
+                )
+            )
+        fields_model(frozenset({field})).model_validate({field: int(value)})
+        return int(value)
+
     def __iter__(self) -> Iterator[dict[str, Any]]:
         self.matched = self.filtered_out = 0
         self.skipped = Counter()
@@ -445,9 +495,14 @@ class Sweep:
         checks = [(metric_names.index(f.metric.name), f) for f in self.where]
         computes = [(m.kind.compute, m.argument) for m in self.metrics]
         varied = self.base.varied
+        follows = [(a.field, a.follows) for a in self.axes if a.follows is not None]
         for combo in _combinations([a.values for a in self.axes]):
             changes = dict(zip(names, combo, strict=True))
+            for field, _rule in follows:
+                del changes[field]  # set below, where it can be counted
             try:
+                for field, (factor, other) in follows:
+                    changes[field] = self._follow(field, factor, other, changes)
                 # Every value passed its field's check when its axis was made.
                 cfg = varied(changes, values_checked=True)
                 cache: Cache = {}
@@ -473,9 +528,10 @@ def sweep(
     metrics: Sequence[str] = ("total_params",),
     where: Sequence[str] = (),
 ) -> Sweep:
-    """A sweep from Python: `vary` maps a field to a spec ("8192:16384:1024", "1,2,4") or to
-    values (a range, a list, an iterator); metrics and filters are written as on the command
-    line. An iterator is read only as far as the combination limit allows."""
+    """A sweep from Python: `vary` maps a field to a spec ("8192:16384:1024", "1,2,4",
+    "4*d_model": the field follows another) or to values (a range, a list, an iterator);
+    metrics and filters are written as on the command line. An iterator is read only as far as
+    the combination limit allows."""
     if not isinstance(vary, Mapping):
         raise UsageError(
             _("vary maps each field to its values: {{'d_ff': '8192:16384:1024'}}; got {value}.")

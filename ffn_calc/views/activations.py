@@ -13,9 +13,10 @@ from ffn_calc.views.table import Column, Table
 
 def activation_tables(r: ActivationsReport) -> list[Table]:
     tables = []
+    names = list(r.functions())
     for title, cols in (
-        (N_("FFN activations"), ["relu", "gelu", "gelu_tanh", "silu"]),
-        (N_("Their derivatives"), ["d_relu", "d_gelu", "d_gelu_tanh", "d_silu"]),
+        (N_("FFN activations"), names),
+        (N_("Their derivatives"), [f"d_{n}" for n in names]),
     ):
         t = Table(
             _(title), [Column("x", "num", fmt="g")] + [Column(c, "num", fmt=".7f") for c in cols]

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from ffn_calc.i18n.translate import _
 from ffn_calc.sweeps.require import shown_value
+from ffn_calc.views.labels import model_name
 from ffn_calc.views.table import Column, Spelled, Table
 
 if TYPE_CHECKING:  # the report types only annotate
@@ -25,7 +26,7 @@ def check_tables(r: CheckReport) -> list[Table]:
     tables = []
     for b in r.budgets:
         t = Table(
-            _("{name}: {model} ({setting})").format(name=b.name, model=b.model, setting=_setting(b)),
+            _("{name}: {model} ({setting})").format(name=b.name, model=model_name(b.model), setting=_setting(b)),
             [Column(_("requirement"), "text"), Column(_("metric"), "text"), Column(_("value"), "num"),
              Column(_("limit"), "text"), Column(_("result"), "text")],
         )  # fmt: skip

@@ -8,6 +8,7 @@ from ffn_calc.i18n.translate import N_, _
 
 if TYPE_CHECKING:  # the report types only annotate: importing them would load every command
     from ffn_calc.reports.compare import CompareReport
+from ffn_calc.views.labels import ffn_kind_label
 from ffn_calc.views.table import Column, Kind, Table, never
 
 COMPARE_FIELDS: list[tuple[str, str, Kind]] = [
@@ -35,9 +36,6 @@ COMPARE_FIELDS: list[tuple[str, str, Kind]] = [
 ]
 
 
-FFN_KINDS = {"gated": N_("gated"), "plain": N_("plain")}
-
-
 def compare_tables(r: CompareReport) -> list[Table]:
     """One row per model (CSV); people read it turned, a column per model."""
     columns = [Column(_("model"), "text")]
@@ -61,7 +59,7 @@ def compare_tables(r: CompareReport) -> list[Table]:
                 value = m.crossover[key]
                 cells.append(value if value is not None else never())
             elif key == "ffn_kind":  # a word in the reader's language (CSV: English)
-                cells.append(_(FFN_KINDS.get(m.ffn_kind, m.ffn_kind)))
+                cells.append(ffn_kind_label(m.ffn_kind))
             else:
                 cells.append(getattr(m, key))
         t.add(*cells)

@@ -10,7 +10,14 @@ from ffn_calc.reports.crossover import CAUSAL_PAIRS, CROSSOVER_LABELS
 
 if TYPE_CHECKING:  # the report types only annotate: importing them would load every command
     from ffn_calc.reports.crossover import CrossoverReport, CrossoverRow, KindCrossover
-from ffn_calc.views.labels import kind_label, layer_label, listed, sentences, stack_label
+from ffn_calc.views.labels import (
+    kind_label,
+    layer_label,
+    listed,
+    model_name,
+    sentences,
+    stack_label,
+)
 from ffn_calc.views.table import Column, Table, never
 
 
@@ -21,8 +28,10 @@ def per_token(x: float) -> str:
 SHORT = {"attention_projections": N_("proj"), "attention_scores": N_("scores"), "ffn": N_("FFN")}
 
 
-# A row's crossovers in the 'at' column (symbols, alike in every language).
-SHORT_MARKS = {"scores_vs_ffn": "ffn", "scores_vs_projections": "proj", "scores_vs_dense": "dense"}
+# A row's crossovers in the 'at' column: what the scores meet, short (translated at the view).
+SHORT_MARKS = {
+    "scores_vs_ffn": N_("ffn"), "scores_vs_projections": N_("proj"), "scores_vs_dense": N_("dense"),
+}  # fmt: skip
 
 
 def _at(value: object) -> str:
@@ -149,7 +158,7 @@ def crossover_tables(r: CrossoverReport) -> list[Table]:
         else _("{model}: where the scores overtake ({layer} layer)")
     )  # fmt: skip
     t = Table(
-        title.format(model=r.model, layer=layer_label(r.layer_of())),
+        title.format(model=model_name(r.model), layer=layer_label(r.layer_of())),
         [Column(_("crossover"), "text"), Column("S", "num"), Column(_("exact"), "text")],
     )
     for key, value in r.crossover.items():
@@ -159,10 +168,10 @@ def crossover_tables(r: CrossoverReport) -> list[Table]:
         )  # fmt: skip
     t.notes += never_notes(r.never, dict(r.unbounded), "S", r.max_seq_len, None)
     title = (
-        _("{model}: the whole model over S (batch 1)").format(model=r.model)
+        _("{model}: the whole model over S (batch 1)").format(model=model_name(r.model))
         if r.kinds is not None
         else _("{model}: one {layer} layer over S (batch 1)").format(
-            model=r.model, layer=layer_label(r.layer_of())
+            model=model_name(r.model), layer=layer_label(r.layer_of())
         )
     )
     rows = sweep_table(title, "S", r.rows)
@@ -173,7 +182,7 @@ def crossover_tables(r: CrossoverReport) -> list[Table]:
     if r.kinds is not None:
         tables.append(
             kinds_table(_("{model}: each layer kind's own crossovers (one layer, batch 1)")
-                        .format(model=r.model), "S", r.kinds)
+                        .format(model=model_name(r.model)), "S", r.kinds)
         )  # fmt: skip
     if r.grid is not None:
         g = r.grid
@@ -228,7 +237,7 @@ def sweep_table(title: str, symbol: str, sweep: list[CrossoverRow]) -> Table:
             row.seq_len, row.attention_projections, row.attention_scores, row.ffn,
             sh["attention_projections"], sh["attention_scores"], sh["ffn"],
             " = ".join(_(SHORT[k]) for k in dominant),
-            ", ".join(SHORT_MARKS[k] for k in row.crossovers()),
+            ", ".join(_(SHORT_MARKS[k]) for k in row.crossovers()),
             style=dominant[0],  # the colour of the (first) dominant part
         )  # fmt: skip
     return rows

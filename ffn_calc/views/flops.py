@@ -14,6 +14,7 @@ from ffn_calc.views.labels import (
     by_count,
     component_label,
     explained_terms,
+    model_name,
     one_layer,
     sentences,
     term_label,
@@ -55,7 +56,7 @@ def flops_tables(r: FlopsReport, explain: bool = False) -> list[Table]:
         f", T={r.target_len}" if r.target_len is not None else ""
     )
     t = Table(
-        _("{model}: whole model, {shape}").format(model=r.model, shape=shape),
+        _("{model}: whole model, {shape}").format(model=model_name(r.model), shape=shape),
         [Column(_("component"), "text"), Column(_("forward {unit}").format(unit=unit)), Column(_("share"), "pct")],
     )  # fmt: skip
     for key, value in r.components.items():

@@ -26,6 +26,7 @@ from ffn_calc.views.labels import (
     kind_label,
     layer_label,
     listed,
+    model_name,
     named,
     sentences,
     stack_label,
@@ -41,7 +42,7 @@ def kv_tables(r: KvReport) -> list[Table]:
             r.context,
             _("{model}: KV cache, batch {batch}, {context} token cached ({dtype})"),
             _("{model}: KV cache, batch {batch}, {context} tokens cached ({dtype})"),
-        ).format(model=r.model, batch=r.batch, context=f"{r.context:,}", dtype=r.dtype),
+        ).format(model=model_name(r.model), batch=r.batch, context=f"{r.context:,}", dtype=r.dtype),
         [Column(_("layers"), "text"), Column(_("count")), Column(_("cached tokens")),
          Column(_("elements per layer")), Column(_("bytes per layer")), Column(_("elements"))],
     )  # fmt: skip
@@ -84,7 +85,7 @@ def _cache_states(r: KvReport) -> list[Table]:
         return []
     t = Table(
         _("{model}: mixer states, batch {batch} (the same at any context)").format(
-            model=r.model, batch=r.batch
+            model=model_name(r.model), batch=r.batch
         ),
         [Column(_("layers"), "text"), Column(_("count")), Column(_("states"), "text"),
          Column(_("elements per layer")), Column(_("bytes per layer")), Column(_("elements"))],
@@ -119,14 +120,14 @@ def decode_tables(r: DecodeReport, explain: bool = False) -> list[Table]:
             title = _(
                 "{model}: one decode step, one {stack} layer, {kind} (x{count}), {context} cached"
             ).format(
-                model=r.model, stack=stack_label(layer.stack), kind=kind_label(kind),
+                model=model_name(r.model), stack=stack_label(layer.stack), kind=kind_label(kind),
                 count=layer.count, context=f"{r.context:,}",
             )  # fmt: skip
         else:
             title = _(
                 "{model}: one decode step, one {stack} layer (x{count}), {context} cached"
             ).format(
-                model=r.model, stack=stack_label(layer.stack), count=layer.count,
+                model=model_name(r.model), stack=stack_label(layer.stack), count=layer.count,
                 context=f"{r.context:,}",
             )  # fmt: skip
         t = Table(
@@ -145,7 +146,7 @@ def decode_tables(r: DecodeReport, explain: bool = False) -> list[Table]:
             r.context,
             _("{model}: one decode step, batch {batch}, {context} token cached"),
             _("{model}: one decode step, batch {batch}, {context} tokens cached"),
-        ).format(model=r.model, batch=r.batch, context=f"{r.context:,}"),
+        ).format(model=model_name(r.model), batch=r.batch, context=f"{r.context:,}"),
         [Column(_("component"), "text"), Column(unit), Column(_("share"), "pct")],
     )
     for key, value in r.components.items():
@@ -164,7 +165,7 @@ def decode_crossover_tables(r: DecodeCrossoverReport) -> list[Table]:
         else _("{model}: where attention overtakes at decode time ({layer} layer, batch {batch})")
     )
     t = Table(
-        title.format(model=r.model, layer=layer_label(r.layer_of()), batch=r.batch),
+        title.format(model=model_name(r.model), layer=layer_label(r.layer_of()), batch=r.batch),
         [Column(_("crossover"), "text"), Column(_("context L"), "num"), Column(_("exact"), "text")],
     )  # fmt: skip
     for key, value in r.flops.items():
@@ -215,7 +216,7 @@ def decode_crossover_tables(r: DecodeCrossoverReport) -> list[Table]:
         else _("{model}: one decode step of one {layer} layer over the context L (batch {batch})")
     )
     rows = sweep_table(
-        title.format(model=r.model, layer=layer_label(r.layer_of()), batch=f"{r.batch:,}"),
+        title.format(model=model_name(r.model), layer=layer_label(r.layer_of()), batch=f"{r.batch:,}"),
         "L", r.rows,
     )  # fmt: skip
     rows.notes.append(_("'at': the crossover that row's L is (vs ffn, proj, dense)."))
@@ -229,7 +230,7 @@ def decode_crossover_tables(r: DecodeCrossoverReport) -> list[Table]:
     if r.kinds is not None:
         kinds = kinds_table(
             _("{model}: each layer kind's own decode crossovers (one layer, batch {batch})")
-            .format(model=r.model, batch=f"{r.batch:,}"), "L", r.kinds, ("bytes_context",),
+            .format(model=model_name(r.model), batch=f"{r.batch:,}"), "L", r.kinds, ("bytes_context",),
         )  # fmt: skip
         kinds.notes.insert(1, _(
             "bytes_context: the L where the keys and values one step reads reach the FFN "
@@ -245,7 +246,7 @@ def cache_share_table(r: DecodeCrossoverReport) -> Table:
     """A hybrid's decode cache at each context: keys and values against the mixer states."""
     t = Table(
         _("{model}: the decode cache, states against keys and values (batch {batch})").format(
-            model=r.model, batch=f"{r.batch:,}"
+            model=model_name(r.model), batch=f"{r.batch:,}"
         ),
         [Column(_("context L"), "num"), Column(_("keys and values"), "int"),
          Column(_("states"), "int"), Column(_("states share"), "pct")],
@@ -272,7 +273,7 @@ def generation_tables(r: GenerationReport) -> list[Table]:
             r.new_tokens,
             _("{model}: generating {new} token after a {prompt}-token prompt (batch {batch})"),
             _("{model}: generating {new} tokens after a {prompt}-token prompt (batch {batch})"),
-        ).format(model=r.model, new=f"{r.new_tokens:,}", prompt=f"{r.prompt:,}", batch=r.batch),
+        ).format(model=model_name(r.model), new=f"{r.new_tokens:,}", prompt=f"{r.prompt:,}", batch=r.batch),
         [Column(_("part"), "text"), Column("MACs" if r.unit == "macs" else "FLOPs"), Column(_("share"), "pct")],
     )  # fmt: skip
     total = r.generation_flops
@@ -286,7 +287,7 @@ def generation_tables(r: GenerationReport) -> list[Table]:
 
 def memory_tables(r: MemoryReport) -> list[Table]:
     t = Table(
-        _("{model}: weights in {dtype}").format(model=r.model, dtype=r.dtype),
+        _("{model}: weights in {dtype}").format(model=model_name(r.model), dtype=r.dtype),
         [Column(_("component"), "text"), Column(_("params")), Column(_("bytes"))],
     )
     for key, value in r.components.items():
@@ -300,7 +301,7 @@ def memory_tables(r: MemoryReport) -> list[Table]:
     if r.position_limit is not None and r.gpu_memory_bytes is None:
         t.notes.append(
             _("{model} takes at most {limit} tokens (its learned position table).").format(
-                model=r.model, limit=f"{r.position_limit:,}"
+                model=model_name(r.model), limit=f"{r.position_limit:,}"
             )
         )
     tables = [t]
@@ -310,7 +311,7 @@ def memory_tables(r: MemoryReport) -> list[Table]:
                 r.gpu_memory_bytes,
                 _("{model}: what fits in {bytes} byte ({dtype})"),
                 _("{model}: what fits in {bytes} bytes ({dtype})"),
-            ).format(model=r.model, bytes=f"{r.gpu_memory_bytes:,}", dtype=r.dtype),
+            ).format(model=model_name(r.model), bytes=f"{r.gpu_memory_bytes:,}", dtype=r.dtype),
             [Column(_("question"), "text"), Column(_("answer"), "text")],
         )
         free = r.free_bytes if r.free_bytes is not None else _("none")
@@ -358,7 +359,7 @@ def memory_tables(r: MemoryReport) -> list[Table]:
                 _(
                     "Capped at the learned position table: {model} takes at most {limit} "
                     "tokens; {held}."
-                ).format(model=r.model, limit=f"{r.position_limit:,}", held=held)
+                ).format(model=model_name(r.model), limit=f"{r.position_limit:,}", held=held)
             )
         elif r.cache_stops_growing_at is not None and r.weights_fit:
             f.notes.append(

@@ -37,6 +37,22 @@ COMPONENT_LABELS = {
     "communication": N_("communication"),
 }
 
+# The FFN's kind, as the tables word it (JSON and CSV: the English value).
+FFN_KINDS = {"gated": N_("gated"), "plain": N_("plain")}
+
+
+def ffn_kind_label(kind: str) -> str:
+    return _(FFN_KINDS[kind]) if kind in FFN_KINDS else kind
+
+
+# The name of a model built from size flags (ModelConfig's default name), as the tables word
+# it; JSON and CSV keep "custom".
+UNNAMED = N_("custom")
+
+
+def model_name(name: str) -> str:
+    return _(UNNAMED) if name == "custom" else name
+
 
 # Terms named in words (the others are tensor-like names: Q, W1, b_Q, q_proj, norm_attn).
 TERM_LABELS = {
@@ -105,7 +121,15 @@ TERM_LABELS = {
         N_("p2c (K x position queries^T)"),
         N_("pos_key_proj bias"),
         N_("pos_query_proj bias"),
+        N_("relative attention bias"),
         N_("mixer norm"),
+        N_("SSD chunk states"),
+        N_("SSD inter-chunk"),
+        N_("SSD intra-chunk"),
+        N_("SSD state passing"),
+        N_("SSM state read-out"),
+        N_("compressed QK^T"),
+        N_("compressed AV"),
         N_("delta rule beta K K^T"),
         N_("delta rule Q K^T"),
         N_("delta rule decayed-key state read"),
@@ -114,6 +138,8 @@ TERM_LABELS = {
         N_("delta rule state update"),
     )
 }
+# A tensor's bias ("conv1d bias", "in_proj bias"): the tensor named, the word translated.
+TENSOR_BIAS = N_("{name} bias")
 
 
 STACK_LABELS = {
@@ -150,7 +176,12 @@ def component_label(key: str) -> str:
 
 
 def term_label(name: str) -> str:
-    return _(TERM_LABELS[name]) if name in TERM_LABELS else name
+    if name in TERM_LABELS:
+        return _(TERM_LABELS[name])
+    head, _space, last = name.rpartition(" ")
+    if last == "bias" and head and " " not in head:  # a tensor's bias: conv1d bias
+        return _(TENSOR_BIAS).format(name=head)
+    return name
 
 
 def stack_label(stack: str) -> str:
@@ -185,10 +216,10 @@ def one_layer(model: str, stack: str, kind: LayerKind | str, count: int) -> str:
     """ "gpt2-small: one decoder layer (x12)", with the kind when a stack has several."""
     if named(kind):
         return _("{model}: one {stack} layer, {kind} (x{count})").format(
-            model=model, stack=stack_label(stack), kind=kind_label(kind), count=count
+            model=model_name(model), stack=stack_label(stack), kind=kind_label(kind), count=count
         )
     return _("{model}: one {stack} layer (x{count})").format(
-        model=model, stack=stack_label(stack), count=count
+        model=model_name(model), stack=stack_label(stack), count=count
     )
 
 

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from ffn_calc.counts import params as pm
 from ffn_calc.i18n.translate import _
 from ffn_calc.model.config import ModelConfig
+from ffn_calc.views.labels import ffn_kind_label
 from ffn_calc.views.table import Column, Table
 
 if TYPE_CHECKING:
@@ -26,7 +27,9 @@ def presets_tables(report: PresetsReport) -> list[Table]:
     )  # fmt: skip
     for r in report.presets:
         t.add(
-            r.name, r.family, r.d_model, r.d_ff, f"{r.ffn_kind} ({r.activation})", r.layers,
+            r.name, r.family, r.d_model, r.d_ff,
+            _("{kind} ({activation})").format(kind=ffn_kind_label(r.ffn_kind), activation=r.activation),
+            r.layers,
             f"{r.n_heads} / {r.n_kv_heads}", r.n_heads, r.n_kv_heads, r.total_params,
             r.active_params,
         )  # fmt: skip
@@ -45,7 +48,9 @@ def config_tables(cfg: ModelConfig) -> list[Table]:
             continue
         if name == "towers":
             value = ", ".join(
-                f"{t.name} ({t.family}, {t.stack.n_layers} layers, d_model {t.stack.d_model})"
+                _("{name} ({family}, {layers} layers, d_model {d_model})").format(
+                    name=t.name, family=t.family, layers=t.stack.n_layers, d_model=t.stack.d_model
+                )
                 for t in value
             )
         if isinstance(value, bool):

@@ -17,6 +17,7 @@ from ffn_calc.views.labels import (
     component_label,
     explained_terms,
     listed,
+    model_name,
     one_layer,
     stack_label,
     term_label,
@@ -60,7 +61,7 @@ def _tower_table(model: str, tower: TowerParams, explain: bool) -> Table:
     projector's tensors."""
     name = component_label(tower.name)
     t = Table(
-        _("{model}: {tower}").format(model=model, tower=name),
+        _("{model}: {tower}").format(model=model_name(model), tower=name),
         [Column(_("term"), "text"), Column(_("group"), "text"), Column(_("params")), Column(_("share"), "pct")],
     )  # fmt: skip
     whole = tower.total_params + tower.projector_params
@@ -113,7 +114,7 @@ def params_tables(r: ParamsReport, explain: bool = False) -> list[Table]:
         tables += [_layer_table(r.model, layer, explain) for layer in tower.layers]
         tables.append(_tower_table(r.model, tower, explain))
     t = Table(
-        _("{model}: whole model").format(model=r.model),
+        _("{model}: whole model").format(model=model_name(r.model)),
         [Column(_("component"), "text"), Column(_("params")), Column(_("share"), "pct")],
     )
     for key, value in r.components.items():
@@ -139,7 +140,7 @@ def params_tables(r: ParamsReport, explain: bool = False) -> list[Table]:
                     "does not count: the language model, {towers} and the projector; language "
                     "model = the total less the towers and the projector (its head, once when "
                     "tied)."
-                ).format(model=r.model, towers=towers, parts=listed(r.not_counted))
+                ).format(model=model_name(r.model), towers=towers, parts=listed(r.not_counted))
             )
         else:
             t.notes.append(
@@ -147,7 +148,7 @@ def params_tables(r: ParamsReport, explain: bool = False) -> list[Table]:
                     "Total counts every parameter of {model}: the language model, {towers} "
                     "and the projector; language model = the total less the towers and the "
                     "projector (its head, once when tied)."
-                ).format(model=r.model, towers=towers)
+                ).format(model=model_name(r.model), towers=towers)
             )
     if r.active_params != r.total_params:
         t.add(

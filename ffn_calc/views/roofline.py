@@ -9,7 +9,7 @@ from ffn_calc.i18n.translate import _, shown
 
 if TYPE_CHECKING:  # the report types only annotate: importing them would load every command
     from ffn_calc.reports.roofline import RooflineReport
-from ffn_calc.views.labels import component_label, term_label
+from ffn_calc.views.labels import component_label, model_name, term_label
 from ffn_calc.views.numbers import human
 from ffn_calc.views.table import Column, Spelled, Table, never
 
@@ -27,7 +27,7 @@ def roofline_tables(r: RooflineReport) -> list[Table]:
     device = _(
         "{accelerator}: peak {peak}FLOP/s, bandwidth {bandwidth}B/s, ridge point {ridge} FLOPs/byte"
     ).format(
-        accelerator=r.accelerator,
+        accelerator=model_name(r.accelerator),
         peak=human(r.peak_flops),
         bandwidth=human(r.bandwidth_bytes),
         ridge=f"{r.ridge_point:,.1f}",
@@ -42,7 +42,7 @@ def roofline_tables(r: RooflineReport) -> list[Table]:
         else:
             shape = _("decode step, B={batch}, L={length}").format(batch=r.batch, length=p.length())
         t = Table(
-            f"{r.model}: {shape}",
+            f"{model_name(r.model)}: {shape}",
             [
                 Column(_("term"), "text"),
                 Column(_("component"), "text"),
@@ -80,7 +80,7 @@ def roofline_tables(r: RooflineReport) -> list[Table]:
         tables.append(t)
     s = Table(
         _("{model} on {accelerator}: time per phase").format(
-            model=r.model, accelerator=r.accelerator
+            model=model_name(r.model), accelerator=model_name(r.accelerator)
         ),
         [
             Column(_("phase"), "text"),

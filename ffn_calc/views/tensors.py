@@ -8,13 +8,13 @@ from ffn_calc.i18n.translate import _
 
 if TYPE_CHECKING:  # the report types only annotate: importing them would load every command
     from ffn_calc.reports.tensors import TensorsReport
-from ffn_calc.views.labels import component_label
+from ffn_calc.views.labels import component_label, model_name
 from ffn_calc.views.table import Column, Table
 
 
 def tensors_tables(r: TensorsReport) -> list[Table]:
     t = Table(
-        _("{model}: parameter tensors").format(model=r.model),
+        _("{model}: parameter tensors").format(model=model_name(r.model)),
         [
             Column(_("name"), "text"),
             Column(_("shape"), "text"),
@@ -45,7 +45,7 @@ def tensors_tables(r: TensorsReport) -> list[Table]:
     if r.matmuls is not None:
         m = Table(
             _("{model}: matmuls of one forward pass (batch 1, S={seq_len})").format(
-                model=r.model, seq_len=r.seq_len
+                model=model_name(r.model), seq_len=r.seq_len
             ),
             [Column(_("name"), "text"), Column(_("component"), "text"), Column("[m, k] x [k, n]", "text"), Column(_("times")), Column("FLOPs")],
         )  # fmt: skip

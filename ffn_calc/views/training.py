@@ -23,6 +23,7 @@ from ffn_calc.views.labels import (
     kind_label,
     layer_label,
     listed,
+    model_name,
     named,
     stack_label,
 )
@@ -57,6 +58,10 @@ def _main_layer(r: TrainingReport) -> tuple[str, LayerKind | str]:
     return main.stack, main.layer_kind()
 
 
+# --recompute's values as the title words them (the option's own values stay English).
+RECOMPUTE_WORDS = {"none": N_("none"), "selective": N_("selective"), "full": N_("full")}
+
+
 def states_tables(r: TrainingStatesReport, explain: bool = False) -> list[Table]:
     """The model states alone, where the token mixers' stored activations are not modelled."""
     par = listed(
@@ -67,9 +72,9 @@ def states_tables(r: TrainingStatesReport, explain: bool = False) -> list[Table]
             "{model}: training memory per GPU ({parallel}; recompute {recompute}; s = {seq_len}, "
             "micro-batch {micro_batch})"
         ).format(
-            model=r.model,
+            model=model_name(r.model),
             parallel=par,
-            recompute=r.recompute,
+            recompute=_(RECOMPUTE_WORDS.get(r.recompute, r.recompute)),
             seq_len=f"{r.seq_len:,}",
             micro_batch=r.micro_batch,
         ),
@@ -102,9 +107,11 @@ def training_tables(r: TrainingReport, explain: bool = False) -> list[Table]:
             "{model}: training memory per GPU ({parallel}; recompute {recompute}; s = {seq_len}, "
             "micro-batch {micro_batch})"
         ).format(
-            model=r.model,
+            model=model_name(r.model),
             parallel=par,
-            recompute=r.recompute,
+            recompute=_(RECOMPUTE_WORDS[r.recompute])
+            if r.recompute in RECOMPUTE_WORDS
+            else r.recompute,
             seq_len=f"{r.seq_len:,}",
             micro_batch=r.micro_batch,
         ),
@@ -136,7 +143,7 @@ def training_tables(r: TrainingReport, explain: bool = False) -> list[Table]:
             _(
                 "s = {seq_len}, not the default 2,048: {model} takes at most {seq_len} tokens "
                 "(its learned position table)."
-            ).format(seq_len=f"{r.position_limit:,}", model=r.model)
+            ).format(seq_len=f"{r.position_limit:,}", model=model_name(r.model))
         )
     if len(r.layer_kinds) > 1:
         for k in r.layer_kinds:
@@ -210,7 +217,7 @@ def training_tables(r: TrainingReport, explain: bool = False) -> list[Table]:
     t.notes.append(_(r.convention))  # training_report.CONVENTION, marked where it is defined
     sweep = Table(
         _("{model}: one layer's activations over s (micro-batch 1, this GPU)").format(
-            model=r.model
+            model=model_name(r.model)
         ),
         [Column("s"), Column(_("attention projections")), Column(_("attention scores")),
          Column("FFN"), Column(_("norms")), Column(_("scores : FFN"), "ratio")],

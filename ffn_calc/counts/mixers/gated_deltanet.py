@@ -30,7 +30,7 @@ recurrent state [Hv, dk, dv], whatever the context.
 from __future__ import annotations
 
 from ffn_calc.counts.mixers.traffic import Moves, Traffic, conv
-from ffn_calc.counts.terms import Term, term
+from ffn_calc.counts.terms import Term, norm_formula, term
 from ffn_calc.model.config import ModelConfig
 from ffn_calc.model.mixers import GatedDeltaNetConfig
 
@@ -50,7 +50,7 @@ def params(cfg: ModelConfig) -> list[Term]:
         term(G, "conv1d", "conv_dim x K", m.conv_dim, m.conv_kernel),
         term(G, "dt_bias", "value_heads", m.value_heads),
         term(G, "A_log", "value_heads", m.value_heads),
-        term("norm", "mixer norm", "value_head_dim (weight)", m.value_head_dim),
+        term("norm", "mixer norm", norm_formula("value_head_dim"), m.value_head_dim),
         term(G, "out_proj", "value_dim x d_model", m.value_dim, d),
     ]
 

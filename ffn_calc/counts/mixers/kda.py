@@ -27,7 +27,7 @@ recurrent state [heads, h, h], whatever the context.
 from __future__ import annotations
 
 from ffn_calc.counts.mixers.traffic import Moves, Traffic, conv
-from ffn_calc.counts.terms import Term, term
+from ffn_calc.counts.terms import Term, norm_formula, term
 from ffn_calc.model.config import ModelConfig
 from ffn_calc.model.mixers import KdaConfig
 
@@ -64,7 +64,7 @@ def params(cfg: ModelConfig) -> list[Term]:
         term(G, "conv1d", "3 x heads x head_dim x K", 3 * m.width, m.conv_kernel),
         term(G, "dt_bias", "heads x head_dim", m.width),
         term(G, "A_log", "heads", m.heads),
-        term("norm", "mixer norm", "head_dim (weight)", m.head_dim),
+        term("norm", "mixer norm", norm_formula("head_dim"), m.head_dim),
     ]
 
 

@@ -23,7 +23,7 @@ recurrent state [H, P, N], whatever the context.
 from __future__ import annotations
 
 from ffn_calc.counts.mixers.traffic import Moves, Traffic, conv
-from ffn_calc.counts.terms import Term, term
+from ffn_calc.counts.terms import Term, norm_formula, term
 from ffn_calc.model.config import ModelConfig
 from ffn_calc.model.mixers import Mamba2Config
 
@@ -50,7 +50,7 @@ def params(cfg: ModelConfig) -> list[Term]:
         term(G, "D", "heads", m.heads),
     ]
     if m.gated_norm:
-        out.append(term("norm", "mixer norm", "inner (weight)", m.width))
+        out.append(term("norm", "mixer norm", norm_formula("inner"), m.width))
     out.append(term(G, "out_proj", "inner x d_model", m.width, d))
     if m.out_proj_bias:
         out.append(term(G, "out_proj bias", "d_model", d))
