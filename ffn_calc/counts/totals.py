@@ -17,7 +17,8 @@ Layer kinds follow `model.layer_kinds.layer_kinds` without walking the layers: a
 len(dense_ffn_layers) dense-FFN layers and the rest routed, and local-attention layers change
 no count. Shared layers (unique_layers) come with one layer kind (a validated invariant), so
 unique_layers layers hold parameters. Compressed attention and hyper-connections (DeepSeek-V4),
-whose layers differ one by one in their compressors, take the term path itself.
+whose layers differ one by one in their compressors, and Gemma 4's global layers of their own
+width and per-layer inputs, take the term path itself.
 """
 
 from __future__ import annotations
@@ -31,10 +32,19 @@ if TYPE_CHECKING:
     from ffn_calc.counts.flops import Workload
 
 
+def _per_kind(cfg: ModelConfig) -> bool:
+    """Global layers of their own width, or per-layer inputs (Gemma 4): the term path."""
+    return (
+        cfg.global_head_dim is not None
+        or cfg.global_kv_heads is not None
+        or cfg.per_layer_dim is not None
+    )
+
+
 def param_components(cfg: ModelConfig) -> dict[str, int]:
     """== counts.params.components(cfg): same keys in the same order (pooler only where the
     model has one, a key per tower and `projector` only where it has towers)."""
-    if cfg.compressed or cfg.hc_streams is not None:  # per-layer compressors: the term path
+    if cfg.compressed or cfg.hc_streams is not None or _per_kind(cfg):  # the term path
         from ffn_calc.counts.params import components
 
         return components(cfg)
@@ -259,7 +269,7 @@ def _hybrid(
 def flop_components(cfg: ModelConfig, w: Workload) -> dict[str, int]:
     """== counts.flops.flop_components(cfg, w): same keys, same order, same deletions (pooler,
     embedding)."""
-    if cfg.compressed or cfg.hc_streams is not None or cfg.layer_mixers:  # the term path
+    if cfg.compressed or cfg.hc_streams is not None or cfg.layer_mixers or _per_kind(cfg):
         from ffn_calc.counts import flops
 
         return flops.flop_components(cfg, w)

@@ -74,6 +74,8 @@ REGISTRY: dict[str, str] = {
     "llama4": "llama4",
     "qwen3_next": "qwen3_next",
     "kimi_linear": "kimi_linear",
+    "gemma4_text": "gemma4_text",
+    "gemma4": "gemma4",
 }
 # The towers of multimodal wrappers, by the model_type of their vision_config (or
 # audio_config): each module reads one into a Tower and names its tensors.
@@ -86,6 +88,8 @@ TOWER_FAMILIES: dict[str, str] = {
     "idefics3_vision": "idefics3_vision",
     "smolvlm_vision": "idefics3_vision",
     "llama4_vision_model": "llama4_vision_model",
+    "gemma4_vision": "gemma4_vision",
+    "gemma4_audio": "gemma4_audio",
 }
 # Families with tensor names but no config.json: torch.nn.Transformer; "custom" has neither.
 OTHER_FAMILIES: dict[str, str | None] = {"transformer": "transformer", "custom": None}

@@ -81,6 +81,12 @@ class Part(BaseModel):
         "them (a conv: output elements x C x p x p; a Linear: rows x in x out); 0 for a "
         "bias, a norm or a table.",
     )
+    layers: PositiveInt = Field(
+        1,
+        description="Copies of it, one in each of this many layers of the stack ({i} in its "
+        "name: a tensor of the layers the stack's own terms do not describe).",
+        exclude_if=lambda v: v == 1,
+    )
     per: PartUnit = Field(
         "image",
         description="What `macs` is per: one image, one token through the stack (a patch "
@@ -90,7 +96,7 @@ class Part(BaseModel):
 
     @property
     def numel(self) -> int:
-        return prod(self.shape)
+        return prod(self.shape) * self.layers
 
     @property
     def projector(self) -> bool:

@@ -488,7 +488,8 @@ def _tower(inv: Inventory, tower: Tower, images: int) -> None:
     inv.tensors += [replace(x, component=tower.name) for x in own.tensors]
     for p in tower.parts:
         component = "projector" if p.projector else tower.name
-        inv.tensors.append(Tensor(p.name, tuple(p.shape), component))
+        copies: Ranges = (("i", p.layers),) if p.layers > 1 else ()  # {i}: one per layer
+        inv.tensors.append(Tensor(p.name, tuple(p.shape), component, ranges=copies))
         if images and p.macs:  # as one [rows, macs] x [macs, 1] product: its multiply-adds
             rows = images * tower.units(p.per)  # per image, token, merged or output token
             inv.matmuls.append(Matmul(p.name.removesuffix(".weight"), component, rows, p.macs, 1))
