@@ -57,16 +57,13 @@ DEFAULTS: dict[str, int | None] = {
 # Its token embeddings take pad_token_id (class default 0) as padding_idx.
 PAD_DEFAULT: int | None = 0
 
-# The per-layer inputs' modules (whole names under the base model, relative in a layer).
-PER_LAYER = {
-    "table": "model.embed_tokens_per_layer",
-    "projection": "model.per_layer_model_projection",
-    "norm": "model.per_layer_projection_norm",
-    "gate": "per_layer_input_gate",
-    "up": "per_layer_projection",
-    "layer_norm": "post_per_layer_input_norm",
-}
-NAMING = gemma2.NAMING
+# Gemma 2's names, and the per-layer inputs' tables under the base model.
+NAMING = replace(
+    gemma2.NAMING,
+    per_layer_table="model.embed_tokens_per_layer",
+    per_layer_projection="model.per_layer_model_projection",
+    per_layer_projection_norm="model.per_layer_projection_norm",
+)
 
 # Features that change the count and are not modelled: (field, the value that is counted).
 UNCOUNTED = (
@@ -183,4 +180,4 @@ def fields(r: Reader) -> dict[str, Any]:
 
 
 def naming(cfg: ModelConfig) -> Naming:
-    return replace(NAMING, architecture="decoder-only")
+    return NAMING

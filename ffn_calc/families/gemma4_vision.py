@@ -9,7 +9,9 @@ num_attention_heads / num_key_value_heads heads of head_dim, RMSNorms of [head_d
 and keys (the value norm has no weight), a gated MLP (hidden_activation, gelu_pytorch_tanh);
 the linears sit under `.linear` (Gemma4ClippableLinear: its clipping bounds are buffers);
 2-D rotary positions; bidirectional attention; no norm after the layers. The pooler averages
-pooling_kernel_size^2 patches into one soft token and scales it (no parameter).
+pooling_kernel_size^2 patches into one soft token and scales it (no parameter; with k > 1 one
+matmul, [280, 280 k^2] x [280 k^2, d] per image: Tower.pooling_macs); the padding is dropped
+and the soft tokens go through the projector.
 
 An image: Gemma4ImageProcessor resizes it, keeping its aspect, to at most max_soft_tokens
 (280) x k^2 patches with sides multiples of k x patch_size (k = pooling_kernel_size), and
@@ -100,6 +102,9 @@ def tower(r: Reader, prefix: str) -> dict[str, Any]:
         Part(name=f"{prefix}patch_embedder.input_proj.weight", group="embedding",
              shape=[d, 3 * p * p], macs=3 * p * p * d, per="token"),
     ]  # fmt: skip
+    # The pooler averages k x k patches: a [tokens / k^2, tokens] matrix times the patches
+    # [tokens, d] (none where k is 1: the patches are the soft tokens).
+    pooling = (tokens // (k * k)) * tokens * d if k > 1 else 0
     return {
         "name": "vision",
         "family": "gemma4_vision",
@@ -109,6 +114,7 @@ def tower(r: Reader, prefix: str) -> dict[str, Any]:
         "tokens": tokens,
         "output_tokens": soft,
         "image_size": [side, side],
+        "pooling_macs": pooling,
     }
 
 

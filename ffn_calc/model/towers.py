@@ -169,6 +169,17 @@ class Tower(BaseModel):
         description="The images run through the stack as one sequence.",
         exclude_if=lambda v: v is None,
     )
+    pooling_macs: Count = Field(
+        0,
+        description="Multiply-adds per image of a matmul with no weights of its own after "
+        "the stack (Gemma 4's pooler: an averaging matrix times the patches).",
+        exclude_if=lambda v: v == 0,
+    )
+
+    @property
+    def takes_images(self) -> bool:
+        """Images run through it (a vision tower; an audio tower takes none)."""
+        return self.name == "vision"
 
     @property
     def own_parts(self) -> list[Part]:

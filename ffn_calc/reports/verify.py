@@ -29,6 +29,13 @@ BUFFER_SUFFIXES = (
     ".e_score_correction_bias",  # DeepSeek-V3 / GLM-4.5's routing-score bias, a buffer
     ".ffn.gate.bias",  # DeepSeek-V4's routing-score bias as its checkpoints name it
     ".ffn.gate.tid2eid",  # DeepSeek-V4's hash-routing table (token id -> experts)
+    ".layer_scalar",  # Gemma 4's scale of each layer's output, a buffer
+    ".input_min",  # Gemma 4's clipped linears: their clipping bounds, buffers
+    ".input_max",
+    ".output_min",
+    ".output_max",
+    ".std_bias",  # Gemma 4's vision tower with standardize: its soft tokens' bias and scale
+    ".std_scale",
 )
 
 
