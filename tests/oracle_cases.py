@@ -1019,7 +1019,7 @@ _G4_IDS: dict[str, Any] = {
 _GEMMA4: Cases = {
     "gemma4_text global head_dim 6, per-layer inputs 3, last layer forced full": {
         "model_type": "gemma4_text", **_G4_TEXT, "global_head_dim": 6,
-        "hidden_size_per_layer_input": 3, "vocab_size_per_layer_input": 30, "sliding_window": 3,
+        "hidden_size_per_layer_input": 3, "vocab_size_per_layer_input": 48, "sliding_window": 3,
         "layer_types": ["sliding_attention", "full_attention", "sliding_attention"],
     },
     "gemma4_text per_layer_config: global kv heads 2, head_dim 2, no per-layer inputs": {

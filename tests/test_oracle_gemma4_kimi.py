@@ -83,7 +83,8 @@ def text_configs(draw: Any) -> dict[str, Any]:
         "max_position_embeddings": 64, "bos_token_id": 0, "eos_token_id": 0, "pad_token_id": 0,
         "global_head_dim": draw(st.sampled_from([2, 4, 6])),
         "hidden_size_per_layer_input": draw(st.sampled_from([0, 1, 3])),
-        "vocab_size_per_layer_input": draw(st.sampled_from([30, 40])),  # above the ids drawn
+        # at least the vocabulary: generate() feeds back any token id
+        "vocab_size_per_layer_input": draw(st.sampled_from([40, 48])),
     }  # fmt: skip
     if draw(st.booleans()):
         types = draw(st.lists(st.sampled_from(["sliding_attention", "full_attention"]),
@@ -190,14 +191,14 @@ def test_global_layers_and_per_layer_inputs_change_the_counts(tmp_path: Path) ->
     cfg = read(data, tmp_path)
     # layer_types [sliding, full, sliding]: the last forced to full, so layers 1 and 2 global.
     assert (cfg.window_layers, cfg.head_size, cfg.global_head_dim) == ([0], 4, 6)
-    assert (cfg.per_layer_dim, cfg.per_layer_vocab) == (3, 30)
+    assert (cfg.per_layer_dim, cfg.per_layer_vocab) == (3, 48)
     narrow = read({**data, "global_head_dim": 4}, tmp_path)
     # Per global layer: Q and O 2 x (8 x 2 x (6 - 4)), K and V 2 x (8 x 1 x 2), q/k norms 2 x 2.
     assert total_params(cfg) - total_params(narrow) == 2 * (2 * 8 * 4 + 2 * 8 * 2 + 2 * 2)
     off = read({**data, "hidden_size_per_layer_input": 0}, tmp_path)
-    # Table 30 x (3 x 3), projection 8 x 9, its norm 3; per layer gate and projection 2 x 8 x 3
+    # Table 48 x (3 x 3), projection 8 x 9, its norm 3; per layer gate and projection 2 x 8 x 3
     # and a norm of 8.
-    assert total_params(cfg) - total_params(off) == 30 * 9 + 8 * 9 + 3 + 3 * (2 * 8 * 3 + 8)
+    assert total_params(cfg) - total_params(off) == 48 * 9 + 8 * 9 + 3 + 3 * (2 * 8 * 3 + 8)
 
 
 @pytest.mark.parametrize(
