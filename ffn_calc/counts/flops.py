@@ -264,8 +264,10 @@ def layer_flops(cfg: ModelConfig, w: Workload) -> list[LayerFlops]:
     per_layer = per_layer_flop_terms(cfg, b, s)
     for kind, count, ffn in _ffn_kinds(cfg, cfg.n_layers, b, s, "S"):
         c = cfg.attending(kind.is_local)  # a global layer of its own width (Gemma 4)
-        terms = plain if c is cfg else (
-            _projection_terms(c, b, s, s, "") + score_terms(c, b, s, s, causal=causal)
+        terms = (
+            plain
+            if c is cfg
+            else (_projection_terms(c, b, s, s, "") + score_terms(c, b, s, s, causal=causal))
         )
         ffn = ffn + per_layer
         t = compressed_entries(cfg, kind, s)  # compressed attention: entries beside the keys

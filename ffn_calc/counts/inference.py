@@ -140,8 +140,7 @@ def cached_tensors(cfg: ModelConfig) -> tuple[int, ...]:
 
 
 def kind_tensors(cfg: ModelConfig, kind: KvKind) -> tuple[int, ...]:
-    """cached_tensors of one kind's layers: the global layers' own width where they have
-    one (global_head_dim, global_kv_heads), else the model's."""
+    """cached_tensors of one kind's layers (global ones of their own width: attending)."""
     return cached_tensors(cfg.attending(kind.kind.mixer is not FULL))
 
 
@@ -170,16 +169,8 @@ def kv_kinds(cfg: ModelConfig, batch: int, context: int, source_len: int | None)
     out = []
     if full:
         wide = cached_per_token(cfg.attending(False))  # global layers of their own width
-        out.append(
-            KvKind(
-                "decoder",
-                layer_kind(None, FULL, None, False, bool(local)),
-                full,
-                context,
-                wide,
-                batch * context * wide,
-            )
-        )
+        kind = layer_kind(None, FULL, None, False, bool(local))
+        out.append(KvKind("decoder", kind, full, context, wide, batch * context * wide))
     if local:
         kept = kept_tokens(cfg, context)
         out.append(KvKind("decoder", local_kind(cfg), local, kept, per, batch * kept * per))

@@ -44,9 +44,7 @@ def fields(r: Reader) -> dict[str, Any]:
         if r.data.get(key) is None:  # Gemma4Config builds no tower for it
             continue
         t = read_tower(r, key, default, prefix)
-        width = (
-            gemma4_audio.output_width(t) if t["name"] == "audio" else t["stack"]["d_model"]
-        )
+        width = gemma4_audio.output_width(t) if t["name"] == "audio" else t["stack"]["d_model"]
         t["parts"] = [
             *t["parts"],
             *linear_part(f"{projector}embedding_projection", width, text["d_model"],

@@ -144,8 +144,7 @@ def tower(r: Reader, prefix: str) -> dict[str, Any]:
         ("lconv1d.depthwise_conv1d.weight", "ffn", [d, 1, kernel]),
     ]
     parts += [
-        Part(name=f"{p}layers.{{i}}.{n}", group=g, shape=s, layers=layers)
-        for n, g, s in per_layer
+        Part(name=f"{p}layers.{{i}}.{n}", group=g, shape=s, layers=layers) for n, g, s in per_layer
     ]
     parts += [
         Part(name=f"{p}output_proj.weight", group="ffn", shape=[out_dims, d]),

@@ -108,7 +108,9 @@ def _overrides(r: Reader, types: list[str]) -> dict[int, dict[str, Any]]:
             _(
                 "{where}: {field} = {value}: expected layer indices with head_dim or "
                 "num_key_value_heads only."
-            ).format(where=r.where("per_layer_config"), field="per_layer_config", value=shown(value))
+            ).format(
+                where=r.where("per_layer_config"), field="per_layer_config", value=shown(value)
+            )
         )
     return out
 

@@ -535,7 +535,9 @@ def _tower(inv: Inventory, tower: Tower, images: int) -> None:
     if images:
         inv.matmuls += [replace(m, component=tower.name) for m in _windowed(tower, own.matmuls)]
     if images and tower.pooling_macs:  # a weightless pooling matmul (Gemma 4's pooler)
-        inv.matmuls.append(Matmul(f"{tower.prefix}pooler", tower.name, images, tower.pooling_macs, 1))
+        inv.matmuls.append(
+            Matmul(f"{tower.prefix}pooler", tower.name, images, tower.pooling_macs, 1)
+        )
 
 
 def _windowed(tower: Tower, matmuls: list[Matmul]) -> list[Matmul]:
