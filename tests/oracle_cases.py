@@ -148,6 +148,7 @@ ORACLE: dict[str, Oracle] = {
     "kimi_linear": Oracle("KimiLinearConfig", "KimiLinearForCausalLM", _LINEAR, IDS, examples=6),
     "gemma4_text": Oracle("Gemma4TextConfig", "Gemma4ForCausalLM", _G4K, examples=8),
     "gemma4": Oracle("Gemma4Config", "Gemma4ForConditionalGeneration", _G4K, examples=4),
+    "kimi_k25": Oracle("Kimi_K25Config", "Kimi_K25ForConditionalGeneration", _G4K, examples=4),
 }
 
 
@@ -1038,6 +1039,27 @@ _GEMMA4: Cases = {
         "audio_config": {"model_type": "gemma4_audio", "hidden_size": 8,
                          "num_attention_heads": 2, "num_hidden_layers": 2,
                          "output_proj_dims": 6, "subsampling_conv_channels": [4, 2]},
+    },
+    "kimi_k25 kimi_k2 text, 2 x 2 merge, tied by default": {
+        "model_type": "kimi_k25", "image_token_id": 39, "video_token_id": 38,
+        "vision_start_token_id": 0, "vision_end_token_id": 0, "projection_hidden_size": 8,
+        "text_config": {**_DEEPSEEK_BASE, "model_type": "kimi_k2", "q_lora_rank": 24,
+                        "first_k_dense_replace": 1, "n_group": 2, "topk_group": 1,
+                        "vocab_size": 40},
+        "vision_config": {"hidden_size": 8, "num_attention_heads": 2, "num_hidden_layers": 1,
+                          "intermediate_size": 6, "patch_size": 2, "pos_emb_height": 4,
+                          "pos_emb_width": 4},
+    },
+    "kimi_k25 untied, 3 x 3 merge, every layer MoE, 2 shared experts": {
+        "model_type": "kimi_k25", "image_token_id": 39, "video_token_id": 38,
+        "vision_start_token_id": 0, "vision_end_token_id": 0, "projection_hidden_size": 4,
+        "tie_word_embeddings": False,
+        "text_config": {**_DEEPSEEK_BASE, "model_type": "deepseek_v3", "q_lora_rank": 8,
+                        "first_k_dense_replace": 0, "n_group": 1, "topk_group": 1,
+                        "vocab_size": 40, "n_shared_experts": 2},
+        "vision_config": {"hidden_size": 4, "num_attention_heads": 1, "num_hidden_layers": 2,
+                          "intermediate_size": 5, "patch_size": 1, "pos_emb_height": 3,
+                          "pos_emb_width": 5, "merge_kernel_size": [3, 3]},
     },
 }  # fmt: skip
 

@@ -76,6 +76,7 @@ REGISTRY: dict[str, str] = {
     "kimi_linear": "kimi_linear",
     "gemma4_text": "gemma4_text",
     "gemma4": "gemma4",
+    "kimi_k25": "kimi_k25",
 }
 # The towers of multimodal wrappers, by the model_type of their vision_config (or
 # audio_config): each module reads one into a Tower and names its tensors.
@@ -90,6 +91,7 @@ TOWER_FAMILIES: dict[str, str] = {
     "llama4_vision_model": "llama4_vision_model",
     "gemma4_vision": "gemma4_vision",
     "gemma4_audio": "gemma4_audio",
+    "kimi_k25_vision": "kimi_k25_vision",
 }
 # Families with tensor names but no config.json: torch.nn.Transformer; "custom" has neither.
 OTHER_FAMILIES: dict[str, str | None] = {"transformer": "transformer", "custom": None}
