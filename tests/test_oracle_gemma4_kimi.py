@@ -40,7 +40,6 @@ torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 from oracle_cases import case, classes  # noqa: E402
-from test_oracle_moe_deepseek import in_memory  # noqa: E402
 from oracle_support import (  # noqa: E402
     build_hf,
     check_cache,
@@ -56,6 +55,7 @@ from oracle_support import (  # noqa: E402
     token_ids,
     verify,
 )
+from test_oracle_moe_deepseek import in_memory  # noqa: E402
 
 from ffn_calc.counts.flops import Workload, forward_flops  # noqa: E402
 from ffn_calc.counts.params import stored_buffers, total_params  # noqa: E402
