@@ -58,6 +58,7 @@ _ENCDEC = "test_oracle_encoder_decoder"
 _DEEPSEEK = "test_oracle_moe_deepseek"
 _GLM = "test_oracle_moe_glm_ernie"
 _OSS = "test_oracle_moe_gptoss_llama4"
+_G4K = "test_oracle_gemma4_kimi"
 _QMOE = "test_oracle_moe_qwen_olmoe"
 _V4 = "test_oracle_deepseek_v4"
 _SPARSE = "test_oracle_sparse_attention"
@@ -165,6 +166,9 @@ ORACLE: dict[str, Oracle] = {
     "qwen3_5_moe_text": Oracle(
         "Qwen3_5MoeTextConfig", "Qwen3_5MoeForCausalLM", _QWEN3_5, IDS, examples=4
     ),
+    "gemma4_text": Oracle("Gemma4TextConfig", "Gemma4ForCausalLM", _G4K, examples=8),
+    "gemma4": Oracle("Gemma4Config", "Gemma4ForConditionalGeneration", _G4K, examples=4),
+    "kimi_k25": Oracle("Kimi_K25Config", "Kimi_K25ForConditionalGeneration", _G4K, examples=4),
 }
 
 
@@ -1214,6 +1218,60 @@ _QWEN3_5: Cases = {
         "layer_types": ["full_attention", "linear_attention", "linear_attention"],
     },
 }  # fmt: skip
+_G4_TEXT: dict[str, Any] = {
+    "num_hidden_layers": 3, "num_attention_heads": 2, "num_key_value_heads": 1,
+    "hidden_size": 8, "head_dim": 4, "intermediate_size": 12, "vocab_size": 40,
+    "max_position_embeddings": 64, "bos_token_id": 0, "eos_token_id": 0, "pad_token_id": 0,
+}  # fmt: skip
+_G4_IDS: dict[str, Any] = {
+    "image_token_id": 39, "audio_token_id": 38, "video_token_id": 37, "boi_token_id": 0,
+    "eoi_token_id": 0, "boa_token_id": 0, "eoa_token_index": 0,
+}  # fmt: skip
+_GEMMA4: Cases = {
+    "gemma4_text global head_dim 6, per-layer inputs 3, last layer forced full": {
+        "model_type": "gemma4_text", **_G4_TEXT, "global_head_dim": 6,
+        "hidden_size_per_layer_input": 3, "vocab_size_per_layer_input": 48, "sliding_window": 3,
+        "layer_types": ["sliding_attention", "full_attention", "sliding_attention"],
+    },
+    "gemma4_text per_layer_config: global kv heads 2, head_dim 2, no per-layer inputs": {
+        "model_type": "gemma4_text", **_G4_TEXT, "hidden_size_per_layer_input": 0,
+        "per_layer_config": {"02": {"head_dim": 2, "num_key_value_heads": 2}},
+        "tie_word_embeddings": False, "attention_bias": True,
+    },
+    "gemma4 vision (pooling 2) and audio towers, untied": {
+        "model_type": "gemma4", **_G4_IDS, "tie_word_embeddings": False,
+        "text_config": {**_G4_TEXT, "model_type": "gemma4_text", "global_head_dim": 2,
+                        "hidden_size_per_layer_input": 2, "sliding_window": 2},
+        "vision_config": {"model_type": "gemma4_vision", "hidden_size": 4,
+                          "num_attention_heads": 2, "num_key_value_heads": 1, "head_dim": 4,
+                          "num_hidden_layers": 1, "intermediate_size": 6, "patch_size": 1,
+                          "pooling_kernel_size": 2, "position_embedding_size": 40},
+        "audio_config": {"model_type": "gemma4_audio", "hidden_size": 8,
+                         "num_attention_heads": 2, "num_hidden_layers": 2,
+                         "output_proj_dims": 6, "subsampling_conv_channels": [4, 2]},
+    },
+    "kimi_k25 kimi_k2 text, 2 x 2 merge, tied by default": {
+        "model_type": "kimi_k25", "image_token_id": 39, "video_token_id": 38,
+        "vision_start_token_id": 0, "vision_end_token_id": 0, "projection_hidden_size": 8,
+        "text_config": {**_DEEPSEEK_BASE, "model_type": "kimi_k2", "q_lora_rank": 24,
+                        "first_k_dense_replace": 1, "n_group": 2, "topk_group": 1,
+                        "vocab_size": 40},
+        "vision_config": {"hidden_size": 8, "num_attention_heads": 2, "num_hidden_layers": 1,
+                          "intermediate_size": 6, "patch_size": 2, "pos_emb_height": 4,
+                          "pos_emb_width": 4},
+    },
+    "kimi_k25 untied, 3 x 3 merge, every layer MoE, 2 shared experts": {
+        "model_type": "kimi_k25", "image_token_id": 39, "video_token_id": 38,
+        "vision_start_token_id": 0, "vision_end_token_id": 0, "projection_hidden_size": 4,
+        "tie_word_embeddings": False,
+        "text_config": {**_DEEPSEEK_BASE, "model_type": "deepseek_v3", "q_lora_rank": 8,
+                        "first_k_dense_replace": 0, "n_group": 1, "topk_group": 1,
+                        "vocab_size": 40, "n_shared_experts": 2},
+        "vision_config": {"hidden_size": 4, "num_attention_heads": 1, "num_hidden_layers": 2,
+                          "intermediate_size": 5, "patch_size": 1, "pos_emb_height": 3,
+                          "pos_emb_width": 5, "merge_kernel_size": [3, 3]},
+    },
+}  # fmt: skip
 
 EXPLICIT: Cases = {
     **_MODEL_CONFIGS,
@@ -1240,6 +1298,7 @@ EXPLICIT: Cases = {
     **_MULTIMODAL,
     **_QWEN_VL,
     **_MULTIMODAL_2,
+    **_GEMMA4,
 }
 
 

@@ -263,9 +263,17 @@ def layer_flops(cfg: ModelConfig, w: Workload) -> list[LayerFlops]:
         return out
     stack = "encoder" if cfg.architecture == "encoder-only" else "decoder"
     causal = w.causal and stack == "decoder"
-    terms = _projection_terms(cfg, b, s, s, "") + score_terms(cfg, b, s, s, causal=causal)
+    plain = _projection_terms(cfg, b, s, s, "") + score_terms(cfg, b, s, s, causal=causal)
+    per_layer = per_layer_flop_terms(cfg, b, s)
     parts = part_flop_terms(cfg.layer_parts, b, s)
     for kind, count, ffn in _ffn_kinds(cfg, cfg.n_layers, b, s, "S"):
+        c = cfg.attending(kind.is_local)  # a global layer of its own width (Gemma 4)
+        terms = (
+            plain
+            if c is cfg
+            else (_projection_terms(c, b, s, s, "") + score_terms(c, b, s, s, causal=causal))
+        )
+        ffn = ffn + per_layer
         t = compressed_entries(cfg, kind, s)  # compressed attention: entries beside the keys
         own = compressor_flop_terms(cfg, kind, b, s) + compressed_score_terms(cfg, kind, b, s, t)
         own += parts
@@ -299,6 +307,20 @@ def part_flop_terms(parts: list[Part], b: int, s: int) -> list[Term]:
     return out
 
 
+def per_layer_flop_terms(cfg: ModelConfig, b: int, s: int, sym: str = "S") -> list[Term]:
+    """A layer's per-layer input (Gemma 4): its gate d_model -> per_layer_dim and the
+    projection back, over every position."""
+    p = cfg.per_layer_dim
+    if p is None:
+        return []
+    d = cfg.d_model
+    return [
+        term("ffn", "per-layer input gate", f"2 x B x {sym} x d_model x per_layer_dim", 2, b, s, d, p),
+        term("ffn", "per-layer input projection", f"2 x B x {sym} x per_layer_dim x d_model",
+             2, b, s, p, d),
+    ]  # fmt: skip
+
+
 def model_flop_terms(cfg: ModelConfig, w: Workload, *, encoder: bool = True) -> list[Term]:
     """FLOPs outside the layers: a narrow embedding's projections, an encoder's convolutional
     front end (not with encoder=False: a decode step), the LM head over the output positions
@@ -310,6 +332,12 @@ def model_flop_terms(cfg: ModelConfig, w: Workload, *, encoder: bool = True) -> 
         out.append(
             term("embedding", "projection in", f"2 x B x S x {ew} x d_model", 2, b, w.seq_len, e, d)
         )
+    if cfg.per_layer_dim is not None:  # the embeddings projected to every layer's input
+        out.append(
+            term("embedding", "per-layer projection",
+                 "2 x B x S x d_model x (n_layers x per_layer_dim)",
+                 2, b, w.seq_len, d, cfg.per_layer_width)
+        )  # fmt: skip
     if cfg.hc_streams is not None:  # hc_head: the streams' weights before the final norm
         n = cfg.hc_streams
         out.append(
@@ -405,7 +433,8 @@ def flop_components(cfg: ModelConfig, w: Workload) -> dict[str, int]:
     if not cfg.layer_mixers:
         del out["mixer"]
     parted = any(p.macs and PART_FLOPS[p.group] == "embedding" for p in cfg.model_parts)
-    if cfg.embedding_dim is None and cfg.conv_in_channels is None and not parted:
+    narrow = cfg.embedding_dim is not None or cfg.conv_in_channels is not None
+    if not (narrow or parted or cfg.per_layer_dim is not None):
         del out["embedding"]  # only a narrow embedding's projections (or convolutions) count
     return out
 

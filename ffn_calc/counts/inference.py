@@ -136,6 +136,11 @@ def cached_tensors(cfg: ModelConfig) -> tuple[int, ...]:
     return cfg.kv_heads * cfg.head_size, cfg.kv_heads * cfg.head_size
 
 
+def kind_tensors(cfg: ModelConfig, kind: KvKind) -> tuple[int, ...]:
+    """cached_tensors of one kind's layers (global ones of their own width: attending)."""
+    return cached_tensors(cfg.attending(kind.kind.mixer is not FULL))
+
+
 def kv_kinds(cfg: ModelConfig, batch: int, context: int, source_len: int | None) -> list[KvKind]:
     """The cache after a prefill of `context` tokens for `batch` sequences, per layer kind."""
     if not cfg.has_decoder:  # a message with its fields: a sweep counts it in English
@@ -160,16 +165,9 @@ def kv_kinds(cfg: ModelConfig, batch: int, context: int, source_len: int | None)
     local, full = _local(cfg)
     out = []
     if full:
-        out.append(
-            KvKind(
-                "decoder",
-                layer_kind(None, FULL, None, False, bool(local)),
-                full,
-                context,
-                per,
-                batch * context * per,
-            )
-        )
+        wide = cached_per_token(cfg.attending(False))  # global layers of their own width
+        kind = layer_kind(None, FULL, None, False, bool(local))
+        out.append(KvKind("decoder", kind, full, context, wide, batch * context * wide))
     if local:
         kept = kept_tokens(cfg, context)
         out.append(KvKind("decoder", local_kind(cfg), local, kept, per, batch * kept * per))
@@ -240,7 +238,8 @@ def decode_layer_terms(
     b, h, g = batch, cfg.n_heads, "attention_scores"
     a = _attended(cfg, context, local)
     out = [t for t in base.terms if t.group != g and t.name not in ("cross K", "cross V")]
-    out += fl.score_terms(cfg, b, 1, a, rows=None, cols="attended")  # the prefill's terms
+    wide = cfg.attending(local)  # a global layer of its own width (Gemma 4)
+    out += fl.score_terms(wide, b, 1, a, rows=None, cols="attended")  # the prefill's terms
     if compressed:
         out += compressed_decode_terms(cfg, base.kind, b, decode_entries(cfg, base.kind, context))
     if cfg.attention == "mla":  # kv_b_proj re-expands the cached latents too (not the new one)

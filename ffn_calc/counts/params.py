@@ -190,11 +190,10 @@ def layer_counts(cfg: ModelConfig) -> list[LayerCount]:
     (ALBERT) fewer than the layers applied, which the FLOPs count.
     """
     layers: list[LayerCount] = []
-    own = attention_terms(cfg) + _qk_norm_terms(cfg) + _layer_rel_bias_terms(cfg)
     parts = layer_part_terms(cfg)
     if cfg.has_encoder:
         for kind, count, ffn in ffn_kinds(cfg, cfg.encoder_layers):
-            terms = own + ffn + _layer_norm_terms(cfg) + parts
+            terms = _own_terms(cfg, kind) + ffn + _layer_norm_terms(cfg) + parts
             layers.append(LayerCount("encoder", cfg.param_layers(count), terms, kind))
     if cfg.first_layer_norms is not None and layers:  # one stack (an invariant)
         layers = _first_layer_apart(cfg, layers)
@@ -205,9 +204,11 @@ def layer_counts(cfg: ModelConfig) -> list[LayerCount]:
             cross_attn = attention_terms(cfg, prefix="cross ")
             cross = norm_terms(cfg, "norm", "norm_cross")
         for kind, count, ffn in ffn_kinds(cfg, cfg.decoder_layers):
+            own = _own_terms(cfg, kind)
             attn = kv_free(own) if kind.kv_shared else own
             terms = mixer_terms(cfg, kind, attn) + compressor_terms(cfg, kind) + cross_attn + ffn
             terms += _layer_norm_terms(cfg) + cross + hyper_connection_terms(cfg) + parts
+            terms += per_layer_input_terms(cfg)
             layers.append(LayerCount("decoder", cfg.param_layers(count), terms, kind))
         if cfg.first_layer_norms is not None:  # one stack (an invariant)
             layers = _first_layer_apart(cfg, layers)
@@ -238,6 +239,44 @@ def model_part_terms(cfg: ModelConfig) -> list[Term]:
     """The tensors outside the layers given as data (model_parts), but a projector's (a
     wrapper's key of its own, counts.tower_params)."""
     return [part_term(p) for p in cfg.model_parts if not p.projector]
+
+
+def _own_terms(cfg: ModelConfig, kind: LayerKind) -> list[Term]:
+    """A layer kind's self-attention, its q/k norms and relative bias, as that kind's layers
+    have them (global layers with their own head_dim: ModelConfig.attending)."""
+    c = cfg.attending(kind.is_local)
+    return attention_terms(c) + _qk_norm_terms(c) + _layer_rel_bias_terms(c)
+
+
+def per_layer_input_terms(cfg: ModelConfig) -> list[Term]:
+    """A layer's share of the per-layer inputs (Gemma 4): the gate d_model -> per_layer_dim,
+    the projection back and its norm."""
+    p = cfg.per_layer_dim
+    if p is None:
+        return []
+    d = cfg.d_model
+    return [
+        term("ffn", "per-layer input gate", "d_model x per_layer_dim", d, p),
+        term("ffn", "per-layer input projection", "per_layer_dim x d_model", p, d),
+        *norm_terms(cfg, "norm", "per-layer input norm"),
+    ]
+
+
+def per_layer_model_terms(cfg: ModelConfig) -> list[Term]:
+    """The per-layer inputs outside the layers (Gemma 4): the table of every layer's slice,
+    per_layer_vocab x (n_layers x per_layer_dim); the projection of the embeddings to the same
+    width; its norm over per_layer_dim."""
+    p = cfg.per_layer_dim
+    if p is None:
+        return []
+    rows = cfg.per_layer_vocab or cfg.vocab_size or 0
+    width, d = cfg.per_layer_width, cfg.d_model
+    return [
+        term("embedding", "per-layer token embedding",
+             "per_layer_vocab x (n_layers x per_layer_dim)", rows, width),
+        term("embedding", "per-layer projection", "d_model x (n_layers x per_layer_dim)", d, width),
+        *norm_terms(cfg, "norm", "per-layer projection norm", p, "per_layer_dim"),
+    ]  # fmt: skip
 
 
 def mixer_terms(cfg: ModelConfig, kind: LayerKind, attention: list[Term]) -> list[Term]:
@@ -363,7 +402,7 @@ def _head_terms(cfg: ModelConfig) -> list[Term]:
 
 def model_terms(cfg: ModelConfig) -> list[Term]:
     """Terms outside the layers: embeddings, final and embedding norms, head, pooler."""
-    d, out = cfg.d_model, _embedding_terms(cfg)
+    d, out = cfg.d_model, _embedding_terms(cfg) + per_layer_model_terms(cfg)
     if cfg.relative_attention_buckets is not None and not cfg.relative_attention_per_layer:
         for stack in _stacks(cfg):  # T5: in the first layer's self-attention of each stack
             out.append(term("attention", f"{stack} relative attention bias",

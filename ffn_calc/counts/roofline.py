@@ -243,9 +243,10 @@ def prefill(cfg: ModelConfig, batch: int, seq_len: int, d: Dtypes) -> Phase:
     w = fl.Workload(batch=batch, seq_len=seq_len)
     out: dict[tuple[str, str], Component] = {}
     for layer in fl.layer_flops(cfg, w):
+        c = cfg.attending(layer.kind.is_local)  # a global layer of its own width (Gemma 4)
         rest = _add_mixer(out, cfg, layer.kind, layer.terms, layer.count, batch, seq_len, d, False)
         for t in rest:  # each sequence's keys and values read once (a window too)
-            _add(out, t, layer.count, _term_bytes(cfg, t, d, batch, seq_len, seq_len, False))
+            _add(out, t, layer.count, _term_bytes(c, t, d, batch, seq_len, seq_len, False))
     for t in fl.model_flop_terms(cfg, w):
         _add(out, t, 1, _term_bytes(cfg, t, d, batch, seq_len, seq_len, False))
     return Phase("prefill", seq_len, batch * seq_len, list(out.values()))
@@ -255,9 +256,10 @@ def decode(cfg: ModelConfig, batch: int, context: int, d: Dtypes) -> Phase:
     """One decode step after `context` cached tokens (as `flops --decode` counts it)."""
     out: dict[tuple[str, str], Component] = {}
     for layer in inf.decode_layers(cfg, batch, context):
+        c = cfg.attending(layer.kind.is_local)  # a global layer of its own width (Gemma 4)
         for t in _add_mixer(out, cfg, layer.kind, layer.terms, layer.count, batch, 1, d, True):
             kv = _kv_len(cfg, layer.kind, t, context, context)
-            _add(out, t, layer.count, _term_bytes(cfg, t, d, batch, 1, kv, True))
+            _add(out, t, layer.count, _term_bytes(c, t, d, batch, 1, kv, True))
     w = fl.Workload(batch=batch, seq_len=1, target_len=1)
     for t in fl.model_flop_terms(cfg, w, encoder=False):
         _add(out, t, 1, _term_bytes(cfg, t, d, batch, 1, 1, True))

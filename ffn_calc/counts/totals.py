@@ -17,8 +17,9 @@ Layer kinds follow `model.layer_kinds.layer_kinds` without walking the layers: a
 len(dense_ffn_layers) dense-FFN layers and the rest routed, and local-attention layers change
 no count. Shared layers (unique_layers) come with one layer kind (a validated invariant), so
 unique_layers layers hold parameters. Compressed attention and hyper-connections (DeepSeek-V4),
-whose layers differ one by one in their compressors, and models with tensors given as data
-(layer_parts, model_parts) or KV-shared layers (Gemma 3n) take the term path itself.
+whose layers differ one by one in their compressors, models with tensors given as data
+(layer_parts, model_parts) or KV-shared layers (Gemma 3n), and Gemma 4's global layers of their
+own width and per-layer inputs take the term path itself.
 """
 
 from __future__ import annotations
@@ -32,10 +33,19 @@ if TYPE_CHECKING:
     from ffn_calc.counts.flops import Workload
 
 
+def _per_kind(cfg: ModelConfig) -> bool:
+    """Global layers of their own width, or per-layer inputs (Gemma 4): the term path."""
+    return (
+        cfg.global_head_dim is not None
+        or cfg.global_kv_heads is not None
+        or cfg.per_layer_dim is not None
+    )
+
+
 def param_components(cfg: ModelConfig) -> dict[str, int]:
     """== counts.params.components(cfg): same keys in the same order (pooler only where the
     model has one, a key per tower and `projector` only where it has towers)."""
-    if cfg.compressed or cfg.hc_streams is not None or cfg.has_parts:  # the term path
+    if cfg.compressed or cfg.hc_streams is not None or cfg.has_parts or _per_kind(cfg):
         from ffn_calc.counts.params import components
 
         return components(cfg)
@@ -260,7 +270,13 @@ def _hybrid(
 def flop_components(cfg: ModelConfig, w: Workload) -> dict[str, int]:
     """== counts.flops.flop_components(cfg, w): same keys, same order, same deletions (pooler,
     embedding)."""
-    if cfg.compressed or cfg.hc_streams is not None or cfg.layer_mixers or cfg.has_parts:
+    if (
+        cfg.compressed
+        or cfg.hc_streams is not None
+        or cfg.layer_mixers
+        or cfg.has_parts
+        or _per_kind(cfg)
+    ):
         from ffn_calc.counts import flops
 
         return flops.flop_components(cfg, w)

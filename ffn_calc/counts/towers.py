@@ -8,10 +8,11 @@ still their sum; the language model's parameters are the total less the towers a
 projectors (the parameters under the language model plus the head, a tied head once).
 Towers route nothing: every tower parameter is active.
 
-FLOPs: an image runs the tower's stack over `tokens` tokens (batch = images x batch), its
-parts' multiply-adds (the patch convolution as FlopCounterMode counts a convolution: 2 x
-output elements x C x p x p; the projector's matmuls), and gives the language model
-`output_tokens` tokens of its sequence. A text-only forward costs the language model alone.
+FLOPs: an image runs the vision tower's stack over `tokens` tokens (batch = images x batch),
+its parts' multiply-adds (the patch convolution as FlopCounterMode counts a convolution: 2 x
+output elements x C x p x p; the projector's matmuls) and a weightless pooling matmul's
+(pooling_macs), and gives the language model `output_tokens` tokens of its sequence. No
+image runs through an audio tower. A text-only forward costs the language model alone.
 """
 
 from __future__ import annotations
@@ -53,9 +54,14 @@ def language_model_params(cfg: ModelConfig, total: int) -> int | None:
     return total - sum(wrapper_components(cfg).values())
 
 
+def image_towers(cfg: ModelConfig) -> list[Tower]:
+    """The towers images run through (not an audio tower)."""
+    return [t for t in cfg.towers if t.takes_images]
+
+
 def image_tokens(cfg: ModelConfig, images: int) -> int:
     """The tokens `images` images add to each sequence of the language model."""
-    return images * sum(t.output_tokens for t in cfg.towers)
+    return images * sum(t.output_tokens for t in image_towers(cfg))
 
 
 def stack_workload(t: Tower, images: int) -> Workload:
@@ -101,8 +107,9 @@ def tower_flops(t: Tower, images: int) -> dict[str, int]:
     at its tokens per image (tower_layers: windowed layers within each window; packed: all
     the images as one sequence), its own parts (the patch convolution), and its projector."""
     stack = sum(x.count * x.total for x in tower_layers(t, images)) if images else 0
+    own = t.part_macs(projector=False) + t.pooling_macs
     return {
-        t.name: stack + 2 * images * t.part_macs(projector=False),
+        t.name: stack + 2 * images * own,
         "projector": 2 * images * t.part_macs(projector=True),
     }
 
@@ -110,14 +117,14 @@ def tower_flops(t: Tower, images: int) -> dict[str, int]:
 def sized(cfg: ModelConfig, height: int, width: int, what: str) -> ModelConfig:
     """The model with its towers taking images of height x width pixels (`what`: the option
     that gave the size; Tower.sized refuses a size a tower cannot take)."""
-    towers = [t.sized(height, width, what) for t in cfg.towers]
+    towers = [t.sized(height, width, what) if t.takes_images else t for t in cfg.towers]
     return cfg.model_copy(update={"towers": towers})
 
 
 def image_flops(cfg: ModelConfig, images: int) -> dict[str, int]:
     """The FLOPs of `images` images (over the whole batch) by tower and `projector`."""
     out: dict[str, int] = {}
-    for t in cfg.towers:
+    for t in image_towers(cfg):
         for key, value in tower_flops(t, images).items():
             out[key] = out.get(key, 0) + value
     return out

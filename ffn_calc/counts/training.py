@@ -152,10 +152,12 @@ def layer_kinds(cfg: ModelConfig) -> list[StoredKind]:
     out = []
     encdec = cfg.architecture == "encoder-decoder"
     stacks = (("encoder", cfg.encoder_layers), ("decoder", cfg.decoder_layers))
+    wide = cfg.attending(False) is not cfg  # global layers of their own width: kept apart
     for stack, layers in stacks:
         counts: dict[LayerKind, int] = {}
         for kind, n in stack_kinds(cfg, layers) if layers else []:
-            ffn = layer_kind(kind.ffn, None, None, kind.names_ffn, False)  # whatever the mixer
+            mixer, window = (kind.mixer, kind.window) if wide else (None, None)
+            ffn = layer_kind(kind.ffn, mixer, window, kind.names_ffn, wide)  # whatever the mixer
             counts[ffn] = counts.get(ffn, 0) + n
         out += [StoredKind(stack, k, n, encdec and stack == "decoder") for k, n in counts.items()]
     return out
@@ -206,7 +208,8 @@ def layer_terms(cfg: ModelConfig, s: int, b: int, kind: StoredKind | None = None
     layer of `kind` (default: main_kind)."""
     kind = kind or main_kind(cfg)
     h, sb = cfg.d_model, s * b
-    out = _attention_terms(cfg, s, b, False)
+    local = kind.kind.mixer is None or kind.kind.is_local
+    out = _attention_terms(cfg.attending(local), s, b, False)
     if kind.cross:
         out += _attention_terms(cfg, s, b, True)
     out.append(ActTerm("ffn", N_("FFN input"), "2sbh", 2 * sb * h, False))

@@ -107,6 +107,14 @@ class Naming:
     pos_key_proj: str = "self_attn.pos_key_proj"
     pos_query_proj: str = "self_attn.pos_query_proj"
     stack_tok: str = "{stack}.embed_tokens"  # a stack's own token table (stack_embeddings)
+    # Per-layer inputs (Gemma 4): the table, its projection and norm (whole names), and each
+    # layer's gate, projection back and norm.
+    per_layer_table: str = "embed_tokens_per_layer"
+    per_layer_projection: str = "per_layer_model_projection"
+    per_layer_projection_norm: str = "per_layer_projection_norm"
+    per_layer_gate: str = "per_layer_input_gate"
+    per_layer_up: str = "per_layer_projection"
+    per_layer_norm: str = "post_per_layer_input_norm"
     conv: str = "encoder.conv{n}"  # whole name of the front end's n-th convolution (1-based)
     # Names that share storage with another tensor and appear in state_dicts (tied copies):
     # whole name -> the whole name of the tensor it shares.
@@ -147,6 +155,7 @@ GENERIC = Naming(
 WHOLE_NAMES = (
     "layer", "final_norm", "tok", "lm_head", "pos", "types", "emb_norm", "proj_in", "proj_out",
     "head_dense", "head_norm", "lm_head_bias", "pooler", "target_tok", "stack_tok",
+    "per_layer_table", "per_layer_projection", "per_layer_projection_norm",
 )  # fmt: skip
 
 

@@ -360,6 +360,26 @@ class ModelConfig(ModelFields):
         """Tensors given as data (layer_parts, model_parts) or KV-shared layers."""
         return bool(self.layer_parts or self.model_parts or self.kv_shared_layers)
 
+    def attending(self, local: bool) -> ModelConfig:
+        """The model as one kind of its layers sees it: the local layers' (itself), or the
+        global layers' with their own head_dim and n_kv_heads (global_head_dim,
+        global_kv_heads) where they differ."""
+        if local or (self.global_head_dim is None and self.global_kv_heads is None):
+            return self
+        update = {
+            "head_dim": self.global_head_dim or self.head_size,
+            "n_kv_heads": self.global_kv_heads or self.kv_heads,
+            "global_head_dim": None,
+            "global_kv_heads": None,
+        }
+        return self.model_copy(update=update)
+
+    @property
+    def per_layer_width(self) -> int:
+        """Width of the per-layer inputs of all the layers: n_layers x per_layer_dim (0
+        without per-layer inputs)."""
+        return 0 if self.per_layer_dim is None else self.n_layers * self.per_layer_dim
+
     def param_layers(self, layers: int) -> int:
         """How many of `layers` applied layers hold parameters of their own."""
         return layers if self.unique_layers is None else self.unique_layers

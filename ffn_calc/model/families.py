@@ -85,6 +85,9 @@ REGISTRY: dict[str, str] = {
     "qwen3_5_text": "qwen3_5_text",
     "qwen3_5_moe_text": "qwen3_5_moe_text",
     "bamba": "bamba",
+    "gemma4_text": "gemma4_text",
+    "gemma4": "gemma4",
+    "kimi_k25": "kimi_k25",
 }
 # The towers of multimodal wrappers, by the model_type of their vision_config (or
 # audio_config): each module reads one into a Tower and names its tensors.
@@ -99,6 +102,9 @@ TOWER_FAMILIES: dict[str, str] = {
     "smolvlm_vision": "idefics3_vision",
     "llama4_vision_model": "llama4_vision_model",
     "gemma3n_audio": "gemma3n_audio",
+    "gemma4_vision": "gemma4_vision",
+    "gemma4_audio": "gemma4_audio",
+    "kimi_k25_vision": "kimi_k25_vision",
 }
 # Families with tensor names but no config.json: torch.nn.Transformer; "custom" has neither.
 OTHER_FAMILIES: dict[str, str | None] = {"transformer": "transformer", "custom": None}

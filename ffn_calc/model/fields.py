@@ -405,6 +405,30 @@ class ModelFields(BaseModel):
     short_conv: ShortConvConfig | None = Field(
         None, description="The short-convolution mixers' sizes."
     )
+    global_head_dim: PositiveInt | None = Field(
+        None,
+        description="head_dim of the layers that attend over every token where others attend "
+        "locally (window_layers): Gemma 4's wider global layers; unset: head_dim.",
+        exclude_if=lambda v: v is None,
+    )
+    global_kv_heads: PositiveInt | None = Field(
+        None,
+        description="n_kv_heads of those global layers; unset: n_kv_heads.",
+        exclude_if=lambda v: v is None,
+    )
+    per_layer_dim: PositiveInt | None = Field(
+        None,
+        description="Per-layer inputs (Gemma 4): each layer's slice of a second token table, "
+        "per_layer_vocab x (n_layers x per_layer_dim), plus its projection from the "
+        "embeddings, d_model x (n_layers x per_layer_dim); each layer gates its slice "
+        "(d_model x per_layer_dim) and projects it back (per_layer_dim x d_model).",
+        exclude_if=lambda v: v is None,
+    )
+    per_layer_vocab: PositiveInt | None = Field(
+        None,
+        description="Rows of the per-layer token table (default vocab_size).",
+        exclude_if=lambda v: v is None,
+    )
     attention_output_gate: bool = Field(
         False,
         description="Gated attention (Qwen3-Next): q_proj also yields a sigmoid gate on the "

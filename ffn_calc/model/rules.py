@@ -369,6 +369,36 @@ def _check_compressed(cfg: ModelConfig) -> None:
     if cfg.hc_streams is not None and cfg.architecture != "decoder-only":
         raise InvariantError(N_("hc_streams (hyper-connections) applies to a decoder-only model"))
     _check_parts(cfg)
+    _check_per_layer(cfg)
+
+
+def _check_per_layer(cfg: ModelConfig) -> None:
+    """Global layers of their own width (Gemma 4) and per-layer inputs: a decoder-only stack
+    of standard attention, global layers beside window_layers, a kv head count dividing the
+    query heads."""
+    wide = cfg.global_head_dim is not None or cfg.global_kv_heads is not None
+    if wide and (
+        cfg.architecture != "decoder-only"
+        or cfg.attention != "standard"
+        or not cfg.window_layers
+        or cfg.layer_mixers
+    ):
+        raise InvariantError(
+            N_("global_head_dim and global_kv_heads apply to a decoder-only model of standard "
+               "attention whose other layers attend locally (window_layers)")
+        )  # fmt: skip
+    g = cfg.global_kv_heads
+    if g is not None and (g > cfg.n_heads or cfg.n_heads % g):
+        raise InvariantError(
+            N_("global_kv_heads ({kv}) must divide n_heads ({n_heads})"), kv=g, n_heads=cfg.n_heads
+        )
+    if (cfg.per_layer_dim is not None or cfg.per_layer_vocab is not None) and (
+        cfg.architecture != "decoder-only" or cfg.per_layer_dim is None or cfg.layer_mixers
+    ):
+        raise InvariantError(
+            N_("per_layer_dim applies to a decoder-only model of attention layers "
+               "(per_layer_vocab goes with it)")
+        )  # fmt: skip
 
 
 def _check_parts(cfg: ModelConfig) -> None:

@@ -91,6 +91,12 @@ class Part(BaseModel):
         "them (a conv: output elements x C x p x p; a Linear: rows x in x out); 0 for a "
         "bias, a norm or a table.",
     )
+    layers: PositiveInt = Field(
+        1,
+        description="Copies of it, one in each of this many layers of the stack ({i} in its "
+        "name: a tensor of the layers the stack's own terms do not describe).",
+        exclude_if=lambda v: v == 1,
+    )
     per: PartUnit = Field(
         "image",
         description="What `macs` is per: one image, one token through the stack (a patch "
@@ -100,7 +106,7 @@ class Part(BaseModel):
 
     @property
     def numel(self) -> int:
-        return prod(self.shape)
+        return prod(self.shape) * self.layers
 
     @property
     def projector(self) -> bool:
@@ -185,6 +191,17 @@ class Tower(BaseModel):
         description="The images run through the stack as one sequence.",
         exclude_if=lambda v: v is None,
     )
+    pooling_macs: Count = Field(
+        0,
+        description="Multiply-adds per image of a matmul with no weights of its own after "
+        "the stack (Gemma 4's pooler: an averaging matrix times the patches).",
+        exclude_if=lambda v: v == 0,
+    )
+
+    @property
+    def takes_images(self) -> bool:
+        """Images run through it (a vision tower; an audio tower takes none)."""
+        return self.name == "vision"
 
     @property
     def own_parts(self) -> list[Part]:

@@ -359,7 +359,7 @@ class _Walker:
         first, *rest = names or ("",)
         if first:  # listed in the reference order: a norm, attention, the other norms, FFN
             self.layer_norm(p + first, first in skipped)
-        self.attention(p, rows, rows, length, length, cross=False)
+        self.self_attention(p, rows, length)
         if source_len is not None:
             self.norm(p + nm.norm_cross)
             self.attention(p, rows, self.batch * source_len, length, source_len, cross=True)
@@ -370,6 +370,39 @@ class _Walker:
         self.ffn_kinds(p, rows)
         attention.hyper(self, p + nm.ffn_hc, rows, "ffn", "ffn")
         self.parts(p, self.cfg.layer_parts, rows)
+        self.per_layer_input(p, rows)
+
+    def self_attention(self, p: str, rows: int, length: int) -> None:
+        """The layer's self-attention; where the global layers have their own width
+        (ModelConfig.attending), each kind over its own layer indices ({i} over the local
+        layers, then over the others)."""
+        cfg = self.cfg
+        wide = cfg.attending(False)
+        if wide is cfg or self.ranges != self.runs or "{i}" not in p:
+            self.attention(p, rows, rows, length, length, cross=False)
+            return
+        ranges, runs = self.ranges, self.runs
+        ((_, span),) = ranges
+        n = len(values(span))
+        local = set(cfg.window_layers)
+        kinds = (([i for i in range(n) if i in local], cfg),
+                 ([i for i in range(n) if i not in local], wide))  # fmt: skip
+        for indices, c in kinds:
+            if indices:
+                self.ranges = self.runs = (("i", index_set(indices)),)
+                self.cfg = c
+                self.attention(p, rows, rows, length, length, cross=False)
+        self.cfg, self.ranges, self.runs = cfg, ranges, runs
+
+    def per_layer_input(self, p: str, rows: int) -> None:
+        """A layer's per-layer input (Gemma 4): its gate, the projection back, the norm."""
+        dim, nm = self.cfg.per_layer_dim, self.nm
+        if dim is None:
+            return
+        d = self.cfg.d_model
+        self.linear(p + nm.per_layer_gate, d, dim, "ffn", rows, "ffn", False)
+        self.linear(p + nm.per_layer_up, dim, d, "ffn", rows, "ffn", False)
+        self.norm(p + nm.per_layer_norm)
 
     def layer_norm(self, name: str, after_first: bool) -> None:
         """A norm of every layer, or (`after_first`) of layers 1 and up only (one stack of
@@ -437,6 +470,12 @@ class _Walker:
         if cfg.type_vocab_size:
             self.tensor(f"{nm.types}.weight", (cfg.type_vocab_size, side), "embedding")
         self.convolutions()
+        if cfg.per_layer_dim is not None:  # Gemma 4: every layer's slice of a second table
+            width, rows = cfg.per_layer_width, cfg.per_layer_vocab or v or 0
+            self.tensor(f"{nm.per_layer_table}.weight", (rows, width), "embedding")
+            self.linear(nm.per_layer_projection, cfg.d_model, width, "embedding",
+                        self.batch * self.s, "embedding", False)  # fmt: skip
+            self.norm(nm.per_layer_projection_norm, (cfg.per_layer_dim,))
         if cfg.embedding_dim is not None:
             b = cfg.embedding_projection_bias
             self.linear(
@@ -526,8 +565,8 @@ def instantiate(
     t = seq_len if target_len is None else target_len
     inv = _Walker(cfg, naming_for(cfg), batch, seq_len, t).build()
     inv.ignored_prefixes = tuple(u.prefix for u in cfg.not_counted)
-    for tower in cfg.towers:
-        _tower(inv, tower, batch * images)
+    for tower in cfg.towers:  # images run through the vision towers only
+        _tower(inv, tower, batch * images if tower.takes_images else 0)
     return inv
 
 
@@ -542,12 +581,17 @@ def _tower(inv: Inventory, tower: Tower, images: int) -> None:
     inv.tensors += [replace(x, component=tower.name) for x in own.tensors]
     for p in tower.parts:
         component = "projector" if p.projector else tower.name
-        inv.tensors.append(Tensor(p.name, tuple(p.shape), component))
+        copies: Ranges = (("i", p.layers),) if "{i}" in p.name else ()  # one per layer
+        inv.tensors.append(Tensor(p.name, tuple(p.shape), component, ranges=copies))
         if images and p.macs:  # as one [rows, macs] x [macs, 1] product: its multiply-adds
             rows = images * tower.units(p.per)  # per image, token, merged or output token
             inv.matmuls.append(Matmul(p.name.removesuffix(".weight"), component, rows, p.macs, 1))
     if images:
         inv.matmuls += [replace(m, component=tower.name) for m in _windowed(tower, own.matmuls)]
+    if images and tower.pooling_macs:  # a weightless pooling matmul (Gemma 4's pooler)
+        inv.matmuls.append(
+            Matmul(f"{tower.prefix}pooler", tower.name, images, tower.pooling_macs, 1)
+        )
 
 
 def _windowed(tower: Tower, matmuls: list[Matmul]) -> list[Matmul]:

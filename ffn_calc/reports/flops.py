@@ -241,7 +241,7 @@ def flops_report(
     tower_reports: list[TowerFlops] | None = None
     if images:
         comps |= {k: v // div for k, v in tw.image_flops(cfg, images * w.batch).items()}
-        tower_reports = [_tower_flops(t, images * w.batch, div) for t in cfg.towers]
+        tower_reports = [_tower_flops(t, images * w.batch, div) for t in tw.image_towers(cfg)]
     fwd = sum(comps.values())
     layers = _flop_layers(cfg, w, div)
     t = w.target_len if w.target_len is not None else w.seq_len
@@ -252,16 +252,16 @@ def flops_report(
         stated += [
             say(IMAGES_NOTE, tower=say(N_("vision tower")), tokens=f"{x.tokens:,}",
                 out=f"{x.output_tokens:,}", text=f"{text_len:,}", added=f"{added:,}")
-            for x in cfg.towers
+            for x in tw.image_towers(cfg)
         ]  # fmt: skip
         stated += [
             say(WINDOWS_NOTE, window=f"{x.grid.window:,}", windows=f"{len(x.windows()):,}")
-            for x in cfg.towers
+            for x in tw.image_towers(cfg)
             if x.grid is not None and x.grid.window and x.grid.window_layers
         ]
         stated += [
             say(PACKED_NOTE, tower=say(N_("vision tower")), tokens=f"{x.tokens:,}")
-            for x in cfg.towers
+            for x in tw.image_towers(cfg)
             if x.packed
         ]
     return FlopsReport(

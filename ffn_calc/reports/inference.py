@@ -116,7 +116,7 @@ def _layer_bytes(cfg: ModelConfig, kind: inf.KvKind, dtype: str) -> int:
     """One layer's cache in bytes: each cached tensor (key and value, or MLA's latent and
     rotary key, over the whole batch) rounded up on its own, as a packed int4 tensor is."""
     rows = kind.elements // kind.per_token if kind.per_token else 0  # batch x cached tokens
-    return sum(_bytes(rows * width, dtype) for width in inf.cached_tensors(cfg))
+    return sum(_bytes(rows * width, dtype) for width in inf.kind_tensors(cfg, kind))
 
 
 def _kv_bytes(cfg: ModelConfig, batch: int, context: int, dtype: str) -> int:

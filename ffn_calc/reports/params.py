@@ -188,7 +188,8 @@ def _layers(cfg: ModelConfig, stack: str | None = None) -> list[ParamLayer]:
 
 def _part_term(p: Part) -> TermReport:
     """A tensor outside a tower's layers, as a term: its name and shape."""
-    t = Term(p.name, " x ".join(f"{x:,}" for x in p.shape), tuple(p.shape), p.group)
+    shape = ([p.layers] if p.layers > 1 else []) + p.shape  # a copy in each of `layers`
+    t = Term(p.name, " x ".join(f"{x:,}" for x in shape), tuple(shape), p.group)
     return TermReport.of(t)
 
 

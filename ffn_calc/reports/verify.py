@@ -36,6 +36,13 @@ BUFFER_SUFFIXES = (
     ".self_attn.query_decay",
     ".self_attn.key_decay",
     ".self_attn.diagonal_decay",
+    ".layer_scalar",  # Gemma 4's scale of each layer's output, a buffer
+    ".input_min",  # Gemma 4's clipped linears: their clipping bounds, buffers
+    ".input_max",
+    ".output_min",
+    ".output_max",
+    ".std_bias",  # Gemma 4's vision tower with standardize: its soft tokens' bias and scale
+    ".std_scale",
 )
 
 

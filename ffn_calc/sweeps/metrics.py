@@ -166,13 +166,13 @@ def _kv_bytes(cfg: ModelConfig, c: Cache, context: int) -> int:
     cfg.check_positions(context, f"kv_bytes@{context}")
     if DTYPE not in c:
         return BF16_BYTES * _kv(cfg, c, context)
-    from ffn_calc.counts.inference import cached_tensors, kv_kinds
+    from ffn_calc.counts.inference import kind_tensors, kv_kinds
 
     # Each cached tensor in bytes on its own (int4 packs two to a byte, rounded up), as `kv`.
     total = 0
     for k in kv_kinds(cfg, _batch(c), context, None):
         rows = k.elements // k.per_token if k.per_token else 0  # batch x cached tokens
-        total += k.count * sum(_packed(c, rows * width) for width in cached_tensors(cfg))
+        total += k.count * sum(_packed(c, rows * width) for width in kind_tensors(cfg, k))
     return total
 
 

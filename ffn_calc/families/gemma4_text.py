@@ -1,0 +1,185 @@
+"""Gemma 4 text (`Gemma4ForCausalLM`): Gemma 3's layers, wider global layers and per-layer inputs.
+
+Fixed by the architecture: four RMSNorms of [d_model] per layer (as Gemma 2 and 3), an RMSNorm
+of [head_dim] on the queries and one on the keys (self_attn.q_norm / k_norm; the value norm
+has no weight), a gated FFN without biases, rotary positions; `attention_bias` on Q, K, V and
+O alike. Sliding-window layers (`layer_types`, default five in six; the last layer is forced
+to full attention, as Gemma4TextConfig does) over `sliding_window` (default 512) tokens.
+
+New in Gemma 4, as data:
+- the full-attention layers have their own head_dim and kv heads (`per_layer_config`, else
+  `global_head_dim`, default 512, and `num_global_key_value_heads` where attention_k_eq_v):
+  ModelConfig.global_head_dim / global_kv_heads;
+- per-layer inputs (`hidden_size_per_layer_input`, default 256; 0 turns them off): a second
+  token table `embed_tokens_per_layer` [vocab_size_per_layer_input, n_layers x 256], the
+  projection `per_layer_model_projection` [n_layers x 256, d_model] and its norm
+  (`per_layer_projection_norm` [256]); in each layer `per_layer_input_gate` [256, d_model],
+  `per_layer_projection` [d_model, 256] and `post_per_layer_input_norm` [d_model]:
+  ModelConfig.per_layer_dim / per_layer_vocab.
+
+Not counted (refused with the field named): layers that reuse another layer's keys and
+values (num_kv_shared_layers > 0), keys doubling as values (attention_k_eq_v), the MoE block
+beside the MLP (enable_moe_block), and per_layer_config overrides other than head_dim and
+num_key_value_heads. No parameters: the embedding scales, `layer_scalar` (a buffer), the
+soft-capping.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Any
+
+from ffn_calc.errors import ConfigError
+from ffn_calc.families import gemma2
+from ffn_calc.families.base import (
+    GATED_ACT,
+    Reader,
+    check_listed,
+    decoder,
+    layer_types,
+    window_fields,
+)
+from ffn_calc.families.tensor_names import Naming
+from ffn_calc.files import shown
+from ffn_calc.i18n.translate import _
+from ffn_calc.model.config import ModelConfig
+
+ARCHITECTURE = "Gemma4ForCausalLM"
+
+# transformers 5.24.0 Gemma4TextConfig's defaults for the sizes config.json may leave out.
+DEFAULTS: dict[str, int | None] = {
+    "num_hidden_layers": 30,
+    "hidden_size": 2304,
+    "num_attention_heads": 8,
+    "intermediate_size": 9216,
+    "vocab_size": 262144,
+}
+# Its token embeddings take pad_token_id (class default 0) as padding_idx.
+PAD_DEFAULT: int | None = 0
+
+# Gemma 2's names, and the per-layer inputs' tables under the base model.
+NAMING = replace(
+    gemma2.NAMING,
+    per_layer_table="model.embed_tokens_per_layer",
+    per_layer_projection="model.per_layer_model_projection",
+    per_layer_projection_norm="model.per_layer_projection_norm",
+)
+
+# Features that change the count and are not modelled: (field, the value that is counted).
+UNCOUNTED = (
+    ("num_kv_shared_layers", 0),
+    ("attention_k_eq_v", False),
+    ("enable_moe_block", False),
+)
+
+
+def _refuse_uncounted(r: Reader) -> None:
+    for key, counted in UNCOUNTED:
+        value = r.data.get(key)
+        if value is not None and value != counted:
+            raise ConfigError(
+                _(
+                    "{where}: {field} = {value}: not counted yet for {family} (only {counted})."
+                ).format(
+                    where=r.where(key), field=key, value=shown(value), family="gemma4_text",
+                    counted=shown(counted),
+                )
+            )  # fmt: skip
+
+
+def _overrides(r: Reader, types: list[str]) -> dict[int, dict[str, Any]]:
+    """per_layer_config by layer index (keys "5" or "05"), or the class's: global_head_dim
+    (default 512) on every full-attention layer."""
+    value = r.data.get("per_layer_config")
+    if value is None:
+        over: dict[str, Any] = {"head_dim": r.integer("global_head_dim", 512)}
+        return {i: over for i, t in enumerate(types) if t == "full_attention"}
+    bad = not isinstance(value, dict)
+    out: dict[int, dict[str, Any]] = {}
+    for key, layer in ({} if bad else value).items():
+        index = int(key) if isinstance(key, str) and key.isdigit() else -1
+        allowed = {"head_dim", "num_key_value_heads"}
+        if not isinstance(layer, dict) or not 0 <= index < len(types) or set(layer) - allowed:
+            bad = True
+            break
+        out[index] = layer
+    if bad:
+        raise ConfigError(
+            _(
+                "{where}: {field} = {value}: expected layer indices with head_dim or "
+                "num_key_value_heads only."
+            ).format(
+                where=r.where("per_layer_config"), field="per_layer_config", value=shown(value)
+            )
+        )
+    return out
+
+
+def _global(r: Reader, types: list[str], head_dim: int, kv: int) -> tuple[int, int]:
+    """(head_dim, kv heads) of the full-attention layers: one value for all of them, the
+    sliding layers keeping the model's."""
+    over = _overrides(r, types)
+    found = set()
+    for i, t in enumerate(types):
+        layer = over.get(i, {})
+        pair = (layer.get("head_dim", head_dim), layer.get("num_key_value_heads", kv))
+        if t == "full_attention":
+            found.add(pair)
+        elif pair != (head_dim, kv):
+            found.add(("sliding", i))
+    if len(found) != 1 or not all(isinstance(x, int) and x > 0 for x in next(iter(found))):
+        raise ConfigError(
+            _(
+                "{where}: {field}: layers of one attention type must share head_dim and "
+                "num_key_value_heads (the sliding layers the model's)."
+            ).format(where=r.where("per_layer_config"), field="per_layer_config")
+        )
+    g_hd, g_kv = next(iter(found))
+    return int(g_hd), int(g_kv)
+
+
+def fields(r: Reader) -> dict[str, Any]:
+    _refuse_uncounted(r)
+    layers = check_listed(r, "num_hidden_layers", r.req("num_hidden_layers"))
+    pattern = ["sliding_attention" if (i + 1) % 6 else "full_attention" for i in range(layers)]
+    types = list(layer_types(r, layers, pattern))
+    types[-1] = "full_attention"  # Gemma4TextConfig forces the last layer to full attention
+    windows = window_fields(r, types, "sliding_attention", "sliding_window", 512)
+    bidirectional = r.data.get("use_bidirectional_attention")
+    if bidirectional == "all" and windows.get("attention_window"):
+        windows["attention_window"] = windows["attention_window"] // 2 + 1
+    head_dim = r.integer("head_dim", 256)
+    kv = r.integer("num_key_value_heads", 4)
+    assert head_dim is not None and kv is not None
+    g_hd, g_kv = _global(r, types, head_dim, kv)
+    out = decoder(
+        r,
+        "gemma4_text",
+        **windows,
+        n_kv_heads=kv,
+        head_dim=head_dim,
+        activation=r.choice("hidden_activation", GATED_ACT, "gelu_pytorch_tanh"),
+        tie_embeddings=r.boolean("tie_word_embeddings", True),
+        attention_bias=r.boolean("attention_bias", False),
+        layer_norms=4,
+        qk_norm="head",
+    )
+    if not windows.get("window_layers"):  # no layer local, or every one: one width
+        local = bool(windows)
+        out["head_dim"], out["n_kv_heads"] = (head_dim, kv) if local else (g_hd, g_kv)
+    else:
+        if g_hd != head_dim:
+            out["global_head_dim"] = g_hd
+        if g_kv != kv:
+            out["global_kv_heads"] = g_kv
+    key = "hidden_size_per_layer_input"
+    if r.data.get(key, 256) not in (0, None):  # 0 or null turns the per-layer inputs off
+        out["per_layer_dim"] = r.integer(key, 256)
+        rows = r.integer("vocab_size_per_layer_input", 262144)
+        if rows != out["vocab_size"]:
+            out["per_layer_vocab"] = rows
+    return out
+
+
+def naming(cfg: ModelConfig) -> Naming:
+    return NAMING
