@@ -203,6 +203,13 @@ _ENCODER_DECODER: Cases = {
         "max_position_embeddings": 16, "activation_function": "gelu",
         "scale_embedding": True, "tie_word_embeddings": False,
     },
+    # Stacks of different widths (transformers' BartConfig: encoder_ffn_dim, decoder_ffn_dim).
+    "bart FFN 40 and 12, 4 and 8 heads, 1 and 3 layers": {
+        "model_type": "bart", "d_model": 16, "encoder_attention_heads": 4,
+        "decoder_attention_heads": 8, "encoder_ffn_dim": 40, "decoder_ffn_dim": 12,
+        "encoder_layers": 1, "decoder_layers": 3, "vocab_size": 40,
+        "max_position_embeddings": 16, "activation_function": "relu",
+    },
 }  # fmt: skip
 
 # config.json files as the Hub holds them (some fields absent: the class defaults apply).
@@ -554,6 +561,11 @@ _WHISPER_MT5_CASES: Cases = {
         "encoder_attention_heads": 5, "decoder_attention_heads": 5, "encoder_ffn_dim": 80,
         "decoder_ffn_dim": 80, "vocab_size": 50, "num_mel_bins": 128,
         "max_target_positions": 10, "scale_embedding": True, "tie_word_embeddings": True,
+    },
+    "whisper FFN 12 and 36, 2 and 4 heads, 3 and 1 layers": {
+        "model_type": "whisper", "d_model": 16, "encoder_layers": 3, "decoder_layers": 1,
+        "encoder_attention_heads": 2, "decoder_attention_heads": 4, "encoder_ffn_dim": 12,
+        "decoder_ffn_dim": 36, "vocab_size": 40, "num_mel_bins": 4, "max_target_positions": 12,
     },
 }  # fmt: skip
 

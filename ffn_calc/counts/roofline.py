@@ -194,8 +194,9 @@ def prefill(cfg: ModelConfig, batch: int, seq_len: int, d: Dtypes) -> Phase:
     w = fl.Workload(batch=batch, seq_len=seq_len)
     out: dict[tuple[str, str], Component] = {}
     for layer in fl.layer_flops(cfg, w):
+        own = cfg.stack(layer.stack)  # an encoder-decoder's decoder: its own width and heads
         for t in layer.terms:  # each sequence's keys and values read once (a window too)
-            _add(out, t, layer.count, _term_bytes(cfg, t, d, batch, seq_len, seq_len, False))
+            _add(out, t, layer.count, _term_bytes(own, t, d, batch, seq_len, seq_len, False))
     for t in fl.model_flop_terms(cfg, w):
         _add(out, t, 1, _term_bytes(cfg, t, d, batch, seq_len, seq_len, False))
     return Phase("prefill", seq_len, batch * seq_len, list(out.values()))
@@ -205,9 +206,10 @@ def decode(cfg: ModelConfig, batch: int, context: int, d: Dtypes) -> Phase:
     """One decode step after `context` cached tokens (as `flops --decode` counts it)."""
     out: dict[tuple[str, str], Component] = {}
     for layer in inf.decode_layers(cfg, batch, context):
+        own = cfg.stack(layer.stack)  # the decoder: its own width and heads
         for t in layer.terms:
             kv = _kv_len(cfg, layer.kind, t, context, context)
-            _add(out, t, layer.count, _term_bytes(cfg, t, d, batch, 1, kv, True))
+            _add(out, t, layer.count, _term_bytes(own, t, d, batch, 1, kv, True))
     w = fl.Workload(batch=batch, seq_len=1, target_len=1)
     for t in fl.model_flop_terms(cfg, w, encoder=False):
         _add(out, t, 1, _term_bytes(cfg, t, d, batch, 1, 1, True))
@@ -277,7 +279,8 @@ def ffn_compute_batch(
 def kv_intensity_limit(cfg: ModelConfig, d: Dtypes) -> Fraction:
     """The intensity the decode scores tend to as the context grows, at any batch: per cached
     token and sequence, 2 x n_heads x (qk + v widths) FLOPs over the cached bytes. It does not
-    depend on the batch (each sequence reads its own cache)."""
+    depend on the batch (each sequence reads its own cache). The decoder's heads."""
+    cfg = cfg.stack("decoder")
     per_token = 2 * cfg.n_heads * (cfg.qk_head_size + cfg.v_head_size)
     if cfg.attention == "mla":
         assert cfg.kv_lora_rank is not None and cfg.qk_rope_head_dim is not None
@@ -296,5 +299,6 @@ def palm_training_flops_per_token(cfg: ModelConfig, n_params: int, seq_len: int)
     """PaLM (Chowdhery et al. 2022, appendix B): 6N + 12 L H Q T FLOPs per token (N the
     non-embedding parameters, H heads, Q head width, T the sequence length), and with the
     causal halving of the attention term, 6N + 6 L H Q T."""
-    att = cfg.decoder_layers * cfg.n_heads * cfg.head_size * seq_len
+    dec = cfg.stack("decoder")  # the decoder's heads, where its own
+    att = cfg.decoder_layers * dec.n_heads * dec.head_size * seq_len
     return 6 * n_params + 12 * att, 6 * n_params + 6 * att

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from math import prod
 from typing import TYPE_CHECKING
 
@@ -60,3 +61,17 @@ def norm_terms(
     if cfg.norm == "layernorm" and cfg.norm_bias:
         return [term(group, name, f"2 x {symbol} (weight, bias)", 2, w)]
     return [term(group, name, f"{symbol} (weight)", w)]
+
+
+def decoder_symbols(cfg: ModelConfig, terms: list[Term]) -> list[Term]:
+    """An encoder-decoder's decoder terms with the symbols of the decoder's own sizes where it
+    has them: d_ff as decoder_d_ff, n_heads as decoder_n_heads (the numbers are the
+    decoder's already: its terms are counted over cfg.stack("decoder"))."""
+    names = [f for f in ("decoder_d_ff", "decoder_n_heads") if getattr(cfg, f) is not None]
+    if not names:
+        return terms
+    pattern = re.compile(r"\b(" + "|".join(n.removeprefix("decoder_") for n in names) + r")\b")
+    return [
+        t if t.message is not None else replace(t, formula=pattern.sub(r"decoder_\1", t.formula))
+        for t in terms
+    ]

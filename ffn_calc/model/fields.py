@@ -46,6 +46,18 @@ class ModelFields(BaseModel):
     n_decoder_layers: PositiveInt | None = Field(
         None, description="Decoder layers of an encoder-decoder model (default: n_layers)."
     )
+    decoder_d_ff: PositiveInt | None = Field(
+        None,
+        description="Encoder-decoder: hidden width of the decoder's FFN where it differs from "
+        "the encoder's d_ff (BART's and Whisper's decoder_ffn_dim; default: d_ff).",
+    )
+    decoder_n_heads: PositiveInt | None = Field(
+        None,
+        description="Encoder-decoder: query heads of the decoder's self- and cross-attention "
+        "where they differ from the encoder's n_heads (BART's and Whisper's "
+        "decoder_attention_heads; default: n_heads); each d_model / heads wide unless "
+        "head_dim is set.",
+    )
     d_model: PositiveInt = Field(description="Width of the residual stream.")
     n_heads: PositiveInt = Field(description="Query heads per attention block.")
     n_kv_heads: PositiveInt | None = Field(
