@@ -485,6 +485,21 @@ _QWEN_MOE_OLMOE: Cases = {
         "num_experts_per_tok": 1, "decoder_sparse_step": 3, "attention_bias": True,
         "tie_word_embeddings": True, "vocab_size": 30,
     },
+    # Sliding windows (use_sliding_window): Qwen2MoeConfig's layers i < max_window_layers with
+    # i + 1 odd, Qwen3MoeConfig's every layer; the harness's prompts are longer than them.
+    "qwen2_moe sliding window 3 on layers 0 and 2 (max_window_layers 3)": {
+        "model_type": "qwen2_moe", "hidden_size": 16, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "num_hidden_layers": 4, "intermediate_size": 12,
+        "moe_intermediate_size": 6, "shared_expert_intermediate_size": 8, "num_experts": 3,
+        "num_experts_per_tok": 2, "vocab_size": 40, "use_sliding_window": True,
+        "sliding_window": 3, "max_window_layers": 3,
+    },
+    "qwen3_moe sliding window 4 on every layer": {
+        "model_type": "qwen3_moe", "hidden_size": 16, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "num_hidden_layers": 2, "intermediate_size": 12,
+        "moe_intermediate_size": 6, "num_experts": 3, "num_experts_per_tok": 2,
+        "vocab_size": 40, "use_sliding_window": True, "sliding_window": 4,
+    },
     "qwen2_moe num_experts 0: a dense model": {
         "model_type": "qwen2_moe", "hidden_size": 16, "num_attention_heads": 2,
         "num_key_value_heads": 1, "num_hidden_layers": 2, "intermediate_size": 20,
