@@ -27,7 +27,9 @@ EmbeddingProjection = Literal["tokens", "all"]
 class ModelFields(BaseModel):
     """Every field of ModelConfig, in the order the JSON and the files give them."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    # Built once, when model.config completes ModelConfig (and Tower): not first here, where
+    # Tower is not yet known (start-up).
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, defer_build=True)
 
     name: str = Field("custom", description="Display name (a preset's file name).")
     family: str = Field(
@@ -389,13 +391,15 @@ class ModelFields(BaseModel):
         "(model.towers); the other fields describe the language model.",
     )
 
+    # Plain [] defaults (copied per model, as every list field here): a default_factory makes
+    # pydantic read list's signature, which compiles the tokenizer's patterns at start-up.
     layer_mixers: list[str] = Field(
-        default_factory=list,
+        [],
         description="A hybrid: each decoder layer's token mixer by name (full, mamba2, none, "
         "full+mamba2, ...; model.layer_kinds.MIXERS); empty: every layer attends.",
     )
     ffn_free_layers: list[int] = Field(
-        default_factory=list, description="Layers with no FFN (a mixer-only layer)."
+        [], description="Layers with no FFN (a mixer-only layer)."
     )
     mamba2: Mamba2Config | None = Field(None, description="The Mamba-2 mixers' sizes.")
     gated_deltanet: GatedDeltaNetConfig | None = Field(
