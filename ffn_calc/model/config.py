@@ -386,11 +386,12 @@ class ModelConfig(ModelFields):
         return layers if self.unique_layers is None else self.unique_layers
 
 
-# A tower holds a ModelConfig (its stack): both are complete once both exist.
+# A tower holds a ModelConfig (its stack): both are complete once both exist. ModelConfig
+# first: Tower's build then reuses its schema instead of generating it again (start-up).
 from ffn_calc.model.towers import Tower  # noqa: E402
 
-Tower.model_rebuild(_types_namespace={"ModelConfig": ModelConfig})
 ModelConfig.model_rebuild(_types_namespace={"Tower": Tower})
+Tower.model_rebuild(_types_namespace={"ModelConfig": ModelConfig})
 
 
 def dumped(cfg: ModelConfig) -> dict[str, Any]:
