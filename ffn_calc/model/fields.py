@@ -398,9 +398,7 @@ class ModelFields(BaseModel):
         description="A hybrid: each decoder layer's token mixer by name (full, mamba2, none, "
         "full+mamba2, ...; model.layer_kinds.MIXERS); empty: every layer attends.",
     )
-    ffn_free_layers: list[int] = Field(
-        [], description="Layers with no FFN (a mixer-only layer)."
-    )
+    ffn_free_layers: list[int] = Field([], description="Layers with no FFN (a mixer-only layer).")
     mamba2: Mamba2Config | None = Field(None, description="The Mamba-2 mixers' sizes.")
     gated_deltanet: GatedDeltaNetConfig | None = Field(
         None, description="The gated DeltaNet mixers' sizes."
