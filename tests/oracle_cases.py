@@ -227,6 +227,13 @@ _ENCODER_DECODER: Cases = {
         "max_position_embeddings": 16, "activation_function": "gelu",
         "scale_embedding": True, "tie_word_embeddings": False,
     },
+    # Stacks of different widths (transformers' BartConfig: encoder_ffn_dim, decoder_ffn_dim).
+    "bart FFN 40 and 12, 4 and 8 heads, 1 and 3 layers": {
+        "model_type": "bart", "d_model": 16, "encoder_attention_heads": 4,
+        "decoder_attention_heads": 8, "encoder_ffn_dim": 40, "decoder_ffn_dim": 12,
+        "encoder_layers": 1, "decoder_layers": 3, "vocab_size": 40,
+        "max_position_embeddings": 16, "activation_function": "relu",
+    },
 }  # fmt: skip
 
 # config.json files as the Hub holds them (some fields absent: the class defaults apply).
@@ -502,6 +509,21 @@ _QWEN_MOE_OLMOE: Cases = {
         "num_experts_per_tok": 1, "decoder_sparse_step": 3, "attention_bias": True,
         "tie_word_embeddings": True, "vocab_size": 30,
     },
+    # Sliding windows (use_sliding_window): Qwen2MoeConfig's layers i < max_window_layers with
+    # i + 1 odd, Qwen3MoeConfig's every layer; the harness's prompts are longer than them.
+    "qwen2_moe sliding window 3 on layers 0 and 2 (max_window_layers 3)": {
+        "model_type": "qwen2_moe", "hidden_size": 16, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "num_hidden_layers": 4, "intermediate_size": 12,
+        "moe_intermediate_size": 6, "shared_expert_intermediate_size": 8, "num_experts": 3,
+        "num_experts_per_tok": 2, "vocab_size": 40, "use_sliding_window": True,
+        "sliding_window": 3, "max_window_layers": 3,
+    },
+    "qwen3_moe sliding window 4 on every layer": {
+        "model_type": "qwen3_moe", "hidden_size": 16, "num_attention_heads": 4,
+        "num_key_value_heads": 2, "num_hidden_layers": 2, "intermediate_size": 12,
+        "moe_intermediate_size": 6, "num_experts": 3, "num_experts_per_tok": 2,
+        "vocab_size": 40, "use_sliding_window": True, "sliding_window": 4,
+    },
     "qwen2_moe num_experts 0: a dense model": {
         "model_type": "qwen2_moe", "hidden_size": 16, "num_attention_heads": 2,
         "num_key_value_heads": 1, "num_hidden_layers": 2, "intermediate_size": 20,
@@ -578,6 +600,11 @@ _WHISPER_MT5_CASES: Cases = {
         "encoder_attention_heads": 5, "decoder_attention_heads": 5, "encoder_ffn_dim": 80,
         "decoder_ffn_dim": 80, "vocab_size": 50, "num_mel_bins": 128,
         "max_target_positions": 10, "scale_embedding": True, "tie_word_embeddings": True,
+    },
+    "whisper FFN 12 and 36, 2 and 4 heads, 3 and 1 layers": {
+        "model_type": "whisper", "d_model": 16, "encoder_layers": 3, "decoder_layers": 1,
+        "encoder_attention_heads": 2, "decoder_attention_heads": 4, "encoder_ffn_dim": 12,
+        "decoder_ffn_dim": 36, "vocab_size": 40, "num_mel_bins": 4, "max_target_positions": 12,
     },
 }  # fmt: skip
 

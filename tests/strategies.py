@@ -91,6 +91,13 @@ def model_configs(draw: Any) -> ModelConfig:
     # Stacks.
     if arch == "encoder-decoder":
         f["n_decoder_layers"] = _maybe(draw, st.integers(1, 6))
+        f["decoder_d_ff"] = _maybe(draw, st.integers(1, 64))  # the decoder's own FFN width
+        kv = f["n_kv_heads"] or 1
+        own_heads = [
+            h for h in range(kv, 5)
+            if h % kv == 0 and (head_dim is not None or d_model % h == 0)
+        ]  # fmt: skip
+        f["decoder_n_heads"] = _maybe(draw, st.sampled_from(own_heads))
         f["shared_embeddings"] = draw(st.booleans())
         f["separate_position_tables"] = draw(st.booleans())
         f["stack_embeddings"] = f["shared_embeddings"] and vocab is not None and draw(st.booleans())

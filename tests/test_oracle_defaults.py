@@ -58,12 +58,6 @@ REFUSED: dict[tuple[str, str], str] = {
     # DeepseekV2Config's num_experts_per_tok defaults to None: the model builds, but routing
     # needs it (no class default: a required field).
     ("deepseek-ai/DeepSeek-V2-Lite", "num_experts_per_tok"): "required field",
-    # BART with stacks of different FFN widths: ffn-calc describes one width for both.
-    ("facebook/bart-base", "encoder_ffn_dim"): "ffn-calc describes one FFN width",
-    ("facebook/bart-base", "decoder_ffn_dim"): "ffn-calc describes one FFN width",
-    # Whisper likewise (WhisperConfig's default 1,536 beside whisper-large-v3's 5,120).
-    ("openai/whisper-large-v3", "encoder_ffn_dim"): "ffn-calc describes one FFN width",
-    ("openai/whisper-large-v3", "decoder_ffn_dim"): "ffn-calc describes one FFN width",
     # HunYuanMoEV1Config's one expert under Hunyuan-A13B's top-8: the model builds, routing
     # cannot (torch.topk of 8 over 1 expert).
     ("tencent/Hunyuan-A13B-Instruct", "num_experts"): "experts_per_token (8) cannot exceed",

@@ -77,14 +77,15 @@ def t5_configs(draw: Any) -> dict[str, Any]:
 
 @st.composite
 def bart_configs(draw: Any) -> dict[str, Any]:
-    """BART config.json fields: heads per stack, layers per stack, any tie, scaled embeddings."""
+    """BART config.json fields: heads, layers and FFN width per stack (often unequal), any
+    tie, scaled embeddings."""
     d = draw(st.sampled_from([8, 12, 16, 24, 48]))
     heads = [h for h in range(1, 9) if d % h == 0]
     ffn = draw(st.integers(1, 48))
     out: dict[str, Any] = {
         "d_model": d, "encoder_attention_heads": draw(st.sampled_from(heads)),
         "decoder_attention_heads": draw(st.sampled_from(heads)), "encoder_ffn_dim": ffn,
-        "decoder_ffn_dim": ffn, "encoder_layers": draw(st.integers(1, 3)),
+        "decoder_ffn_dim": draw(st.sampled_from([ffn, draw(st.integers(1, 48))])), "encoder_layers": draw(st.integers(1, 3)),
         "decoder_layers": draw(st.integers(1, 3)), "vocab_size": draw(st.integers(8, 100)),
         "max_position_embeddings": draw(st.integers(9, 16)),
         "activation_function": draw(st.sampled_from(["gelu", "relu", "gelu_new", "silu"])),
@@ -176,6 +177,8 @@ def check_case(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> N
     checkpoint = check_verifies(out, cfg)
     if family == "bart":
         assert checkpoint["buffers"] == ["final_logits_bias"]
+    if family == "bart":  # the decoder's own width, read from its own key
+        check_wider_ffn_fails(out, ["decoder_ffn_dim"])
     check_wider_ffn_fails(out, FFN_KEYS[family])
 
 

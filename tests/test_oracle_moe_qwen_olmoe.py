@@ -118,7 +118,8 @@ def moe_active(model: Any) -> int:
 @st.composite
 def config_jsons(draw: Any, family: str) -> dict[str, Any]:
     """A tiny config.json: d_model <= 64, <= 3 layers, vocab <= 100, <= 4 experts, the family's
-    flags drawn (biases, tie, GQA, head_dim, sparse step, MLP-only layers, the expert key)."""
+    flags drawn (biases, tie, GQA, head_dim, sparse step, MLP-only layers, the expert key, a
+    sliding window of Qwen2-MoE and Qwen3-MoE)."""
     kv_default = KV_DEFAULT[family]
     heads = draw(st.sampled_from(sorted({1, 2, 4, kv_default or 4} - {16})))
     kv = draw(st.sampled_from([k for k in range(1, heads + 1) if heads % k == 0]))
@@ -152,6 +153,10 @@ def config_jsons(draw: Any, family: str) -> dict[str, Any]:
         maybe(draw, out, "mlp_only_layers", draw(st.lists(st.integers(0, 3), max_size=2)))
     if family == "qwen2_moe":
         out["shared_expert_intermediate_size"] = draw(st.integers(1, 24))
+    if family != "olmoe" and draw(st.booleans()):  # a sliding window shorter than the prompt
+        out |= {"use_sliding_window": True, "sliding_window": draw(st.integers(1, 6))}
+        if family == "qwen2_moe":  # the layers i < max_window_layers with i + 1 odd slide
+            maybe(draw, out, "max_window_layers", draw(st.integers(0, 3)))
     if family == "olmoe":
         maybe(draw, out, "clip_qkv", draw(st.sampled_from([None, 1.0, 8.0])))
     return out

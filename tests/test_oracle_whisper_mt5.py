@@ -82,7 +82,7 @@ def mt5_configs(draw: Any) -> dict[str, Any]:
 
 @st.composite
 def whisper_configs(draw: Any) -> dict[str, Any]:
-    """Whisper config.json fields: an even width, heads and depth per stack, mel bins, a
+    """Whisper config.json fields: an even width, heads, depth and FFN width per stack, mel bins, a
     decoder table long enough for T and one decode step, any tie. max_source_positions is the
     case's S (`check_case`): the encoder takes exactly that many positions."""
     d = draw(st.sampled_from([8, 12, 16, 24, 32]))
@@ -91,7 +91,7 @@ def whisper_configs(draw: Any) -> dict[str, Any]:
     out: dict[str, Any] = {
         "d_model": d, "encoder_attention_heads": draw(st.sampled_from(heads)),
         "decoder_attention_heads": draw(st.sampled_from(heads)), "encoder_ffn_dim": ffn,
-        "decoder_ffn_dim": ffn, "encoder_layers": draw(st.integers(1, 3)),
+        "decoder_ffn_dim": draw(st.sampled_from([ffn, draw(st.integers(1, 40))])), "encoder_layers": draw(st.integers(1, 3)),
         "decoder_layers": draw(st.integers(1, 3)), "vocab_size": draw(st.integers(8, 80)),
         "num_mel_bins": draw(st.integers(1, 10)),
         "max_target_positions": draw(st.integers(MAX_T + 1, MAX_T + 6)),
@@ -220,6 +220,7 @@ def check_whisper(data: dict[str, Any], batch: int, s: int, t: int, out: Path) -
     save(model, out / "ckpt")
     checkpoint = check_verifies(out / "ckpt", cfg)
     assert not checkpoint["missing"] and not checkpoint["shape_mismatches"]
+    check_wider_ffn_fails(out / "ckpt", ["decoder_ffn_dim"])  # the decoder's own width
     check_wider_ffn_fails(out / "ckpt", ["encoder_ffn_dim", "decoder_ffn_dim"])
 
 

@@ -124,7 +124,6 @@ def test_front_end_lengths_and_counts(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("change", "words"),
     [
-        ({"decoder_ffn_dim": 4096}, ("decoder_ffn_dim = 4096", "encoder_ffn_dim = 5120")),
         ({"d_model": 1275, "encoder_attention_heads": 5, "decoder_attention_heads": 5},
          ("d_model = 1275", "even")),
         ({"decoder_attention_heads": 7}, ("decoder_attention_heads = 7", "d_model = 1280")),

@@ -31,7 +31,7 @@ from ffn_calc.counts.compressed import (
 )
 from ffn_calc.counts.mixers import counts_of
 from ffn_calc.counts.mla import mla_flop_terms
-from ffn_calc.counts.terms import Term, term, total
+from ffn_calc.counts.terms import Term, decoder_symbols, term, total
 from ffn_calc.i18n.translate import N_, _
 from ffn_calc.model.config import ModelConfig
 from ffn_calc.model.layer_kinds import MIXERS, NO_FFN, LayerKind, layer_kinds
@@ -253,13 +253,15 @@ def layer_flops(cfg: ModelConfig, w: Workload) -> list[LayerFlops]:
         enc = _projection_terms(cfg, b, s, s, "") + score_terms(cfg, b, s, s)
         for kind, count, ffn in _ffn_kinds(cfg, cfg.encoder_layers, b, s, "S"):
             out.append(LayerFlops("encoder", count, enc + ffn, kind))
-        dec = _projection_terms(cfg, b, t, t, "")
+        mine = cfg.stack("decoder")  # the decoder's own FFN width and heads, where it has them
+        dec = _projection_terms(mine, b, t, t, "")
         dec = [Term(x.name, x.formula.replace(" S ", " T "), x.factors, x.group) for x in dec]
-        dec += score_terms(cfg, b, t, t, causal=w.causal, rows="T", cols="T")
-        dec += _projection_terms(cfg, b, t, s, "cross ")
-        dec += score_terms(cfg, b, t, s, prefix="cross ", rows="T", cols="S")
-        for kind, count, ffn in _ffn_kinds(cfg, cfg.decoder_layers, b, t, "T"):
-            out.append(LayerFlops("decoder", count, dec + ffn, kind))
+        dec += score_terms(mine, b, t, t, causal=w.causal, rows="T", cols="T")
+        dec += _projection_terms(mine, b, t, s, "cross ")
+        dec += score_terms(mine, b, t, s, prefix="cross ", rows="T", cols="S")
+        for kind, count, ffn in _ffn_kinds(mine, cfg.decoder_layers, b, t, "T"):
+            terms = decoder_symbols(cfg, dec + ffn)
+            out.append(LayerFlops("decoder", count, terms, kind))
         return out
     stack = "encoder" if cfg.architecture == "encoder-only" else "decoder"
     causal = w.causal and stack == "decoder"
@@ -608,12 +610,18 @@ def scaled(cfg: ModelConfig, d_model: int) -> ModelConfig:
         if isinstance(v, BaseModel)
         or (isinstance(v, list | tuple) and any(isinstance(x, BaseModel) for x in v))
     }
+    # An encoder-decoder's decoder of its own width: its ratio kept too. Its own heads are
+    # dropped (head_dim is the encoder's here; the crossover describes an encoder layer).
+    own: dict[str, int | None] = {"decoder_n_heads": None}
+    if cfg.decoder_d_ff is not None:
+        own["decoder_d_ff"] = max(1, round(Fraction(cfg.decoder_d_ff * d_model, cfg.d_model)))
     return ModelConfig.model_construct(
         **{
             **cfg.model_dump(
                 exclude={"name", "head_dim", "n_heads", "n_kv_heads", "d_ff", "towers", *nested}
             ),
             **nested,
+            **own,
             "towers": cfg.towers,
             "name": f"{cfg.name} @ d_model {d_model}",
             "d_model": d_model,

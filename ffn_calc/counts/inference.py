@@ -35,7 +35,7 @@ from fractions import Fraction
 from ffn_calc.counts import flops as fl
 from ffn_calc.counts.compressed import compressed_decode_terms, decode_entries, entries_flops
 from ffn_calc.counts.mixers import counts_of
-from ffn_calc.counts.terms import Term, term
+from ffn_calc.counts.terms import Term, decoder_symbols, term
 from ffn_calc.errors import UsageError
 from ffn_calc.model.choices import DTYPE_BITS
 from ffn_calc.model.config import ModelConfig
@@ -117,7 +117,8 @@ def _local(cfg: ModelConfig) -> tuple[int, int]:
 def cached_per_token(cfg: ModelConfig) -> int:
     """Elements one layer caches per token: keys and values of every head the cache holds
     (the KV heads, or every query head where the reference broadcasts K and V before caching
-    them), or MLA's latent and rotary key."""
+    them), or MLA's latent and rotary key; the decoder's heads (ModelConfig.stack)."""
+    cfg = cfg.stack("decoder")
     if cfg.attention == "mla":
         return sum(cached_tensors(cfg))
     return 2 * cfg.cache_kv_heads * cfg.head_size
@@ -129,6 +130,7 @@ def cached_tensors(cfg: ModelConfig) -> tuple[int, ...]:
     (qk_rope_head_dim), and with sparse attention the indexer's key (indexer_head_dim, one
     shared by its heads: transformers' DynamicIndexedLayer.indexer_keys). They sum to
     cached_per_token."""
+    cfg = cfg.stack("decoder")
     if cfg.attention == "mla":
         assert cfg.kv_lora_rank is not None and cfg.qk_rope_head_dim is not None
         indexer = () if cfg.indexer_head_dim is None else (cfg.indexer_head_dim,)
@@ -283,6 +285,7 @@ def decode_layers(
     kv_kinds(cfg, batch, context, source_len)  # the same checks of the model and options
     w = fl.Workload(batch=batch, seq_len=1, target_len=1)
     by_kind = {(x.stack, x.kind): x for x in fl.layer_flops(cfg, w) if x.stack == "decoder"}
+    dec = cfg.stack("decoder")  # an encoder-decoder's decoder: its own width and heads
     out = []
     for kind, count in layer_kinds(cfg, cfg.decoder_layers):
         base = by_kind[("decoder", kind)]
@@ -292,14 +295,11 @@ def decode_layers(
                                  [t for t in base.terms if t.group != "mixer"], kind)  # fmt: skip
             terms = base.terms
             if mixer.attends:
-                terms = decode_layer_terms(cfg, batch, context, source_len, False, base, compressed)
-            out.append(DecodeLayer("decoder", kind, count, terms + mixer.decode(cfg, batch)))
+                terms = decode_layer_terms(dec, batch, context, source_len, False, base, compressed)
+            out.append(DecodeLayer("decoder", kind, count, terms + mixer.decode(dec, batch)))
             continue
-        terms = decode_layer_terms(
-            cfg, batch, context, source_len, kind.is_local, base,
-            compressed,
-        )  # fmt: skip
-        out.append(DecodeLayer("decoder", kind, count, terms))
+        terms = decode_layer_terms(dec, batch, context, source_len, kind.is_local, base, compressed)
+        out.append(DecodeLayer("decoder", kind, count, decoder_symbols(cfg, terms)))
     return out
 
 

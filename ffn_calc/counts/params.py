@@ -19,7 +19,7 @@ from ffn_calc.counts.compressed import (
 )
 from ffn_calc.counts.mixers import counts_of
 from ffn_calc.counts.mla import mla_terms
-from ffn_calc.counts.terms import Term, norm_terms, term, total
+from ffn_calc.counts.terms import Term, decoder_symbols, norm_terms, term, total
 from ffn_calc.counts.tower_params import wrapper_components
 from ffn_calc.i18n.translate import N_, Text, say
 from ffn_calc.model.config import ModelConfig, ffn_biases
@@ -198,18 +198,20 @@ def layer_counts(cfg: ModelConfig) -> list[LayerCount]:
     if cfg.first_layer_norms is not None and layers:  # one stack (an invariant)
         layers = _first_layer_apart(cfg, layers)
     if cfg.has_decoder:
+        dec = cfg.stack("decoder")  # an encoder-decoder's decoder: its own width and heads
         cross_attn: list[Term] = []
         cross: list[Term] = []
         if cfg.architecture == "encoder-decoder":
-            cross_attn = attention_terms(cfg, prefix="cross ")
-            cross = norm_terms(cfg, "norm", "norm_cross")
-        for kind, count, ffn in ffn_kinds(cfg, cfg.decoder_layers):
-            own = _own_terms(cfg, kind)
+            cross_attn = attention_terms(dec, prefix="cross ")
+            cross = norm_terms(dec, "norm", "norm_cross")
+        for kind, count, ffn in ffn_kinds(dec, cfg.decoder_layers):
+            own = _own_terms(dec, kind)
             attn = kv_free(own) if kind.kv_shared else own
-            terms = mixer_terms(cfg, kind, attn) + compressor_terms(cfg, kind) + cross_attn + ffn
-            terms += _layer_norm_terms(cfg) + cross + hyper_connection_terms(cfg) + parts
-            terms += per_layer_input_terms(cfg)
-            layers.append(LayerCount("decoder", cfg.param_layers(count), terms, kind))
+            terms = mixer_terms(dec, kind, attn) + compressor_terms(dec, kind) + cross_attn + ffn
+            terms += _layer_norm_terms(dec) + cross + hyper_connection_terms(dec) + parts
+            terms += per_layer_input_terms(dec)
+            terms = decoder_symbols(cfg, terms)
+            layers.append(LayerCount("decoder", dec.param_layers(count), terms, kind))
         if cfg.first_layer_norms is not None:  # one stack (an invariant)
             layers = _first_layer_apart(cfg, layers)
     return layers
@@ -405,8 +407,9 @@ def model_terms(cfg: ModelConfig) -> list[Term]:
     d, out = cfg.d_model, _embedding_terms(cfg) + per_layer_model_terms(cfg)
     if cfg.relative_attention_buckets is not None and not cfg.relative_attention_per_layer:
         for stack in _stacks(cfg):  # T5: in the first layer's self-attention of each stack
+            heads = cfg.stack(stack).n_heads
             out.append(term("attention", f"{stack} relative attention bias",
-                            "buckets x n_heads", cfg.relative_attention_buckets, cfg.n_heads))  # fmt: skip
+                            "buckets x n_heads", cfg.relative_attention_buckets, heads))  # fmt: skip
     out += hc_head_terms(cfg) + model_part_terms(cfg)
     if cfg.relative_position_rows is not None:  # DeBERTa: one table every layer reads
         rows = cfg.relative_position_rows
@@ -456,8 +459,12 @@ def idle_params(cfg: ModelConfig) -> int:
     """MoE: parameters of the experts a token does not use (0 for a dense model)."""
     if cfg.n_experts is None or cfg.experts_per_token is None:
         return 0
-    layers = cfg.moe_layers(cfg.encoder_layers) + cfg.moe_layers(cfg.decoder_layers)
-    return layers * (cfg.n_experts - cfg.experts_per_token) * expert_params(cfg)
+    idle = cfg.n_experts - cfg.experts_per_token
+    dec = cfg.stack("decoder")  # an encoder-decoder's decoder experts: their own width
+    return idle * (
+        cfg.moe_layers(cfg.encoder_layers) * expert_params(cfg)
+        + cfg.moe_layers(cfg.decoder_layers) * expert_params(dec)
+    )
 
 
 def stored_buffers(cfg: ModelConfig) -> int:
@@ -493,6 +500,7 @@ def active_lines(cfg: ModelConfig) -> list[Text]:
     lines = [first]
     parts = []
     for layer in layer_counts(cfg):
+        one = expert_params(cfg.stack(layer.stack))  # a decoder's experts: their own width
         idle = 0 if layer.kind.is_dense_ffn else (e - k) * one
         per = layer.total - idle
         parts.append(layer.count * per)

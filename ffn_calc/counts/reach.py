@@ -189,6 +189,7 @@ def ffn_weights_read(cfg: ModelConfig, batch: int, moe: bool) -> int:
     layer the router, the shared expert and at most min(n_experts, batch x k) experts."""
     from ffn_calc.counts import params as pm
 
+    cfg = cfg.stack("decoder")  # a decode step runs the decoder: its own FFN width
     if not moe or cfg.n_experts is None or cfg.experts_per_token is None:
         width = cfg.dense_d_ff or cfg.d_ff if cfg.is_moe else cfg.d_ff
         return sum(t.value for t in pm.ffn_terms(cfg, width if cfg.is_moe else None))

@@ -243,7 +243,8 @@ def prefill(cfg: ModelConfig, batch: int, seq_len: int, d: Dtypes) -> Phase:
     w = fl.Workload(batch=batch, seq_len=seq_len)
     out: dict[tuple[str, str], Component] = {}
     for layer in fl.layer_flops(cfg, w):
-        c = cfg.attending(layer.kind.is_local)  # a global layer of its own width (Gemma 4)
+        # a global layer of its own width (Gemma 4); an encoder-decoder's decoder: its own sizes
+        c = cfg.stack(layer.stack).attending(layer.kind.is_local)
         rest = _add_mixer(out, cfg, layer.kind, layer.terms, layer.count, batch, seq_len, d, False)
         for t in rest:  # each sequence's keys and values read once (a window too)
             _add(out, t, layer.count, _term_bytes(c, t, d, batch, seq_len, seq_len, False))
@@ -256,7 +257,8 @@ def decode(cfg: ModelConfig, batch: int, context: int, d: Dtypes) -> Phase:
     """One decode step after `context` cached tokens (as `flops --decode` counts it)."""
     out: dict[tuple[str, str], Component] = {}
     for layer in inf.decode_layers(cfg, batch, context):
-        c = cfg.attending(layer.kind.is_local)  # a global layer of its own width (Gemma 4)
+        # a global layer of its own width (Gemma 4); the decoder: its own width and heads
+        c = cfg.stack(layer.stack).attending(layer.kind.is_local)
         for t in _add_mixer(out, cfg, layer.kind, layer.terms, layer.count, batch, 1, d, True):
             kv = _kv_len(cfg, layer.kind, t, context, context)
             _add(out, t, layer.count, _term_bytes(c, t, d, batch, 1, kv, True))
@@ -419,7 +421,8 @@ def ffn_compute_batch(
 def kv_intensity_limit(cfg: ModelConfig, d: Dtypes) -> Fraction:
     """The intensity the decode scores tend to as the context grows, at any batch: per cached
     token and sequence, 2 x n_heads x (qk + v widths) FLOPs over the cached bytes. It does not
-    depend on the batch (each sequence reads its own cache)."""
+    depend on the batch (each sequence reads its own cache). The decoder's heads."""
+    cfg = cfg.stack("decoder")
     per_token = 2 * cfg.n_heads * (cfg.qk_head_size + cfg.v_head_size)
     if cfg.attention == "mla":
         assert cfg.kv_lora_rank is not None and cfg.qk_rope_head_dim is not None
@@ -438,5 +441,6 @@ def palm_training_flops_per_token(cfg: ModelConfig, n_params: int, seq_len: int)
     """PaLM (Chowdhery et al. 2022, appendix B): 6N + 12 L H Q T FLOPs per token (N the
     non-embedding parameters, H heads, Q head width, T the sequence length), and with the
     causal halving of the attention term, 6N + 6 L H Q T."""
-    att = cfg.decoder_layers * cfg.n_heads * cfg.head_size * seq_len
+    dec = cfg.stack("decoder")  # the decoder's heads, where its own
+    att = cfg.decoder_layers * dec.n_heads * dec.head_size * seq_len
     return 6 * n_params + 12 * att, 6 * n_params + 6 * att

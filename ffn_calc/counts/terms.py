@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 from math import prod
 from typing import TYPE_CHECKING
 
@@ -67,3 +68,17 @@ def norm_formula(symbol: str, bias: bool = False) -> Text:
     if bias:
         return say(N_("2 x {symbol} (weight, bias)"), symbol=symbol)
     return say(N_("{symbol} (weight)"), symbol=symbol)
+
+
+def decoder_symbols(cfg: ModelConfig, terms: list[Term]) -> list[Term]:
+    """An encoder-decoder's decoder terms with the symbols of the decoder's own sizes where it
+    has them: d_ff as decoder_d_ff, n_heads as decoder_n_heads (the numbers are the
+    decoder's already: its terms are counted over cfg.stack("decoder"))."""
+    names = [f for f in ("decoder_d_ff", "decoder_n_heads") if getattr(cfg, f) is not None]
+    if not names:
+        return terms
+    pattern = re.compile(r"\b(" + "|".join(n.removeprefix("decoder_") for n in names) + r")\b")
+    return [
+        t if t.message is not None else replace(t, formula=pattern.sub(r"decoder_\1", t.formula))
+        for t in terms
+    ]

@@ -45,7 +45,15 @@ def _per_kind(cfg: ModelConfig) -> bool:
 def param_components(cfg: ModelConfig) -> dict[str, int]:
     """== counts.params.components(cfg): same keys in the same order (pooler only where the
     model has one, a key per tower and `projector` only where it has towers)."""
-    if cfg.compressed or cfg.hc_streams is not None or cfg.has_parts or _per_kind(cfg):
+    # Per-layer compressors, parts given as data, layers of their own widths, or a decoder with
+    # heads of its own: the term path.
+    if (
+        cfg.compressed
+        or cfg.hc_streams is not None
+        or cfg.has_parts
+        or _per_kind(cfg)
+        or cfg.decoder_n_heads is not None
+    ):
         from ffn_calc.counts.params import components
 
         return components(cfg)
@@ -141,6 +149,15 @@ def param_components(cfg: ModelConfig) -> dict[str, int]:
         if fb:
             main += ffn_biases(f, d, mats == 3)  # b_gate, b_up [d_ff]; b_down [d]
         n_dense = dense = 0
+    f_dec = cfg.decoder_d_ff  # an encoder-decoder's decoder FFN of its own width
+    main_dec, dense_dec = main, dense
+    if f_dec is not None:
+        experts = 1 if n_experts is None else n_experts
+        main_dec = main - experts * mats * d * (f - f_dec)  # [d, decoder_d_ff] per FFN
+        if fb if n_experts is None else cfg.routed_expert_bias:
+            main_dec -= experts * (mats - 1) * (f - f_dec)  # biases [decoder_d_ff]
+        if n_experts is not None and cfg.dense_d_ff is None:  # dense layers of width d_ff
+            dense_dec = mats * d * f_dec + (ffn_biases(f_dec, d, mats == 3) if fb else 0)
 
     # --- the stacks: layers weighted by how many hold parameters of their own --------------
     unique = cfg.unique_layers
@@ -158,6 +175,8 @@ def param_components(cfg: ModelConfig) -> dict[str, int]:
     if cfg.first_layer_norms is not None:  # layer 0 keeps first_layer_norms of them
         norm -= (cfg.norms_per_layer - cfg.first_layer_norms) * nb * d
     ffn = n_dense_layers * dense + (n - n_dense_layers) * main
+    if encdec:  # the decoder's layers: their own width (decoder_d_ff)
+        ffn += n_dense * (dense_dec - dense) + (n_dec - n_dense) * (main_dec - main)
     if encdec:  # cross-attention and its norm in every decoder layer
         cross = d * q + 2 * d * kv + q * d  # cross Q [d, q], K and V [d, kv], O [q, d]
         if ab:
@@ -276,6 +295,7 @@ def flop_components(cfg: ModelConfig, w: Workload) -> dict[str, int]:
         or cfg.layer_mixers
         or cfg.has_parts
         or _per_kind(cfg)
+        or cfg.decoder_n_heads is not None
     ):
         from ffn_calc.counts import flops
 
@@ -327,6 +347,13 @@ def flop_components(cfg: ModelConfig, w: Workload) -> dict[str, int]:
     else:
         main = mats * d * f  # gate/up/down or W1/W2: mats x d_model x d_ff
         n_dense = dense = 0
+    f_dec = cfg.decoder_d_ff  # an encoder-decoder's decoder FFN of its own width
+    main_dec, dense_dec = main, dense
+    if f_dec is not None:
+        routed = 1 if n_experts is None else (cfg.experts_per_token or 1)  # FFNs a row runs
+        main_dec = main - routed * mats * d * (f - f_dec)
+        if n_experts is not None and cfg.dense_d_ff is None:  # dense layers of width d_ff
+            dense_dec = mats * d * f_dec
 
     # --- the stacks: every applied layer (shared layers count each time they run) -----------
     n = cfg.n_layers
@@ -344,7 +371,7 @@ def flop_components(cfg: ModelConfig, w: Workload) -> dict[str, int]:
         # cross-attention: Q and O over T, K and V over the encoder's S (always Q, K, V, O)
         projections += 2 * b * n_dec * (t * d * q + 2 * s * d * kv + t * q * d)
         scores += 2 * b * t * s * n_dec * heads  # cross QK^T, AV: B x n_heads x T x S
-        ffn += 2 * b * t * (n_dense * dense + (n_dec - n_dense) * main)  # decoder FFN over T
+        ffn += 2 * b * t * (n_dense * dense_dec + (n_dec - n_dense) * main_dec)  # decoder FFN
         rows = t  # the head reads the decoder's T positions
     else:
         projections = 2 * b * s * n * proj  # Q, K, V, O over B x S rows

@@ -94,6 +94,8 @@ def check(cfg: ModelConfig, par: Parallel) -> None:
         for k, v in (
             ("shared_expert_d_ff", cfg.shared_expert_d_ff),
             ("dense_d_ff", cfg.dense_d_ff if cfg.dense_ffn_layers else None),
+            ("decoder_d_ff", cfg.decoder_d_ff),
+            ("decoder_n_heads", cfg.decoder_n_heads),
         )
         if v
     ]
@@ -207,6 +209,7 @@ def layer_terms(cfg: ModelConfig, s: int, b: int, kind: StoredKind | None = None
     """One layer's stored activations in bytes (16-bit; masks one byte per element), for a
     layer of `kind` (default: main_kind)."""
     kind = kind or main_kind(cfg)
+    cfg = cfg.stack(kind.stack)  # an encoder-decoder's decoder: its own width and heads
     h, sb = cfg.d_model, s * b
     local = kind.kind.mixer is None or kind.kind.is_local
     out = _attention_terms(cfg.attending(local), s, b, False)

@@ -11,9 +11,11 @@ and the head each get their own [vocab_size, d_model] table and `model.shared` s
 
 Not parameters: `final_logits_bias` [1, vocab_size], a buffer that checkpoints keep. No
 parameters and no matmuls: `scale_embedding` (sqrt(d_model)), the position offset.
-`decoder_attention_heads` changes nothing counted (every head is d_model / heads wide, so
-projections and scores depend on d_model only); it must divide d_model. The FFN width must be
-the same in both stacks (`encoder_ffn_dim` = `decoder_ffn_dim`): ffn-calc describes one.
+Each stack has its own layer count, FFN width and heads (`encoder_layers`,
+`encoder_ffn_dim`, `encoder_attention_heads` and the decoder's; ModelConfig.n_decoder_layers,
+decoder_d_ff, decoder_n_heads where they differ). Every head is d_model / heads wide, so the
+heads change no parameter, FLOP or cache count (projections and scores depend on d_model
+only), but they do change the stored attention probabilities; both must divide d_model.
 """
 
 from __future__ import annotations
@@ -44,18 +46,13 @@ DEFAULTS: dict[str, int | None] = {
 PAD_DEFAULT: int | None = 1
 
 
-def widths(r: Reader) -> tuple[int, int]:
-    """(d_model, the FFN width) of BART's encoder-decoder fields, which Whisper shares: one FFN
-    width for both stacks, and head counts that divide d_model (BartAttention and
-    WhisperAttention: head_dim = d_model / heads)."""
-    d, ffn = r.req("d_model"), r.req("encoder_ffn_dim")
-    if (dec_ffn := r.req("decoder_ffn_dim")) != ffn:
-        raise ConfigError(
-            _(
-                "{where}: decoder_ffn_dim = {decoder_ffn_dim} differs from encoder_ffn_dim = "
-                "{encoder_ffn_dim}; ffn-calc describes one FFN width for both stacks."
-            ).format(where=r.where("decoder_ffn_dim"), decoder_ffn_dim=dec_ffn, encoder_ffn_dim=ffn)
-        )
+def stacks(r: Reader) -> dict[str, Any]:
+    """d_model, the FFN widths and the head counts of BART's encoder-decoder fields, which
+    Whisper shares: each stack its own FFN width (encoder_ffn_dim, decoder_ffn_dim) and heads
+    (encoder_attention_heads, decoder_attention_heads), which must divide d_model
+    (BartAttention and WhisperAttention: head_dim = d_model / heads); the decoder's only where
+    they differ from the encoder's."""
+    d = r.req("d_model")
     for key in ("encoder_attention_heads", "decoder_attention_heads"):
         if d % (heads := r.req(key)):
             raise ConfigError(
@@ -63,20 +60,25 @@ def widths(r: Reader) -> tuple[int, int]:
                     where=r.where(key), field=key, heads=heads, d_model=d
                 )
             )
-    return d, ffn
+    ffn, heads = r.req("encoder_ffn_dim"), r.req("encoder_attention_heads")
+    dec_ffn, dec_heads = r.req("decoder_ffn_dim"), r.req("decoder_attention_heads")
+    return {
+        "d_model": d,
+        "n_heads": heads,
+        "d_ff": ffn,
+        "n_layers": r.req("encoder_layers"),
+        "n_decoder_layers": r.req("decoder_layers"),
+        **({"decoder_d_ff": dec_ffn} if dec_ffn != ffn else {}),
+        **({"decoder_n_heads": dec_heads} if dec_heads != heads else {}),
+    }
 
 
 def fields(r: Reader) -> dict[str, Any]:
-    d, ffn = widths(r)
     tied = r.boolean("tie_word_embeddings", True)
     return {
         "family": "bart",
         "architecture": "encoder-decoder",
-        "n_layers": r.req("encoder_layers"),
-        "n_decoder_layers": r.req("decoder_layers"),
-        "d_model": d,
-        "n_heads": r.req("encoder_attention_heads"),
-        "d_ff": ffn,
+        **stacks(r),
         "activation": r.choice("activation_function", PLAIN_ACT, "gelu"),
         "attention_bias": True,
         "ffn_bias": True,

@@ -107,7 +107,9 @@ def fields(r: Reader) -> dict[str, Any]:
         r.req("moe_intermediate_size"),
     )
     shared = r.index("num_shared_experts", 1)
-    key = "num_experts_per_token" if "num_experts_per_token" in r.data else "num_experts_per_tok"
+    # KimiLinearConfig reads num_experts_per_tok as num_experts_per_token (its attribute_map);
+    # absent, the class default of num_experts_per_token.
+    key = "num_experts_per_tok" if "num_experts_per_tok" in r.data else "num_experts_per_token"
 
     def size(name: str, key: str) -> Any:
         return linear[name] if isinstance(linear.get(name), int) else r.req(key)

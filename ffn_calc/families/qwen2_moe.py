@@ -20,8 +20,13 @@ Hub holds them (the conversion mapping merges them on load and splits them on sa
 `mlp.experts.{e}.gate_proj` / `up_proj` / `down_proj` per expert. `tensors` and
 `verify --checkpoint` follow the checkpoint.
 
-No parameters: norm_topk_prob (a renormalisation of the top-k weights), the sliding window,
-rotary scaling, the router's auxiliary loss.
+Sliding windows (no parameters; a mask for the FLOPs, eager attention multiplying the full
+square): with `use_sliding_window` (default false), layers i < max_window_layers (default 28)
+with i + 1 odd slide over sliding_window (default 4,096) tokens, or those `layer_types` names
+sliding_attention (Qwen2MoeConfig); their cache keeps the last window - 1 tokens.
+
+No parameters: norm_topk_prob (a renormalisation of the top-k weights), rotary scaling, the
+router's auxiliary loss.
 """
 
 from __future__ import annotations
@@ -30,7 +35,15 @@ from dataclasses import replace
 from typing import Any
 
 from ffn_calc.errors import ConfigError
-from ffn_calc.families.base import LLAMA_NAMING, Reader, check_listed, decoder
+from ffn_calc.families.base import (
+    LLAMA_NAMING,
+    Reader,
+    check_listed,
+    decoder,
+    layer_types,
+    optional_window,
+    window_fields,
+)
 from ffn_calc.families.tensor_names import Naming
 from ffn_calc.files import shown
 from ffn_calc.i18n.translate import _
@@ -80,6 +93,27 @@ def dense_layers(r: Reader, layers: int) -> list[int]:
     return [i for i in range(layers) if i in only or (i + 1) % step]
 
 
+def windows(r: Reader, layers: int, *, alternate: bool) -> dict[str, Any]:
+    """The sliding windows transformers' mask and cache apply, with use_sliding_window
+    (default false) over sliding_window (default 4,096) tokens. Qwen2MoeConfig (`alternate`):
+    the layers i < max_window_layers (default 28) with i + 1 odd, or those `layer_types`
+    names sliding_attention; Qwen3MoeConfig (no layer_types): every layer, as its cache reads
+    a config without layer types."""
+    if not r.boolean("use_sliding_window", False):
+        return {}
+    if not alternate:
+        window = optional_window(r, "sliding_window", 4096)
+        return {"attention_window": window} if window else {}
+    first = r.index("max_window_layers", 28)
+    pattern = [
+        "sliding_attention" if (i + 1) % 2 and i < first else "full_attention"
+        for i in range(layers)
+    ]
+    return window_fields(
+        r, layer_types(r, layers, pattern), "sliding_attention", "sliding_window", 4096
+    )
+
+
 def moe_fields(
     r: Reader, family: str, arch: str, experts_key: str, *, shared: bool, **fixed: Any
 ) -> dict[str, Any]:
@@ -91,7 +125,9 @@ def moe_fields(
     head_dim = r.opt("head_dim")
     if head_dim is None and d % heads:  # the class floors hidden_size / heads
         head_dim = d // heads
-    base = {"n_layers": layers, "d_model": d, "n_heads": heads, "head_dim": head_dim, **fixed}
+    local = windows(r, layers, alternate=family == "qwen2_moe")
+    base = {"n_layers": layers, "d_model": d, "n_heads": heads, "head_dim": head_dim, **local}
+    base |= fixed
     zero = type(r.data.get(experts_key)) is int and r.data[experts_key] == 0
     dense = list(range(layers)) if zero else dense_layers(r, layers)
     if len(dense) == layers:  # no MoE block anywhere: Llama's layout

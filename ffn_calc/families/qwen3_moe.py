@@ -17,7 +17,11 @@ Expert storage: as Qwen2-MoE (see qwen2_moe): fused [E, ...] tensors in memory, 
 `mlp.experts.{e}.gate_proj` / `up_proj` / `down_proj` per expert in checkpoints
 (save_pretrained and the Hub), which `tensors` and `verify --checkpoint` follow.
 
-No parameters: norm_topk_prob, the sliding window, rotary scaling, the auxiliary loss.
+Sliding window (no parameters; a mask for the FLOPs): with `use_sliding_window` (default
+false) every layer slides over sliding_window (default 4,096) tokens, as Qwen3MoeConfig, which
+has no layer_types, gives its mask and its cache; the cache keeps the last window - 1 tokens.
+
+No parameters: norm_topk_prob, rotary scaling, the auxiliary loss.
 """
 
 from __future__ import annotations

@@ -20,9 +20,8 @@ transformers' WhisperEncoder takes exactly max_source_positions positions (3,000
 The decoder takes at most max_target_positions tokens.
 
 No parameters and no matmuls: `scale_embedding` (sqrt(d_model)), the GELUs after the
-convolutions. `decoder_attention_heads` changes nothing counted (every head is d_model /
-heads wide); both head counts must divide d_model. The FFN width must be the same in both
-stacks (`encoder_ffn_dim` = `decoder_ffn_dim`): ffn-calc describes one. d_model must be
+convolutions. Each stack has its own layer count, FFN width and heads, as BART's (ffn_calc.families.bart.stacks);
+every head is d_model / heads wide, and both head counts must divide d_model. d_model must be
 even (the encoder's sinusoids pair sines and cosines).
 """
 
@@ -58,8 +57,8 @@ PAD_DEFAULT: int | None = 50256
 
 
 def fields(r: Reader) -> dict[str, Any]:
-    d, ffn = bart.widths(r)
-    if d % 2:  # sinusoids(max_source_positions, d_model) refuses an odd width
+    sizes = bart.stacks(r)
+    if (d := sizes["d_model"]) % 2:  # sinusoids(max_source_positions, d_model) refuses an odd width
         raise ConfigError(
             _(
                 "{where}: d_model = {d_model} must be even: Whisper's encoder positions are "
@@ -69,11 +68,7 @@ def fields(r: Reader) -> dict[str, Any]:
     return {
         "family": "whisper",
         "architecture": "encoder-decoder",
-        "n_layers": r.req("encoder_layers"),
-        "n_decoder_layers": r.req("decoder_layers"),
-        "d_model": d,
-        "n_heads": r.req("encoder_attention_heads"),
-        "d_ff": ffn,
+        **sizes,
         "activation": r.choice("activation_function", PLAIN_ACT, "gelu"),
         "attention_bias": True,
         "attention_k_bias": False,

@@ -269,6 +269,32 @@ class ModelConfig(ModelFields):
         return self.n_layers
 
     @property
+    def stacks_differ(self) -> bool:
+        """An encoder-decoder whose decoder has an FFN width or heads of its own."""
+        return self.decoder_d_ff is not None or self.decoder_n_heads is not None
+
+    def stack(self, name: str) -> ModelConfig:
+        """The model as the layers of stack `name` ("encoder" | "decoder") see it: for the
+        decoder of an encoder-decoder with a width or heads of its own, the same fields with
+        d_ff = decoder_d_ff and n_heads = decoder_n_heads (its self- and cross-attention);
+        otherwise the model itself. Every count of a decoder layer reads this."""
+        if name != "decoder" or not self.stacks_differ:
+            return self
+        values = {
+            "d_ff": self.decoder_d_ff or self.d_ff,
+            "n_heads": self.decoder_n_heads or self.n_heads,
+            "decoder_d_ff": None,
+            "decoder_n_heads": None,
+        }
+        # Built without validation: the invariants hold (model.rules checks the decoder's).
+        new = ModelConfig.__new__(ModelConfig)
+        _set(new, "__dict__", {**self.__dict__, **values})
+        _set(new, "__pydantic_fields_set__", self.__pydantic_fields_set__ | values.keys())
+        _set(new, "__pydantic_extra__", None)
+        _set(new, "__pydantic_private__", None)
+        return new
+
+    @property
     def has_lm_head(self) -> bool:
         return self.lm_head and self.vocab_size is not None
 
@@ -385,11 +411,12 @@ class ModelConfig(ModelFields):
         return layers if self.unique_layers is None else self.unique_layers
 
 
-# A tower holds a ModelConfig (its stack): both are complete once both exist.
+# A tower holds a ModelConfig (its stack): both are complete once both exist. ModelConfig
+# first: Tower's build then reuses its schema instead of generating it again (start-up).
 from ffn_calc.model.towers import Tower  # noqa: E402
 
-Tower.model_rebuild(_types_namespace={"ModelConfig": ModelConfig})
 ModelConfig.model_rebuild(_types_namespace={"Tower": Tower})
+Tower.model_rebuild(_types_namespace={"ModelConfig": ModelConfig})
 
 
 def dumped(cfg: ModelConfig) -> dict[str, Any]:

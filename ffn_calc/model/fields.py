@@ -35,7 +35,9 @@ EmbeddingProjection = Literal["tokens", "all"]
 class ModelFields(BaseModel):
     """Every field of ModelConfig, in the order the JSON and the files give them."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    # Built once, when model.config completes ModelConfig (and Tower): not first here, where
+    # Tower is not yet known (start-up).
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, defer_build=True)
 
     name: str = Field("custom", description="Display name (a preset's file name).")
     family: str = Field(
@@ -53,6 +55,18 @@ class ModelFields(BaseModel):
     n_layers: PositiveInt = Field(description="Layers per stack (the encoder's, if two).")
     n_decoder_layers: PositiveInt | None = Field(
         None, description="Decoder layers of an encoder-decoder model (default: n_layers)."
+    )
+    decoder_d_ff: PositiveInt | None = Field(
+        None,
+        description="Encoder-decoder: hidden width of the decoder's FFN where it differs from "
+        "the encoder's d_ff (BART's and Whisper's decoder_ffn_dim; default: d_ff).",
+    )
+    decoder_n_heads: PositiveInt | None = Field(
+        None,
+        description="Encoder-decoder: query heads of the decoder's self- and cross-attention "
+        "where they differ from the encoder's n_heads (BART's and Whisper's "
+        "decoder_attention_heads; default: n_heads); each d_model / heads wide unless "
+        "head_dim is set.",
     )
     d_model: PositiveInt = Field(description="Width of the residual stream.")
     n_heads: PositiveInt = Field(description="Query heads per attention block.")
@@ -385,14 +399,14 @@ class ModelFields(BaseModel):
         "(model.towers); the other fields describe the language model.",
     )
 
+    # Plain [] defaults (copied per model, as every list field here): a default_factory makes
+    # pydantic read list's signature, which compiles the tokenizer's patterns at start-up.
     layer_mixers: list[str] = Field(
-        default_factory=list,
+        [],
         description="A hybrid: each decoder layer's token mixer by name (full, mamba2, none, "
         "full+mamba2, ...; model.layer_kinds.MIXERS); empty: every layer attends.",
     )
-    ffn_free_layers: list[int] = Field(
-        default_factory=list, description="Layers with no FFN (a mixer-only layer)."
-    )
+    ffn_free_layers: list[int] = Field([], description="Layers with no FFN (a mixer-only layer).")
     mamba2: Mamba2Config | None = Field(None, description="The Mamba-2 mixers' sizes.")
     gated_deltanet: GatedDeltaNetConfig | None = Field(
         None, description="The gated DeltaNet mixers' sizes."

@@ -171,6 +171,7 @@ def check_invariants(cfg: ModelConfig) -> None:
         )
     if cfg.n_decoder_layers is not None and cfg.architecture != "encoder-decoder":
         raise InvariantError(N_("n_decoder_layers applies only to an encoder-decoder model"))
+    _check_decoder_stack(cfg)
     if cfg.vocab_size is None and (cfg.type_vocab_size or cfg.tie_embeddings):
         raise InvariantError(N_("type_vocab_size and tie_embeddings need a vocab_size"))
     if cfg.stack_embeddings and not (
@@ -500,3 +501,30 @@ def _check_hybrid(cfg: ModelConfig) -> None:
     m2 = cfg.mamba2
     if m2 is not None and (m2.heads % m2.n_groups or m2.width % m2.heads):
         raise InvariantError(N_("mamba2: n_groups must divide heads, and heads the inner width"))
+
+
+def _check_decoder_stack(cfg: ModelConfig) -> None:
+    """An encoder-decoder's decoder of its own FFN width and heads (decoder_d_ff,
+    decoder_n_heads): only with two stacks; its heads divide d_model (unless head_dim is set)
+    and n_kv_heads divides them, as for the encoder's."""
+    own = [f for f in ("decoder_d_ff", "decoder_n_heads") if getattr(cfg, f) is not None]
+    if own and cfg.architecture != "encoder-decoder":
+        raise InvariantError(N_("{field} applies only to an encoder-decoder model"), field=own[0])
+    heads = cfg.decoder_n_heads
+    if heads is None:
+        return
+    if cfg.head_dim is None and cfg.d_model % heads:
+        raise InvariantError(
+            N_(
+                "decoder_n_heads ({heads}) must divide d_model ({d_model}); "
+                "set head_dim to use heads that do not divide it"
+            ),
+            heads=heads,
+            d_model=cfg.d_model,
+        )
+    if cfg.n_kv_heads is not None and (cfg.n_kv_heads > heads or heads % cfg.n_kv_heads):
+        raise InvariantError(
+            N_("n_kv_heads ({n_kv_heads}) must divide decoder_n_heads ({heads})"),
+            n_kv_heads=cfg.n_kv_heads,
+            heads=heads,
+        )

@@ -314,8 +314,11 @@ class _Walker:
             self.tensor(p + nm.expert_down + "_bias", (e, d), "ffn")
 
     def stack(self, stack: str, layers: int, length: int, source_len: int | None) -> None:
-        """One layer of the stack, standing for all of them ({i} in 0..layers-1)."""
-        cfg, nm = self.cfg, self.nm
+        """One layer of the stack, standing for all of them ({i} in 0..layers-1); an
+        encoder-decoder's decoder of its own FFN width and heads (ModelConfig.stack)."""
+        whole = self.cfg
+        cfg = self.cfg = whole.stack(stack)
+        nm = self.nm
         if source_len is not None and nm.decoder:  # a decoder with cross-attention
             nm = self.nm = replace(nm, **nm.decoder)
         p = nm.layer.replace("{stack}", stack)
@@ -345,6 +348,7 @@ class _Walker:
         if cfg.final_norm:
             self.norm(nm.final_norm.format(stack=stack))
         self.nm = self.base
+        self.cfg = whole
 
     def layer(self, p: str, rows: int, length: int, source_len: int | None) -> None:
         nm = self.nm

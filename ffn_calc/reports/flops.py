@@ -322,7 +322,8 @@ def _approximations(
     n_ne = pm.non_embedding_params(cfg) - idle - towers
     layers = cfg.encoder_layers + cfg.decoder_layers
     d, s = cfg.d_model, w.seq_len
-    h, q = cfg.n_heads, cfg.head_size
+    dec = cfg.stack("decoder")  # an encoder-decoder's decoder: its own heads
+    heads = cfg.encoder_layers * cfg.q_dim + cfg.decoder_layers * dec.q_dim  # L x H x Q
     rows = [
         (
             N_("2N x tokens (forward)"),
@@ -340,7 +341,7 @@ def _approximations(
         (
             N_("PaLM, Chowdhery et al. 2022 (training)"),
             N_("(6 N_ne + 12 L H Q T) x tokens, H heads, Q head_dim, T = S"),
-            (6 * n_ne + 12 * layers * h * q * s) * tokens,
+            (6 * n_ne + 12 * heads * s) * tokens,
             3 * exact_flops,
         ),
     ]

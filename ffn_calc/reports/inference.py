@@ -103,7 +103,7 @@ class KvReport(Stated):
     state_bytes: int = 0
     cache_elements: int = 0
     cache_bytes: int = 0
-    states: list[StateLayer] = Field(default_factory=list)
+    states: list[StateLayer] = Field([])  # not a default_factory: start-up (reports.params)
 
 
 def _bytes(elements: int, dtype: str) -> int:
