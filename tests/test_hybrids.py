@@ -5,25 +5,18 @@ ffn_calc/counts/mixers/mamba2.py, checked against transformers in test_oracle_hy
 
 from __future__ import annotations
 
-from conftest import DATA, run
+from conftest import run
 
 from ffn_calc import load
 from ffn_calc.counts.params import components
 from ffn_calc.counts.totals import param_components
 from ffn_calc.model.layer_kinds import MAMBA2, NO_FFN, NO_MIXER, layer_kinds
 
-# The hybrids' model files (presets to be: the shared per-preset invariants do not know
-# hybrids yet), each made by import-hf from its frontier.json config.
-
-
-def toml(name: str) -> str:
-    return str(DATA / "hybrid" / f"{name}.toml")
-
 
 def test_nemotron_h_kinds_with_their_counts() -> None:
     """Nemotron-H 8B: 24 Mamba-2 blocks and 4 attention blocks without an FFN, 24 MLP blocks
     without a token mixer (its 52-block pattern in frontier.json)."""
-    cfg = load(config=toml("nemotron-h-8b"))
+    cfg = load(preset="nemotron-h-8b")
     kinds = {(k.ffn, k.mixer): n for k, n in layer_kinds(cfg, cfg.n_layers)}
     assert kinds[(NO_FFN, MAMBA2)] == 24 and sum(kinds.values()) == 52
     assert sum(n for (f, m), n in kinds.items() if m is NO_MIXER) == 24
@@ -33,7 +26,7 @@ def test_nemotron_h_kinds_with_their_counts() -> None:
 
 def test_closed_form_equals_the_terms() -> None:
     for preset in ("nemotron-h-8b", "granite-4.0-h-tiny", "falcon-h1", "mamba-codestral-7b"):
-        cfg = load(config=toml(preset))
+        cfg = load(preset=preset)
         assert param_components(cfg) == components(cfg)
 
 
@@ -42,7 +35,7 @@ def test_kv_reports_states_apart() -> None:
     an SSM state [128, 64, 128]: 64 x (40,960 + 1,048,576) = 69,730,304 at any context."""
     for context in (1, 100_000):
         out = run(
-            "kv", "--config", toml("mamba-codestral-7b"), "--context", str(context), "-f", "json"
+            "kv", "--preset", "mamba-codestral-7b", "--context", str(context), "-f", "json"
         ).json()
         assert out["kv_elements"] == 0
         assert out["state_elements"] == 64 * (10240 * 4 + 128 * 64 * 128) == 69_730_304
@@ -52,32 +45,30 @@ def test_kv_reports_states_apart() -> None:
 
 def test_nemotron_cache_keys_only_in_attention_layers() -> None:
     """4 attention layers x 2 x 8 kv heads x 128 per token, 24 Mamba-2 layers' states."""
-    out = run("kv", "--config", toml("nemotron-h-8b"), "--context", "8192", "-f", "json").json()
+    out = run("kv", "--preset", "nemotron-h-8b", "--context", "8192", "-f", "json").json()
     assert out["kv_elements"] == 4 * 2 * 8 * 128 * 8192
     assert out["state_elements"] == 24 * (10240 * 4 + 128 * 64 * 128)
 
 
 def test_no_attention_no_crossover() -> None:
-    r = run("crossover", "--config", toml("mamba-codestral-7b"))
+    r = run("crossover", "--preset", "mamba-codestral-7b")
     assert r.exit_code == 2 and r.stdout == ""
     assert "mamba2" in r.stderr and "never" in r.stderr
 
 
 def test_training_refuses_the_mixer_activations() -> None:
-    r = run("memory", "--config", toml("nemotron-h-8b"), "--training")
+    r = run("memory", "--preset", "nemotron-h-8b", "--training")
     assert r.exit_code == 2 and r.stdout == ""
     assert "mamba2" in r.stderr
 
 
 def test_decode_step_is_recurrent() -> None:
     """One decode step of Mamba-Codestral costs the same at any context (no S^2 term)."""
-    a = run(
-        "flops", "--config", toml("mamba-codestral-7b"), "--decode", "--context", "10", "-f", "json"
-    )
+    a = run("flops", "--preset", "mamba-codestral-7b", "--decode", "--context", "10", "-f", "json")
     b = run(
         "flops",
-        "--config",
-        toml("mamba-codestral-7b"),
+        "--preset",
+        "mamba-codestral-7b",
         "--decode",
         "--context",
         "9999",
