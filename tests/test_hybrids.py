@@ -5,12 +5,16 @@ ffn_calc/counts/mixers/mamba2.py, checked against transformers in test_oracle_hy
 
 from __future__ import annotations
 
+import pytest
 from conftest import run
 
 from ffn_calc import load
+from ffn_calc.counts.mixers import state_elements
 from ffn_calc.counts.params import components
 from ffn_calc.counts.totals import param_components
-from ffn_calc.model.layer_kinds import MAMBA2, NO_FFN, NO_MIXER, layer_kinds
+from ffn_calc.model.config import ModelConfig
+from ffn_calc.model.layer_kinds import MAMBA2, MIXERS, NO_FFN, NO_MIXER, layer_kinds
+from ffn_calc.model.sources import preset_names
 
 
 def test_nemotron_h_kinds_with_their_counts() -> None:
@@ -76,3 +80,69 @@ def test_decode_step_is_recurrent() -> None:
         "json",
     )
     assert a.json()["decode_flops"] == b.json()["decode_flops"]
+
+
+# --- every command over every hybrid preset: an answer, or a refusal naming the mixer --------
+
+HYBRIDS = [n for n in preset_names() if load(preset=n).layer_mixers]
+
+
+def _attends(cfg: ModelConfig) -> bool:
+    return any(MIXERS[m].attends for m in cfg.layer_mixers)
+
+
+def _stateful(cfg: ModelConfig) -> list[str]:
+    """The mixers that keep a recurrent or convolution state (no stored-activation terms)."""
+    return sorted({m for m in cfg.layer_mixers if state_elements(cfg, MIXERS[m])})
+
+
+@pytest.mark.parametrize("name", HYBRIDS)
+def test_every_command_answers_or_names_the_mixer(name: str) -> None:
+    """Read off the model's layer list: crossovers exist where some layer attends, and the
+    training activations are refused where a layer keeps a state; each refusal is exit 2
+    with the mixer's name, nothing on stdout; every other question is answered."""
+    cfg = load(preset=name)
+    no_crossover = ", ".join(sorted(set(cfg.layer_mixers)))
+    cases: list[tuple[list[str], str | None]] = [
+        (["crossover"], None if _attends(cfg) else no_crossover),
+        (["crossover", "--decode"], None if _attends(cfg) else no_crossover),
+        (["crossover", "--grid"], None if _attends(cfg) else no_crossover),
+        (["memory", "--training"], _stateful(cfg)[0] if _stateful(cfg) else None),
+        (["kv", "--context", "100000"], None),
+        (["flops", "--decode", "--context", "4096"], None),
+        (["roofline", "--gpu", "h100-sxm", "--seq-len", "2048", "--context", "4096"], None),
+        (["memory", "--gpu-memory", "80GB"], None),
+    ]
+    for args, refusal in cases:
+        for fmt in ("table", "json"):
+            r = run(args[0], "--preset", name, *args[1:], "-f", fmt)
+            if refusal is None:
+                assert r.exit_code == 0, (args, r.stderr)
+            else:
+                assert r.exit_code == 2 and r.stdout == "", (args, r.stdout)
+                assert refusal in r.stderr and name + " @" not in r.stderr, (args, r.stderr)
+
+
+def test_compare_keeps_a_model_without_crossovers() -> None:
+    """Mamba-Codestral beside GPT-2: its crossovers are null with the reason, GPT-2's are
+    null past its 1,024 positions (at S = 1,024, the shortest table); the rest is counted."""
+    r = run("compare", "mamba-codestral-7b", "gpt2-small", "-f", "json")
+    assert r.exit_code == 0, r.stderr
+    mamba, gpt2 = r.json()["models"]
+    keys = {"scores_vs_ffn", "scores_vs_projections", "scores_vs_dense"}
+    assert mamba["crossover"] == dict.fromkeys(keys) and mamba["never"] == dict.fromkeys(
+        keys, "no attention"
+    )
+    assert mamba["total_params"] == 7_285_403_648  # frontier.json, Mamba2ForCausalLM
+    assert gpt2["never"] == dict.fromkeys(keys, "positions")
+    table = run("compare", "mamba-codestral-7b", "gpt2-small")
+    assert "no layer of mamba-codestral-7b attends" in table.stdout
+
+
+def test_grid_keeps_the_mixer_sizes() -> None:
+    """crossover --grid redraws the design at other widths: a hybrid's mixer sizes stay
+    sizes (Nemotron-H's Mamba-2 at d_model 256 is still 128 heads of 64)."""
+    from ffn_calc.counts.flops import scaled
+
+    small = scaled(load(preset="nemotron-h-8b"), 256)
+    assert small.mamba2 is not None and (small.mamba2.heads, small.mamba2.head_dim) == (128, 64)
