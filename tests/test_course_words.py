@@ -9,7 +9,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import DATA, ROOT, run
+from conftest import ROOT, run
 
 from ffn_calc.i18n import catalogs
 
@@ -70,13 +70,13 @@ COMMANDS = [
     ("memory", "-p", "llama-2-7b", "--training", "--recompute", "full", "--tp", "2"),
     ("params", "-p", "gpt2-small", "--explain"),
     ("params", "-p", "gpt-oss-20b", "--explain"),
-    ("params", "--config", str(DATA / "hybrid" / "nemotron-h-8b.toml"), "--explain"),
+    ("params", "--preset", "nemotron-h-8b", "--explain"),
     ("params", "--d-model", "4096", "--d-ff", "16384", "--n-heads", "32", "--n-layers", "2"),
     ("flops", "--d-model", "512", "--n-heads", "8", "--seq-len", "128", "--explain"),
     (
         "flops",
-        "--config",
-        str(DATA / "hybrid" / "nemotron-h-8b.toml"),
+        "--preset",
+        "nemotron-h-8b",
         "--seq-len",
         "64",
         "--explain",

@@ -66,10 +66,17 @@ PRESETS: dict[str, tuple[str, int | None]] = {
     "smollm3-3b": ("HuggingFaceTB/SmolLM3-3B", None),
     "olmo-3-7b": ("allenai/Olmo-3-7B-Instruct", None),
     "minimax-m2": ("MiniMaxAI/MiniMax-M2", None),  # frontier.json
-    # Hybrids of tests/data/frontier.json.
+    # Hybrids: token mixers other than attention (tests/data/frontier.json, total_params and
+    # active_params of the instantiated class on the meta device).
     "lfm2-1.2b": ("LiquidAI/LFM2-1.2B", None),
     "jamba-mini-1.5": ("ai21labs/AI21-Jamba-Mini-1.5 (= Jamba-v0.1 shape)", None),
     "minimax-text-01": ("MiniMaxAI/MiniMax-Text-01", None),
+    "qwen3-next-80b-a3b": ("Qwen/Qwen3-Next-80B-A3B-Instruct", None),
+    "kimi-linear-48b-a3b": ("moonshotai/Kimi-Linear-48B-A3B-Instruct", None),
+    "mamba-codestral-7b": ("mistralai/Mamba-Codestral-7B-v0.1", None),
+    "nemotron-h-8b": ("nvidia/Nemotron-H-8B-Base-8K", None),
+    "granite-4.0-h-tiny": ("ibm-granite/granite-4.0-h-tiny", None),
+    "falcon-h1": ("tiiuae/Falcon-H1 (FalconH1Config defaults)", None),
 }
 
 

@@ -6,21 +6,24 @@ Golden numbers are the closed forms of ffn_calc/counts (FlopCounterMode's conven
 against transformers in test_oracle_hybrid_mamba.py): per token and attention layer the
 scores cost 2 x 2 x S x n_heads x head_dim FLOPs (QK^T and AV), the projections
 2 x d_model x (2 q_dim + 2 kv_dim), a dense FFN 2 x mats x d_model x d_ff; the model files
-are tests/data/hybrid/*.toml (their sizes quoted in each test)."""
+are the hybrid presets (presets/*.toml; their sizes quoted in each test)."""
 
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
 
-from conftest import DATA, run
+from conftest import run
 
 from ffn_calc import load
 from ffn_calc.counts import flops as fl
 from ffn_calc.counts import reach as rc
 
+PRESETS = Path(__file__).resolve().parents[1] / "presets"
+
 
 def toml(name: str) -> str:
-    return str(DATA / "hybrid" / f"{name}.toml")
+    return str(PRESETS / f"{name}.toml")
 
 
 # Nemotron-H 8B: d_model 4096, 32 heads x 128, 8 KV heads, a ReLU^2 FFN of 21,504 (2 mats);

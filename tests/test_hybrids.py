@@ -5,25 +5,21 @@ ffn_calc/counts/mixers/mamba2.py, checked against transformers in test_oracle_hy
 
 from __future__ import annotations
 
-from conftest import DATA, run
+import pytest
+from conftest import run
 
 from ffn_calc import load
 from ffn_calc.counts.params import components
 from ffn_calc.counts.totals import param_components
-from ffn_calc.model.layer_kinds import MAMBA2, NO_FFN, NO_MIXER, layer_kinds
-
-# The hybrids' model files (presets to be: the shared per-preset invariants do not know
-# hybrids yet), each made by import-hf from its frontier.json config.
-
-
-def toml(name: str) -> str:
-    return str(DATA / "hybrid" / f"{name}.toml")
+from ffn_calc.model.config import ModelConfig
+from ffn_calc.model.layer_kinds import MAMBA2, MIXERS, NO_FFN, NO_MIXER, layer_kinds
+from ffn_calc.model.sources import preset_names
 
 
 def test_nemotron_h_kinds_with_their_counts() -> None:
     """Nemotron-H 8B: 24 Mamba-2 blocks and 4 attention blocks without an FFN, 24 MLP blocks
     without a token mixer (its 52-block pattern in frontier.json)."""
-    cfg = load(config=toml("nemotron-h-8b"))
+    cfg = load(preset="nemotron-h-8b")
     kinds = {(k.ffn, k.mixer): n for k, n in layer_kinds(cfg, cfg.n_layers)}
     assert kinds[(NO_FFN, MAMBA2)] == 24 and sum(kinds.values()) == 52
     assert sum(n for (f, m), n in kinds.items() if m is NO_MIXER) == 24
@@ -33,7 +29,7 @@ def test_nemotron_h_kinds_with_their_counts() -> None:
 
 def test_closed_form_equals_the_terms() -> None:
     for preset in ("nemotron-h-8b", "granite-4.0-h-tiny", "falcon-h1", "mamba-codestral-7b"):
-        cfg = load(config=toml(preset))
+        cfg = load(preset=preset)
         assert param_components(cfg) == components(cfg)
 
 
@@ -42,7 +38,7 @@ def test_kv_reports_states_apart() -> None:
     an SSM state [128, 64, 128]: 64 x (40,960 + 1,048,576) = 69,730,304 at any context."""
     for context in (1, 100_000):
         out = run(
-            "kv", "--config", toml("mamba-codestral-7b"), "--context", str(context), "-f", "json"
+            "kv", "--preset", "mamba-codestral-7b", "--context", str(context), "-f", "json"
         ).json()
         assert out["kv_elements"] == 0
         assert out["state_elements"] == 64 * (10240 * 4 + 128 * 64 * 128) == 69_730_304
@@ -52,20 +48,20 @@ def test_kv_reports_states_apart() -> None:
 
 def test_nemotron_cache_keys_only_in_attention_layers() -> None:
     """4 attention layers x 2 x 8 kv heads x 128 per token, 24 Mamba-2 layers' states."""
-    out = run("kv", "--config", toml("nemotron-h-8b"), "--context", "8192", "-f", "json").json()
+    out = run("kv", "--preset", "nemotron-h-8b", "--context", "8192", "-f", "json").json()
     assert out["kv_elements"] == 4 * 2 * 8 * 128 * 8192
     assert out["state_elements"] == 24 * (10240 * 4 + 128 * 64 * 128)
 
 
 def test_no_attention_no_crossover() -> None:
-    r = run("crossover", "--config", toml("mamba-codestral-7b"))
+    r = run("crossover", "--preset", "mamba-codestral-7b")
     assert r.exit_code == 2 and r.stdout == ""
     assert "mamba2" in r.stderr and "never" in r.stderr
 
 
 def test_training_refuses_the_mixer_activations() -> None:
     """The model states alone (exact), the activation part refused naming the mixer."""
-    r = run("memory", "--config", toml("nemotron-h-8b"), "--training", "-f", "json")
+    r = run("memory", "--preset", "nemotron-h-8b", "--training", "-f", "json")
     assert r.exit_code == 0
     out = r.json()
     assert out["activations_bytes"] is None and out["unmodelled_mixers"] == ["mamba2"]
@@ -74,13 +70,11 @@ def test_training_refuses_the_mixer_activations() -> None:
 
 def test_decode_step_is_recurrent() -> None:
     """One decode step of Mamba-Codestral costs the same at any context (no S^2 term)."""
-    a = run(
-        "flops", "--config", toml("mamba-codestral-7b"), "--decode", "--context", "10", "-f", "json"
-    )
+    a = run("flops", "--preset", "mamba-codestral-7b", "--decode", "--context", "10", "-f", "json")
     b = run(
         "flops",
-        "--config",
-        toml("mamba-codestral-7b"),
+        "--preset",
+        "mamba-codestral-7b",
         "--decode",
         "--context",
         "9999",
@@ -90,15 +84,62 @@ def test_decode_step_is_recurrent() -> None:
     assert a.json()["decode_flops"] == b.json()["decode_flops"]
 
 
-def test_crossover_grid_keeps_the_mixer_sizes() -> None:
-    """`crossover --grid` rescales the model's width: a hybrid keeps its mixers' sizes (they
-    were left as plain dicts, and every hybrid crashed)."""
-    models = [["--config", str(p)] for p in sorted((DATA / "hybrid").glob("*.toml"))]
-    models += [["--preset", "qwen3.5-27b"], ["--preset", "qwen3.5-35b-a3b"]]
-    for args in models:
-        r = run("crossover", *args, "--grid", "-f", "json")
-        if "mamba-codestral" in args[-1]:  # no attention: refused, never crashed
-            assert r.exit_code == 2, r.stderr
-            continue
-        assert r.exit_code == 0, (args, r.stderr)
-        assert r.json()
+# --- every command over every hybrid preset: an answer, or a refusal naming the mixer --------
+
+HYBRIDS = [n for n in preset_names() if load(preset=n).layer_mixers]
+
+
+def _attends(cfg: ModelConfig) -> bool:
+    return any(MIXERS[m].attends for m in cfg.layer_mixers)
+
+
+@pytest.mark.parametrize("name", HYBRIDS)
+def test_every_command_answers_or_names_the_mixer(name: str) -> None:
+    """Read off the model's layer list: crossovers exist where some layer attends, and the
+    training activations are refused where a layer keeps a state; each refusal is exit 2
+    with the mixer's name, nothing on stdout; every other question is answered."""
+    cfg = load(preset=name)
+    no_crossover = ", ".join(sorted(set(cfg.layer_mixers)))
+    cases: list[tuple[list[str], str | None]] = [
+        (["crossover"], None if _attends(cfg) else no_crossover),
+        (["crossover", "--decode"], None if _attends(cfg) else no_crossover),
+        (["crossover", "--grid"], None if _attends(cfg) else no_crossover),
+        (["memory", "--training"], None),  # the model states, the activations refused in it
+        (["kv", "--context", "100000"], None),
+        (["flops", "--decode", "--context", "4096"], None),
+        (["roofline", "--gpu", "h100-sxm", "--seq-len", "2048", "--context", "4096"], None),
+        (["memory", "--gpu-memory", "80GB"], None),
+    ]
+    for args, refusal in cases:
+        for fmt in ("table", "json"):
+            r = run(args[0], "--preset", name, *args[1:], "-f", fmt)
+            if refusal is None:
+                assert r.exit_code == 0, (args, r.stderr)
+            else:
+                assert r.exit_code == 2 and r.stdout == "", (args, r.stdout)
+                assert refusal in r.stderr and name + " @" not in r.stderr, (args, r.stderr)
+
+
+def test_compare_keeps_a_model_without_crossovers() -> None:
+    """Mamba-Codestral beside GPT-2: its crossovers are null with the reason, GPT-2's are
+    null past its 1,024 positions (at S = 1,024, the shortest table); the rest is counted."""
+    r = run("compare", "mamba-codestral-7b", "gpt2-small", "-f", "json")
+    assert r.exit_code == 0, r.stderr
+    mamba, gpt2 = r.json()["models"]
+    keys = {"scores_vs_ffn", "scores_vs_projections", "scores_vs_dense"}
+    assert mamba["crossover"] == dict.fromkeys(keys) and mamba["never"] == dict.fromkeys(
+        keys, "no attention"
+    )
+    assert mamba["total_params"] == 7_285_403_648  # frontier.json, Mamba2ForCausalLM
+    assert gpt2["never"] == dict.fromkeys(keys, "positions")
+    table = run("compare", "mamba-codestral-7b", "gpt2-small")
+    assert "no layer of mamba-codestral-7b attends" in table.stdout
+
+
+def test_grid_keeps_the_mixer_sizes() -> None:
+    """crossover --grid redraws the design at other widths: a hybrid's mixer sizes stay
+    sizes (Nemotron-H's Mamba-2 at d_model 256 is still 128 heads of 64)."""
+    from ffn_calc.counts.flops import scaled
+
+    small = scaled(load(preset="nemotron-h-8b"), 256)
+    assert small.mamba2 is not None and (small.mamba2.heads, small.mamba2.head_dim) == (128, 64)

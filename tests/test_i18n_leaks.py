@@ -259,9 +259,12 @@ def test_json_stays_english_for_the_messages_built_with_fields() -> None:
 # the masked-LM head's dense), the symbols of MLA's formulas (nope, rope), the library's name
 # (transformers), and the English the translations keep beside or for their own word
 # ("共有（tied）重み", "rotary の inv_freq", "注意力 sink").  # noqa: RUF003
+# The symbols of the token mixers' formulas (their sizes: heads, inner, state, kernel; chunks
+# of the scans; dt, the time step) and their proper names (Mamba, Kimi Delta, DeltaNet).
 SYMBOLS = frozenset(
     ("MoE", "LayerNorm", "RMSNorm", "FLOPs", "weight", "bias", "dense", "nope", "rope",
-     "transformers", "tied", "rotary", "sink", "wk", "DeltaNet")  # wk: the indexer's tensor
+     "transformers", "tied", "rotary", "sink", "wk",  # wk: the indexer's tensor
+     "heads", "inner", "state", "kernel", "chunks", "dt", "Mamba", "Kimi", "Delta", "DeltaNet")
 )  # fmt: skip
 
 

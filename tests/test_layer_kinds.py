@@ -23,6 +23,7 @@ from ffn_calc.model.layer_kinds import (
     CHUNKED,
     CROSS_ATTENTION,
     DENSE,
+    FFNS,
     FULL,
     MIXERS,
     MOE,
@@ -42,7 +43,10 @@ PACKAGE = Path(__file__).parent.parent / "ffn_calc"
 
 
 def labels_before(cfg: ModelConfig, layers: int) -> list[tuple[str, int]]:
-    """ModelConfig.layer_kinds as it was: (FFN label, attention label, count), joined."""
+    """ModelConfig.layer_kinds as it was: (FFN label, attention label, count), joined; a
+    hybrid's from its per-layer lists (hybrid_labels)."""
+    if cfg.layer_mixers and layers:
+        return hybrid_labels(cfg, layers)
     n = cfg.attention_window or 0
     window = {"sliding": "sliding-window", "chunked": "chunked",
               "bidirectional": "bidirectional sliding-window"}[cfg.window_kind]  # fmt: skip
@@ -76,6 +80,24 @@ def labels_before(cfg: ModelConfig, layers: int) -> list[tuple[str, int]]:
     return [(", ".join(x for x in (f, a) if x), m) for f, a, m in rows]
 
 
+def hybrid_labels(cfg: ModelConfig, layers: int) -> list[tuple[str, int]]:
+    """A hybrid's kinds read off its lists, layer by layer, in the order each first appears:
+    the FFN (none in ffn_free_layers; dense in a MoE model's dense_ffn_layers) and the mixer
+    layer_mixers names; each part in the label where the stack has more than one of it."""
+    free, dense = set(cfg.ffn_free_layers), set(cfg.dense_ffn_layers) if cfg.is_moe else set()
+    routed = "MoE" if cfg.is_moe else "dense FFN"
+    counts: dict[tuple[str, str], int] = {}
+    for i in range(layers):
+        ffn = "no FFN" if i in free else "dense FFN" if i in dense else routed
+        key = (ffn, str(MIXERS[cfg.layer_mixers[i]].text(None)))
+        counts[key] = counts.get(key, 0) + 1
+    ffns, mixers = len({f for f, _ in counts}) > 1, len({m for _, m in counts}) > 1
+    return [
+        (", ".join(x for x, named in ((f, ffns), (m, mixers)) if named), n)
+        for (f, m), n in counts.items()
+    ]
+
+
 _LOCAL = re.compile(
     r"(bidirectional sliding-window|sliding-window|chunked) attention over ([\d,]+) tokens?"
 )
@@ -88,8 +110,8 @@ def shown_before(label: str) -> str:
     out = []
     for part in label.split(", "):
         m = _LOCAL.fullmatch(part)
-        if m is None:
-            out.append(words.get(part, part))
+        if m is None:  # a hybrid's mixer: its own message
+            out.append(words.get(part, _(part)))
             continue
         one = int(m[2].replace(",", "")) == 1
         which = m[1]
@@ -170,14 +192,20 @@ def test_every_presets_kinds_read_as_before(name: str) -> None:
                 ]
         for kind, _n in kinds:  # the fields say what the label says
             assert kind.is_local == ("attention over" in str(kind))
-            assert kind.is_moe == (cfg.is_moe and not str(kind).startswith("dense FFN"))
+            assert kind.is_moe == (cfg.is_moe and not str(kind).startswith(("dense FFN", "no FFN")))
 
 
 @pytest.mark.parametrize("name", preset_names())
 def test_cache_and_training_kinds_read_as_before(name: str) -> None:
     cfg = resolve_model(preset=name)
     if cfg.has_decoder:
-        local, full = (len(cfg.window_layers), cfg.decoder_layers - len(cfg.window_layers))
+        # The layers that cache keys and values: each whose mixer attends (a hybrid's list).
+        attending = (
+            sum(MIXERS[m].attends for m in cfg.layer_mixers)
+            if cfg.layer_mixers
+            else cfg.decoder_layers
+        )
+        local, full = (len(cfg.window_layers), attending - len(cfg.window_layers))
         if cfg.attention_window is not None and not cfg.window_layers:
             local, full = cfg.decoder_layers, 0
         n = cfg.attention_window or 0
@@ -194,7 +222,7 @@ def test_cache_and_training_kinds_read_as_before(name: str) -> None:
             with use(lang):
                 assert [k.kind.shown() for k in got] == [shown_before(x) if x else "" for x in want]
     for k in tr.layer_kinds(cfg):
-        assert str(k.kind) in ("", "dense FFN", "MoE")
+        assert str(k.kind) in ("", *(str(f.label) for f in FFNS.values()))
         assert k.kind.mixer is None  # local and full attention store the same
 
 

@@ -15,7 +15,9 @@ import pytest
 
 from ffn_calc.counts import flops as fl
 from ffn_calc.counts import reach as rc
+from ffn_calc.errors import UsageError
 from ffn_calc.families.resolve import resolve_model
+from ffn_calc.model.layer_kinds import MIXERS
 from ffn_calc.model.sources import preset_names
 
 LENGTHS = (1, 2, 7, 100, 4096)
@@ -23,13 +25,27 @@ LENGTHS = (1, 2, 7, 100, 4096)
 
 def _layer_scores(cfg: fl.ModelConfig, s: int, causal: bool) -> int:
     """The FLOP path's score FLOPs of one layer of the crossover's kind at batch 1, length S:
-    what `flops` sums (flop_components adds every layer's terms)."""
-    kind = fl.crossover_layer(cfg)
+    what `flops` sums (flop_components adds every layer's terms). A hybrid (layer_mixers):
+    its whole stack, every kind's scores times its layers (some kinds have none)."""
     layers = fl.layer_flops(cfg, fl.Workload(batch=1, seq_len=s, causal=causal))
-    if cfg.layer_mixers:  # a hybrid's crossover layer is its whole stack: every kind's scores
-        return sum(x.count * x.group("attention_scores") for x in layers if x.stack == kind.stack)
+    if cfg.layer_mixers:
+        return sum(x.count * x.group("attention_scores") for x in layers)
+    kind = fl.crossover_layer(cfg)
     layer = next(x for x in layers if (x.stack, x.kind) == (kind.stack, kind.kind))
     return layer.group("attention_scores")
+
+
+def _attends(cfg: fl.ModelConfig) -> bool:
+    """Some layer's mixer attends (a hybrid's list may name none: no score grows with S)."""
+    return not cfg.layer_mixers or any(MIXERS[m].attends for m in cfg.layer_mixers)
+
+
+def _refuses_crossovers(cfg: fl.ModelConfig) -> None:
+    """A stack where no layer attends has no crossover: the refusal names its mixers."""
+    with pytest.raises(UsageError) as err:
+        fl.per_token(cfg)
+    for mixer in set(cfg.layer_mixers):
+        assert mixer in str(err.value)
 
 
 def _causal_options(cfg: fl.ModelConfig) -> list[bool]:
@@ -42,6 +58,8 @@ def test_crossover_slope_is_the_flop_paths(name: str) -> None:
     FLOPs per token at S + 1 and S (and its scores equal the FLOP path's at every S): a term
     added to the score FLOPs moves the crossovers too."""
     cfg = resolve_model(preset=name)
+    if not _attends(cfg):
+        return _refuses_crossovers(cfg)
     pt = fl.per_token(cfg)
     for causal in _causal_options(cfg):
         for s in LENGTHS:
@@ -58,6 +76,8 @@ def test_crossover_slope_is_the_flop_paths(name: str) -> None:
 def test_crossovers_balance_the_flop_paths_terms(name: str) -> None:
     """At each crossover S, the FLOP path's scores of one layer equal its other side."""
     cfg = resolve_model(preset=name)
+    if not _attends(cfg):
+        return _refuses_crossovers(cfg)
     for causal in _causal_options(cfg):
         points = fl.crossovers(cfg, causal)
         pt = fl.per_token(cfg)

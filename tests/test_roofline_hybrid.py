@@ -3,7 +3,7 @@
 ffn_calc/counts/mixers/traffic.py, checked here against hand-derived counts per mixer kind
 (bf16: 2 bytes for weights, activations and states alike; one layer x its count).
 
-Sizes come from the model files (tests/data/hybrid/*.toml, presets) and the Hugging Face
+Sizes come from the model files (the presets) and the Hugging Face
 configs in tests/data/frontier.json, quoted in each test."""
 
 from __future__ import annotations
@@ -34,8 +34,7 @@ def model(name: str, tmp: Path) -> ModelConfig:
         path = tmp / f"{name}.json"
         path.write_text(json.dumps(FRONTIER[name]))
         return load(hf_config=path)
-    toml = DATA / "hybrid" / f"{name}.toml"
-    return load(config=toml) if toml.exists() else load(preset=name)
+    return load(preset=name)
 
 
 HYBRIDS = [
@@ -193,7 +192,7 @@ def test_states_in_the_kv_dtype(tmp_path: Path) -> None:
 
 def test_no_attention_no_time_crossovers() -> None:
     r = run(
-        "roofline", "--config", str(DATA / "hybrid" / "mamba-codestral-7b.toml"), "--gpu",
+        "roofline", "--preset", "mamba-codestral-7b", "--gpu",
         "h100-sxm", "-L", "4096", "-f", "json",
     )  # fmt: skip
     assert r.exit_code == 0
@@ -203,7 +202,7 @@ def test_no_attention_no_time_crossovers() -> None:
     assert out["phases"][0]["time_shares"]["mixer"] > 0.5
     for lang in ("ja", "zh"):
         r = run(
-            "roofline", "--config", str(DATA / "hybrid" / "nemotron-h-8b.toml"), "--gpu",
+            "roofline", "--preset", "nemotron-h-8b", "--gpu",
             "h100-sxm", "-L", "4096", "-s", "512", "--lang", lang,
         )  # fmt: skip
         assert (

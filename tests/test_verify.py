@@ -339,10 +339,20 @@ def test_size_of_the_inventory_does_not_grow_with_layers_or_experts(architecture
 def test_huge_inventories_match_the_closed_form(name: str) -> None:
     # A million layers per stack (and 100,000 experts for MoE): the counts multiply, the
     # objects do not.
-    big = {"n_layers": 10**6}
+    big: dict[str, Any] = {"n_layers": 10**6}
     cfg = resolve_model(preset=name)
-    if cfg.layer_mixers:  # a hybrid lists its layers one by one: its own stack, many experts
-        big = {}
+    if cfg.layer_mixers:
+        # A hybrid names each layer's mixer (walked once per count, at most MAX_LISTED_LAYERS):
+        # its stack repeated to about 100,000 layers, each layer list repeated with it.
+        reps, n = 10**5 // cfg.n_layers, cfg.n_layers
+        big = {
+            "n_layers": reps * n,
+            "layer_mixers": cfg.layer_mixers * reps,
+            **{
+                key: [i + k * n for k in range(reps) for i in getattr(cfg, key)]
+                for key in ("ffn_free_layers", "dense_ffn_layers", "window_layers")
+            },
+        }
     if cfg.architecture == "encoder-decoder":
         big["n_decoder_layers"] = 10**6 - 1
     if cfg.n_experts is not None:

@@ -20,8 +20,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from pydantic import BaseModel
-
 from ffn_calc.counts.compressed import (
     compressed_entries,
     compressed_flop_terms,
@@ -503,11 +501,23 @@ def score_line(cfg: ModelConfig, causal: bool = False) -> Line:
     return a0, a1
 
 
+def no_crossover(cfg: ModelConfig) -> str | None:
+    """Why the model has no crossovers, or None: "no attention" (no layer's mixer attends,
+    so no score FLOPs grow with the length) or "compressed" (compressed attention's score
+    FLOPs per token are no line in the length)."""
+    if cfg.layer_mixers and not any(MIXERS[m].attends for m in cfg.layer_mixers):
+        return "no attention"
+    if cfg.csa_layers or cfg.hca_layers:
+        return "compressed"
+    return None
+
+
 def check_linear_scores(cfg: ModelConfig) -> None:
     """The crossovers solve lines: refused (UsageError) where the score FLOPs per token are
     no line in the length, as compressed attention's, whose entries come in steps of
-    csa_rate or hca_rate tokens."""
-    if cfg.layer_mixers and not any(MIXERS[m].attends for m in cfg.layer_mixers):
+    csa_rate or hca_rate tokens (no_crossover says why)."""
+    why = no_crossover(cfg)
+    if why == "no attention":
         from ffn_calc.errors import UsageError
         from ffn_calc.i18n.translate import _
 
@@ -518,7 +528,7 @@ def check_linear_scores(cfg: ModelConfig) -> None:
                 "scores never overtake the FFN."
             ).format(model=cfg.name, mixers=", ".join(sorted(set(cfg.layer_mixers))))
         )
-    if cfg.csa_layers or cfg.hca_layers:
+    if why == "compressed":
         from ffn_calc.errors import UsageError
         from ffn_calc.i18n.translate import _
 
@@ -601,15 +611,9 @@ def scaled(cfg: ModelConfig, d_model: int) -> ModelConfig:
         kv -= 1
     # Built without validation: every invariant holds by construction (kv divides heads,
     # head_dim given), and a wide d_ff / d_model ratio may carry d_ff past the bound on
-    # sizes that input files are held to, which the exact integer counts do not need. The
-    # nested models (the towers, a hybrid's mixer sizes) are kept as they are: model_construct
-    # would leave their dumps as plain dicts.
-    nested = {
-        k: v
-        for k, v in cfg
-        if isinstance(v, BaseModel)
-        or (isinstance(v, list | tuple) and any(isinstance(x, BaseModel) for x in v))
-    }
+    # sizes that input files are held to, which the exact integer counts do not need.
+    # The fields as they are (a nested model -- a tower, a mixer's sizes -- stays a model:
+    # model_construct does not rebuild one from a dump).
     # An encoder-decoder's decoder of its own width: its ratio kept too. Its own heads are
     # dropped (head_dim is the encoder's here; the crossover describes an encoder layer).
     own: dict[str, int | None] = {"decoder_n_heads": None}
@@ -617,12 +621,8 @@ def scaled(cfg: ModelConfig, d_model: int) -> ModelConfig:
         own["decoder_d_ff"] = max(1, round(Fraction(cfg.decoder_d_ff * d_model, cfg.d_model)))
     return ModelConfig.model_construct(
         **{
-            **cfg.model_dump(
-                exclude={"name", "head_dim", "n_heads", "n_kv_heads", "d_ff", "towers", *nested}
-            ),
-            **nested,
+            **{name: getattr(cfg, name) for name in type(cfg).model_fields},
             **own,
-            "towers": cfg.towers,
             "name": f"{cfg.name} @ d_model {d_model}",
             "d_model": d_model,
             "d_ff": max(1, round(Fraction(cfg.d_ff * d_model, cfg.d_model))),

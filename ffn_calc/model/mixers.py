@@ -153,6 +153,8 @@ class KdaConfig(BaseModel):
     def width(self) -> int:
         """heads x head_dim: the width of q, k, v and the gates."""
         return self.heads * self.head_dim
+
+
 class ShortConvConfig(BaseModel):
     """A gated short convolution (LFM2's Lfm2ShortConv): in_proj to [B, C, x] (3 x d_model),
     B x x through a depthwise causal convolution of width conv_L_cache, C times its output,

@@ -126,6 +126,8 @@ def kda(w: _Walker, p: str, rows: int, length: int) -> None:
     w.matmul(x + "conv1d", "mixer", w.batch * 3 * m.width, k, length + k - 1)
     for name, mm, kk, nn, count in scan(m, w.batch, length):
         w.matmul(x + name, "mixer", mm, kk, nn, count)
+
+
 def mamba(w: _Walker, p: str, rows: int, length: int) -> None:
     """A Mamba-1 mixer at `p` + Naming.mixer: in_proj, conv1d, x_proj, dt_proj, A_log, D,
     out_proj and the dt/B/C norms; the convolution and the sequential scan's read-outs over

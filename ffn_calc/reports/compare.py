@@ -38,7 +38,13 @@ class ComparedModel(Result):
     flops_per_token_exact: str
     ffn_share_of_flops: float
     crossover: dict[str, Number | None] = Field(
-        description="as `crossover` gives it: null past the model's learned position table"
+        description="as `crossover` gives it: null where never reached (`never` says why)"
+    )
+    never: dict[str, str] = Field(
+        {},
+        description="why a crossover is null: 'positions' (past the learned position table), "
+        "'no attention' (no layer attends: no score FLOPs grow with S) or 'compressed' "
+        "(compressed attention: the scores per token are no line in S)",
     )
 
 
@@ -77,10 +83,27 @@ def compared(cfg: ModelConfig, seq_len: int) -> ComparedModel:
         ffn_share_of_model=share(comps["ffn"], total), total_params=total,
         active_params=pm.active_params(cfg), seq_len=seq_len, forward_flops=fwd,
         flops_per_token=num(Fraction(fwd, tokens)), flops_per_token_exact=exact(Fraction(fwd, tokens)), ffn_share_of_flops=share(fc["ffn"], fwd),
-        crossover={
-            k: None if v is None else num(v) for k, v in fl.reached_crossovers(cfg)[0].items()
-        },
+        **_crossovers(cfg),
     )  # fmt: skip
+
+
+CROSSOVER_KEYS = ("scores_vs_ffn", "scores_vs_projections", "scores_vs_dense")
+
+
+def _crossovers(cfg: ModelConfig) -> dict[str, dict[str, Number | None] | dict[str, str]]:
+    """The crossovers as `crossover` reaches them, and why any is never reached: a model
+    with none (fl.no_crossover) stands in the comparison with every crossover null."""
+    why = fl.no_crossover(cfg)
+    if why is not None:
+        return {
+            "crossover": dict.fromkeys(CROSSOVER_KEYS),
+            "never": dict.fromkeys(CROSSOVER_KEYS, why),
+        }
+    reached, past = fl.reached_crossovers(cfg)
+    return {
+        "crossover": {k: None if v is None else num(v) for k, v in reached.items()},
+        "never": dict.fromkeys(past, "positions"),
+    }
 
 
 def compare_report(models: list[ModelConfig], seq_len: int | None = None) -> CompareReport:

@@ -255,7 +255,9 @@ def grid_report(
     cfg: ModelConfig, d_models: list[int], seq_lens: list[int], causal: bool = False
 ) -> GridReport:
     """scores : FFN of one layer at each (S, d_model), the model's d_ff ratio and head layout;
-    causal: the scores over the S(S+1)/2 visible pairs, as the crossover with --causal."""
+    causal: the scores over the S(S+1)/2 visible pairs, as the crossover with --causal.
+    A model with no crossover is refused as itself, not as one of its widths."""
+    fl.check_linear_scores(cfg)
     scaled = [fl.scaled(cfg, d) for d in d_models]
     pts = [fl.per_token(c) for c in scaled]
     ratios = [[share(p.scores(s, causal), p.ffn) for p in pts] for s in seq_lens]

@@ -36,6 +36,21 @@ COMPARE_FIELDS: list[tuple[str, str, Kind]] = [
 ]
 
 
+# Why a model's crossovers are never reached (ComparedModel.never), a note each; "positions"
+# has its own sentence.
+NEVER = {
+    "positions": "",
+    "no attention": N_(
+        "never: no layer of {models} attends, so no score FLOPs grow with S; its token "
+        "mixers cost the same per token at any length."
+    ),
+    "compressed": N_(
+        "never: {models} uses compressed attention, whose score FLOPs per token are no line "
+        "in S; crossovers are not computed for it."
+    ),
+}
+
+
 def compare_tables(r: CompareReport) -> list[Table]:
     """One row per model (CSV); people read it turned, a column per model."""
     columns = [Column(_("model"), "text")]
@@ -70,13 +85,17 @@ def compare_tables(r: CompareReport) -> list[Table]:
             "T = S."
         )
     )
-    if any(v is None for m in r.models for v in m.crossover.values()):
+    reasons = {why: [m.model for m in r.models if why in m.never.values()] for why in NEVER}
+    if reasons["positions"]:
         t.notes.append(
             _(
                 "never: the crossover lies past the model's learned position table (S at most "
                 "its positions); `crossover` gives the formula's value."
             )
         )
+    for why in ("no attention", "compressed"):
+        if reasons[why]:
+            t.notes.append(_(NEVER[why]).format(models=", ".join(reasons[why])))
     if r.seq_len_lowered_for is not None:
         t.notes.append(
             _(

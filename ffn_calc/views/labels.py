@@ -129,6 +129,14 @@ TERM_LABELS = {
         N_("pos_query_proj bias"),
         N_("relative attention bias"),
         N_("mixer norm"),
+        # Token mixers other than attention (counts.mixers).
+        N_("B and C norms"),
+        N_("KDA UT keys"),
+        N_("KDA UT values"),
+        N_("KDA intra-chunk output"),
+        N_("KDA key state read"),
+        N_("KDA query state read"),
+        N_("KDA state update"),
         N_("SSD chunk states"),
         N_("SSD inter-chunk"),
         N_("SSD intra-chunk"),
@@ -142,6 +150,12 @@ TERM_LABELS = {
         N_("delta rule query state read"),
         N_("delta rule intra-chunk output"),
         N_("delta rule state update"),
+        N_("conv"),
+        N_("dt norm"),
+        N_("lightning inter-block"),
+        N_("lightning intra-block"),
+        N_("mixer norm"),
+        N_("scan read-out"),
     )
 }
 # A tensor's bias ("conv1d bias", "in_proj bias"): the tensor named, the word translated.

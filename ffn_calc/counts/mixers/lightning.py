@@ -58,7 +58,7 @@ def prefill(cfg: ModelConfig, b: int, s: int, cached: bool = False) -> list[Term
     squares = (s // q) * q * q + (s % q) ** 2  # sum of b^2 over the blocks
     return [
         *_projections(cfg, b, s),
-        term(G, "lightning intra-block", "4 x B x heads x head_dim x sum of block^2",
+        term(G, "lightning intra-block", "4 x B x heads x head_dim x Σ block_len^2",
              4, b, h, p, squares),
         term(G, "lightning inter-block", "4 x B x heads x head_dim^2 x S", 4, b, h, p, p, s),
     ]  # fmt: skip

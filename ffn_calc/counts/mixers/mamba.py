@@ -58,7 +58,7 @@ def params(cfg: ModelConfig) -> list[Term]:
     if m.dt_bc_norms:
         out += [
             term("norm", "dt norm", "dt_rank (weight)", r),
-            term("norm", "B and C norms", "2 x state (weights)", 2, n),
+            term("norm", "B and C norms", "2 x state (weight)", 2, n),
         ]
     return out
 
