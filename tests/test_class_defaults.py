@@ -41,5 +41,9 @@ def test_every_field_left_out_at_once(family: str, tmp_path: Path) -> None:
         return
     assert r.exit_code == 0, r.stderr
     counted = r.json()
+    if "not_built" in row:  # the class is not built here: its language model's class is
+        text = TABLE[row["language_model_as"]]["total_params"]
+        assert counted["language_model_params"] == text  # transformers 5.24.0, meta device
+        return
     assert counted["total_params"] == row["total_params"]  # transformers 5.24.0, meta device
     assert "absent, so transformers' defaults" in counted["source"]

@@ -26,6 +26,7 @@ from strategies import model_configs, workloads
 from ffn_calc.counts import flops as fl
 from ffn_calc.counts import inference as inf
 from ffn_calc.counts import params as pm
+from ffn_calc.counts import reach as rc
 from ffn_calc.counts import totals
 from ffn_calc.counts import training as tr
 from ffn_calc.families.resolve import resolve_model
@@ -88,7 +89,7 @@ def test_decode_step_reads_the_decoder_width(tmp_path: Path) -> None:
     cfg = read(tmp_path, BART)
     ffn = inf.decode_components(cfg, 1, 4, 7)["ffn"]
     assert ffn == 3 * 2 * (2 * 16 * 12)
-    assert inf.ffn_weights_read(cfg, 1, False) == 2 * 16 * 12 + 12 + 16
+    assert rc.ffn_weights_read(cfg, 1, False) == 2 * 16 * 12 + 12 + 16
 
 
 def test_stored_activations_per_stack_heads(tmp_path: Path) -> None:

@@ -106,7 +106,9 @@ def test_decode_scores_are_the_prefills(name: str) -> None:
     cfg = resolve_model(preset=name)
     if cfg.architecture != "decoder-only" or cfg.attention_window:
         pytest.skip("a decoder-only model with full attention")
-    pick, _local = rc.crossover_kind(cfg)
+    pick: int | None = rc.crossover_kind(cfg)[0]
+    if cfg.layer_mixers:  # a hybrid's decode crossover: its whole stack (as the prefill's)
+        pick = None
     for context in (1, 5, 300):
         step = rc.decode_parts(cfg, 1, context, pick)["attention_scores"]
         gain = _layer_scores(cfg, context + 1, True) - _layer_scores(cfg, context, True)
