@@ -38,7 +38,7 @@ KV_CONVENTION = N_(
 )
 STATE_DTYPE_NOTE = N_(
     "Mixer states' bytes: conv states and MiniMax's lightning state in the cache's dtype "
-    "(--kv-dtype, or --dtype), as keys and values; the recurrent states of Mamba, Mamba-2, "
+    "(--dtype), as keys and values; the recurrent states of Mamba, Mamba-2, "
     "gated delta-rule and KDA mixers in float32 whatever the dtype, as transformers' torch "
     "path keeps them after a prefill and each decode step."
 )

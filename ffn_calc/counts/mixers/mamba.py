@@ -114,7 +114,5 @@ def traffic(cfg: ModelConfig, b: int, s: int, decode: bool) -> Traffic:
     m = sizes(cfg)
     i, n = m.inner, m.state_size
     rows = b * s
-    scan = Moves(
-        i * n + i, rows * (2 * i + 2 * n) + rows * i, 2 * b * i * n if decode else 0, FP32
-    )
+    scan = Moves(i * n + i, rows * (2 * i + 2 * n) + rows * i, 2 * b * i * n if decode else 0, FP32)
     return Traffic({"conv1d": conv(b, s, i, m.conv_kernel, decode), "scan read-out": scan})

@@ -3,7 +3,8 @@
 transformers 5 (its torch path) keeps the recurrent states of the Mamba, Mamba-2, gated
 delta-rule and KDA mixers in float32 whatever the model's dtype (the scan accumulates and
 returns them in float32), while conv states and MiniMax's lightning state stay in the model's
-dtype. `dtype`: MODEL (the cache's dtype: --kv-dtype, or --dtype) or FP32 (float32 always).
+dtype. `dtype`: MODEL (the cache's dtype: --dtype of kv and memory, --kv-dtype of roofline) or FP32
+(float32 whatever that dtype is).
 """
 
 from __future__ import annotations
