@@ -198,7 +198,7 @@ def test_memory_bounded_by_the_attention_layers() -> None:
         "memory", "--config", toml("nemotron-h-8b"), "--gpu-memory", "80GB", "-f", "json"
     ).json()
     states = 24 * (40_960 * 2 + 1_048_576 * 4)
-    assert states == 102_629_376 and 24 * (40_960 + 1_048_576) == NEMO_STATES
+    assert states == 102_629_376 and NEMO_STATES == 24 * (40_960 + 1_048_576)
     assert out["state_bytes"] == states and out["attention_layers"] == 4
     assert out["max_context"] == (out["free_bytes"] - states) // (2 * NEMO_KV)
     assert out["max_context_bound"] == "memory"
