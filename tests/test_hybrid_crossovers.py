@@ -191,25 +191,29 @@ def test_tables_name_the_whole_model_and_the_kinds() -> None:
 
 
 def test_memory_bounded_by_the_attention_layers() -> None:
-    """80 GB, bf16, batch 1: the states (26,148,864 x 2 bytes) are set aside at any context;
-    the context takes the rest at 8,192 x 2 bytes per token."""
+    """80 GB, bf16, batch 1: the states (24 x (40,960 x 2 + 1,048,576 x 4) bytes: the SSM
+    states in float32, as transformers keeps them) are set aside at any context; the context
+    takes the rest at 8,192 x 2 bytes per token."""
     out = run(
         "memory", "--config", toml("nemotron-h-8b"), "--gpu-memory", "80GB", "-f", "json"
     ).json()
-    assert out["state_bytes"] == 2 * NEMO_STATES and out["attention_layers"] == 4
-    assert out["max_context"] == (out["free_bytes"] - 2 * NEMO_STATES) // (2 * NEMO_KV)
+    states = 24 * (40_960 * 2 + 1_048_576 * 4)
+    assert states == 102_629_376 and NEMO_STATES == 24 * (40_960 + 1_048_576)
+    assert out["state_bytes"] == states and out["attention_layers"] == 4
+    assert out["max_context"] == (out["free_bytes"] - states) // (2 * NEMO_KV)
     assert out["max_context_bound"] == "memory"
 
 
 def test_memory_without_attention_is_unbounded_by_the_cache() -> None:
-    """Mamba-Codestral: no keys or values; its states, 2 x 69,730,304 bytes, fit at any
-    context (not "the cache stops growing at 1 token")."""
+    """Mamba-Codestral: no keys or values; its states, 64 x (40,960 x 2 + 1,048,576 x 4) =
+    273,678,336 bytes (the SSM states in float32), fit at any context (not "the cache stops
+    growing at 1 token")."""
     out = run(
         "memory", "--config", toml("mamba-codestral-7b"), "--gpu-memory", "80GB", "-f", "json"
     ).json()
     assert out["max_context"] is None and out["max_context_bound"] == "none"
     assert out["cache_stops_growing_at"] is None
-    assert out["state_bytes"] == 2 * 69_730_304 and out["attention_layers"] == 0
+    assert out["state_bytes"] == 273_678_336 and out["attention_layers"] == 0
     r = run("memory", "--config", toml("mamba-codestral-7b"), "--gpu-memory", "80GB")
     assert "no layer caches keys and values" in r.stdout
     assert "stops growing" not in r.stdout

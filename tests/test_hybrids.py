@@ -43,7 +43,10 @@ def test_kv_reports_states_apart() -> None:
         assert out["kv_elements"] == 0
         assert out["state_elements"] == 64 * (10240 * 4 + 128 * 64 * 128) == 69_730_304
         assert out["cache_elements"] == out["state_elements"]
-        assert out["cache_bytes"] == 2 * 69_730_304  # bf16
+        # bf16: the conv states in 2 bytes, the SSM states in float32 (4 bytes), as
+        # transformers holds them after a bf16 prefill: 64 x (40,960 x 2 + 1,048,576 x 4)
+        assert out["cache_bytes"] == 64 * (40_960 * 2 + 1_048_576 * 4) == 273_678_336
+        assert out["states"][0]["dtypes"] == {"conv state": "bf16", "SSM state": "fp32"}
 
 
 def test_nemotron_cache_keys_only_in_attention_layers() -> None:
@@ -51,6 +54,44 @@ def test_nemotron_cache_keys_only_in_attention_layers() -> None:
     out = run("kv", "--preset", "nemotron-h-8b", "--context", "8192", "-f", "json").json()
     assert out["kv_elements"] == 4 * 2 * 8 * 128 * 8192
     assert out["state_elements"] == 24 * (10240 * 4 + 128 * 64 * 128)
+
+
+@pytest.mark.parametrize("dtype", ["bf16", "fp16", "fp8", "int4", "fp32"])
+def test_recurrent_states_stay_fp32(dtype: str) -> None:
+    """transformers 5.24 (torch path) keeps the Mamba-2 SSM state in float32 whatever the
+    model's dtype, the conv state and the keys and values in it. Nemotron-H-8B at 8K, bf16:
+    keys and values 4 x 2 x 8 x 128 x 8192 x 2 = 134,217,728 B, states 24 x (40,960 x 2 +
+    1,048,576 x 4) = 102,629,376 B, the cache 236,847,104 B (was 186,515,456: all in bf16)."""
+    out = run("kv", "--preset", "nemotron-h-8b", "--context", "8192", "--dtype", dtype,
+              "-f", "json").json()  # fmt: skip
+    per = {"bf16": 2, "fp16": 2, "fp8": 1, "int4": 0.5, "fp32": 4}[dtype]
+    assert out["kv_bytes"] == 4 * 2 * 8 * 128 * 8192 * per
+    assert out["state_bytes"] == 24 * (40_960 * per + 1_048_576 * 4)
+    assert out["cache_bytes"] == out["kv_bytes"] + out["state_bytes"]
+    if dtype == "bf16":
+        assert out["cache_bytes"] == 236_847_104
+    mem = run("memory", "--preset", "nemotron-h-8b", "--dtype", dtype, "--gpu-memory", "80GB",
+              "-f", "json").json()  # fmt: skip
+    assert mem["state_bytes"] == out["state_bytes"]
+
+
+@pytest.mark.parametrize(
+    ("preset", "fp32"),
+    [("lfm2-1.2b", False), ("minimax-text-01", False), ("qwen3-next-80b-a3b", True),
+     ("kimi-linear-48b-a3b", True), ("jamba-mini-1.5", True), ("granite-4.0-h-tiny", True),
+     ("falcon-h1", True)],
+)  # fmt: skip
+def test_state_dtype_by_mixer(preset: str, fp32: bool) -> None:
+    """Conv states and MiniMax's lightning state [B, H, P, P] in the model's dtype; the
+    recurrent states (Mamba's, Mamba-2's, the gated delta rule's, KDA's) in float32, as
+    transformers 5.24 holds them after a bf16 prefill (tests/test_oracle_hybrid_*.py)."""
+    out = run("kv", "--preset", preset, "--context", "16", "-f", "json").json()
+    for layer in out["states"]:
+        want = sum(
+            n * (4 if fp32 and "conv" not in name else 2) for name, n in layer["tensors"].items()
+        )
+        assert layer["bytes"] == want
+        assert ("fp32" in layer["dtypes"].values()) == fp32
 
 
 def test_no_attention_no_crossover() -> None:

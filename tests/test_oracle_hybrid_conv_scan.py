@@ -34,6 +34,7 @@ from oracle_support import (  # noqa: E402
     save,
     token_ids,
 )
+from test_oracle_hybrid_mamba import check_bf16_cache, explicit_cases  # noqa: E402
 from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
 
 from ffn_calc.counts.flops import Workload, forward_flops, layer_flops  # noqa: E402
@@ -294,3 +295,11 @@ def test_explicit_conv_kernel_beyond_prompt(tmp_path: Path) -> None:
     data = case("lfm2 conv kernel 4, biases, attention in layer 1")
     check_case(data, 1, 2, 1, tmp_path / "a")
     check_case(data, 2, 7, 1, tmp_path / "b")
+
+
+@pytest.mark.parametrize("label", explicit_cases("test_oracle_hybrid_conv_scan"))
+def test_bf16_cache_bytes(label: str, tmp_path: Path) -> None:
+    """The cache's bytes in bf16 after a prefill and a decode step (check_bf16_cache)."""
+    data = case(label)
+    torch.manual_seed(0)
+    check_bf16_cache(build(data).eval(), read(data, tmp_path), token_ids(data["vocab_size"], 2, 5))

@@ -36,7 +36,12 @@ from oracle_support import (  # noqa: E402
     save,
     token_ids,
 )
-from test_oracle_hybrid_mamba import _states, by_op  # noqa: E402
+from test_oracle_hybrid_mamba import (  # noqa: E402
+    _states,
+    by_op,
+    check_bf16_cache,
+    explicit_cases,
+)
 from test_oracle_moe_qwen_olmoe import fused, moe_active  # noqa: E402
 from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
 
@@ -213,3 +218,11 @@ def test_gated_q_proj(tmp_path: Path) -> None:
     names = inventory_names(cfg)
     q = names["model.layers.3.self_attn.q_proj.weight"]
     assert q == (2 * data["num_attention_heads"] * data["head_dim"], data["hidden_size"])
+
+
+@pytest.mark.parametrize("label", explicit_cases("test_oracle_hybrid_linear"))
+def test_bf16_cache_bytes(label: str, tmp_path: Path) -> None:
+    """The cache's bytes in bf16 after a prefill and a decode step (check_bf16_cache)."""
+    data = case(label)
+    torch.manual_seed(0)
+    check_bf16_cache(build(data).eval(), read(data, tmp_path), token_ids(data["vocab_size"], 2, 5))

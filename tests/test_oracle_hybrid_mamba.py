@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
-from oracle_cases import case, classes  # noqa: E402
+from oracle_cases import EXPLICIT, case, classes  # noqa: E402
 from oracle_support import (  # noqa: E402
     check_verifies,
     inventory_names,
@@ -44,6 +44,7 @@ from ffn_calc.counts.inference import (  # noqa: E402
 )
 from ffn_calc.counts.params import total_params  # noqa: E402
 from ffn_calc.families.resolve import resolve_model  # noqa: E402
+from ffn_calc.reports.inference import kv_report  # noqa: E402
 
 transformers.logging.set_verbosity_error()
 warnings.filterwarnings("ignore")
@@ -83,6 +84,44 @@ def _states(cache: Any) -> tuple[int, int]:
             for t in (getattr(layer, name, None) or {}).values():
                 state += t.numel() if hasattr(t, "numel") else 0
     return kv, state
+
+
+def cache_nbytes(cache: Any) -> int:
+    """Bytes of every tensor the cache holds (keys, values, conv and recurrent states, and
+    MiniMaxCache's lightning states): the sum of nbytes, each in the dtype it is held in."""
+    tensors = []
+    for layer in cache.layers:
+        tensors += [getattr(layer, name, None) for name in ("keys", "values")]
+        for name in ("conv_states", "recurrent_states"):
+            tensors += list((getattr(layer, name, None) or {}).values())
+    tensors += list(getattr(cache, "linear_cache", []) or [])
+    return sum(t.nbytes for t in tensors if isinstance(t, torch.Tensor))
+
+
+def explicit_cases(module: str) -> list[str]:
+    """The explicit cases of the families `module` checks."""
+    mine = classes(module)
+    return [k for k, v in EXPLICIT.items() if v.get("model_type") in mine]
+
+
+def check_bf16_cache(model: Any, cfg: Any, ids: Any) -> None:
+    """The model in bf16: the cache's bytes after a prefill of `ids` and after one decode step
+    equal kv --dtype bf16's cache_bytes (transformers keeps the recurrent states in float32,
+    the conv states, keys and values in bf16)."""
+    model = model.to(torch.bfloat16)
+    batch, s = ids.shape
+    with torch.no_grad():
+        cache = model(input_ids=ids, use_cache=True).past_key_values
+        assert cache_nbytes(cache) == kv_report(cfg, batch, s, "bf16").cache_bytes
+        model(input_ids=ids[:, -1:], cache=cache, use_cache=True)
+        assert cache_nbytes(cache) == kv_report(cfg, batch, s + 1, "bf16").cache_bytes
+
+
+@pytest.mark.parametrize("label", explicit_cases("test_oracle_hybrid_mamba"))
+def test_bf16_cache_bytes(label: str, tmp_path: Path) -> None:
+    data = case(label)
+    torch.manual_seed(0)
+    check_bf16_cache(build(data).eval(), read(data, tmp_path), token_ids(data["vocab_size"], 2, 5))
 
 
 @st.composite

@@ -41,7 +41,12 @@ from oracle_support import (  # noqa: E402
     save,
     token_ids,
 )
-from test_oracle_hybrid_mamba import _states, by_op  # noqa: E402
+from test_oracle_hybrid_mamba import (  # noqa: E402
+    _states,
+    by_op,
+    check_bf16_cache,
+    explicit_cases,
+)
 from test_oracle_moe_qwen_olmoe import fused  # noqa: E402
 from test_oracle_qwen_vl import SPECIAL, check_images  # noqa: E402
 from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
@@ -308,3 +313,13 @@ def test_real_size_names(name: str, tmp_path: Path) -> None:
     for cfg in (read(data, tmp_path), resolve_model(preset=REAL[name])):
         assert total_params(cfg) == FRONTIER[name]["total_params"]
         assert names == fused(inventory_names(cfg))
+
+
+@pytest.mark.parametrize("label", explicit_cases("test_oracle_qwen3_5"))
+def test_bf16_cache_bytes(label: str, tmp_path: Path) -> None:
+    """The cache's bytes in bf16 after a text-only prefill and a decode step (check_bf16_cache)."""
+    data = case(label)
+    torch.manual_seed(0)
+    wrapper = data["model_type"] in WRAPPERS
+    vocab = text_of(data).get("vocab_size", 248320) - (len(SPECIAL) if wrapper else 0)
+    check_bf16_cache(build(data).eval(), read(data, tmp_path), token_ids(vocab, 2, 5))

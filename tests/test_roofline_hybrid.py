@@ -88,12 +88,13 @@ def test_mamba2_decode_bytes(tmp_path: Path) -> None:
     """Nemotron-H 8B, 24 Mamba-2 layers, batch 1: conv_dim = 8192 + 2 x 8 x 128 = 10,240,
     K = 4: the conv weight 10,240 x 4, the row in and out 2 x 10,240, the conv state read and
     written 2 x 10,240 x 4; the read-out reads x (128 x 64), B and C (2 x 8 x 128), dt (128),
-    writes y (128 x 64), reads and writes the state 2 x 128 x 64 x 128."""
+    writes y (128 x 64), reads and writes the state 2 x 128 x 64 x 128 in float32 (4 bytes:
+    transformers keeps the SSM state in float32 whatever the model's dtype)."""
     dec = rl.decode(model("nemotron-h-8b", tmp_path), 1, 4096, BF16)
     conv = 10240 * 4 + 2 * 10240 + 2 * 10240 * 4
     assert comp(dec, "conv1d").bytes == 24 * 2 * conv
-    readout = 128 * 64 + 2 * 8 * 128 + 128 + 128 * 64 + 2 * 128 * 64 * 128
-    assert comp(dec, "SSM state read-out").bytes == 24 * 2 * readout
+    readout = 128 * 64 + 2 * 8 * 128 + 128 + 128 * 64
+    assert comp(dec, "SSM state read-out").bytes == 24 * (2 * readout + 4 * 2 * 128 * 64 * 128)
     # in_proj [4096 -> 8192 x 2 + 2 x 8 x 128 + 128]: the weight, the row in and out
     width = 2 * 8192 + 2 * 8 * 128 + 128
     assert comp(dec, "in_proj").bytes == 24 * 2 * (4096 * width + 4096 + width)
@@ -114,11 +115,11 @@ def test_gated_deltanet_decode_bytes(tmp_path: Path) -> None:
     """Qwen3-Next: 36 gated DeltaNet layers (3 in 4 of 48); key_dim 16 x 128 = 2048,
     value_dim 32 x 128 = 4096, conv_dim 2 x 2048 + 4096 = 8192, K = 4. The recurrent step
     (0 FLOPs) reads q, k, v, beta, g (2 x 2048 + 4096 + 2 x 32), writes o (4096), reads and
-    writes the state 2 x 32 x 128 x 128."""
+    writes the state 2 x 32 x 128 x 128 in float32 (as transformers keeps it)."""
     dec = rl.decode(model("qwen3_next", tmp_path), 1, 4096, BF16)
     step = comp(dec, "delta rule step")
     assert step.flops == 0
-    assert step.bytes == 36 * 2 * (2 * 2048 + 4096 + 2 * 32 + 4096 + 2 * 32 * 128 * 128)
+    assert step.bytes == 36 * (2 * (2 * 2048 + 4096 + 2 * 32 + 4096) + 4 * 2 * 32 * 128 * 128)
     assert comp(dec, "conv1d").bytes == 36 * 2 * (8192 * 4 + 2 * 8192 + 2 * 8192 * 4)
 
 
@@ -135,13 +136,13 @@ def test_gated_deltanet_prefill_bytes(tmp_path: Path) -> None:
 def test_kda_decode_bytes(tmp_path: Path) -> None:
     """Kimi Linear: 20 KDA layers (of 27), W = 32 x 128 = 4096, K = 4: the conv over
     q, k, v (3 W) and its state; the step reads q, k, v, g (4 W) and beta (32), writes o (W),
-    reads and writes the state 2 x 32 x 128 x 128."""
+    reads and writes the state 2 x 32 x 128 x 128 in float32 (as transformers keeps it)."""
     cfg = model("kimi_linear", tmp_path)
     n = cfg.layer_mixers.count("kda")
     dec = rl.decode(cfg, 1, 4096, BF16)
     w = 4096
     assert comp(dec, "conv1d").bytes == n * 2 * (3 * w * 4 + 2 * 3 * w + 2 * 3 * w * 4)
-    assert comp(dec, "KDA step").bytes == n * 2 * (4 * w + 32 + w + 2 * 32 * 128 * 128)
+    assert comp(dec, "KDA step").bytes == n * (2 * (4 * w + 32 + w) + 4 * 2 * 32 * 128 * 128)
     pre = rl.prefill(cfg, 1, 100, BF16)
     assert comp(pre, "KDA UT keys").bytes == n * 2 * 100 * 2 * w
 
@@ -160,11 +161,11 @@ def test_short_conv_bytes(tmp_path: Path) -> None:
 def test_mamba_selective_scan_bytes(tmp_path: Path) -> None:
     """Jamba-Mini: 28 Mamba layers (of 32), inner 8192, N = 16: the scan reads A (8192 x 16)
     and D (8192), x and dt (2 x 8192), B and C (2 x 16), writes y (8192); a decode step also
-    reads and writes the state 2 x 8192 x 16."""
+    reads and writes the state 2 x 8192 x 16 in float32 (as transformers keeps it)."""
     cfg = model("jamba-mini-1.5", tmp_path)
     dec = rl.decode(cfg, 1, 4096, BF16)
-    scan = 8192 * 16 + 8192 + (2 * 8192 + 2 * 16) + 8192 + 2 * 8192 * 16
-    assert comp(dec, "scan read-out").bytes == 28 * 2 * scan
+    scan = 8192 * 16 + 8192 + (2 * 8192 + 2 * 16) + 8192
+    assert comp(dec, "scan read-out").bytes == 28 * (2 * scan + 4 * 2 * 8192 * 16)
     pre = rl.prefill(cfg, 1, 10, BF16)
     scan = 8192 * 16 + 8192 + 10 * (3 * 8192 + 2 * 16)
     assert comp(pre, "scan read-out").bytes == 28 * 2 * scan
@@ -183,11 +184,16 @@ def test_lightning_bytes(tmp_path: Path) -> None:
 
 
 def test_states_in_the_kv_dtype(tmp_path: Path) -> None:
-    """--kv-dtype fp32 doubles the state's bytes only: Nemotron-H's read-out."""
+    """The SSM state is float32 whatever --kv-dtype (transformers keeps it so): --kv-dtype
+    fp32 leaves the read-out's bytes as they are; the conv state follows --kv-dtype (2 x B x
+    conv_dim x K read and written: 2 more bytes per element in fp32)."""
     cfg = model("nemotron-h-8b", tmp_path)
     a = comp(rl.decode(cfg, 1, 4096, BF16), "SSM state read-out").bytes
     b = comp(rl.decode(cfg, 1, 4096, rl.Dtypes(kv="fp32")), "SSM state read-out").bytes
-    assert b - a == 24 * 2 * 128 * 64 * 128 * 2  # the state, 2 more bytes per element
+    assert b == a
+    c = comp(rl.decode(cfg, 1, 4096, BF16), "conv1d").bytes
+    d = comp(rl.decode(cfg, 1, 4096, rl.Dtypes(kv="fp32")), "conv1d").bytes
+    assert d - c == 24 * 2 * 10240 * 4 * 2
 
 
 def test_no_attention_no_time_crossovers() -> None:

@@ -35,6 +35,7 @@ from fractions import Fraction
 from ffn_calc.counts import flops as fl
 from ffn_calc.counts.compressed import compressed_decode_terms, decode_entries, entries_flops
 from ffn_calc.counts.mixers import counts_of
+from ffn_calc.counts.mixers.state import StateTensor
 from ffn_calc.counts.terms import Term, decoder_symbols, term
 from ffn_calc.errors import UsageError
 from ffn_calc.model.choices import DTYPE_BITS
@@ -77,16 +78,17 @@ def attention_layers(cfg: ModelConfig) -> int:
 @dataclass(frozen=True)
 class StateKind:
     """One kind of layer's constant-size cache (a recurrent or convolution mixer): how many
-    layers, and each state tensor of one layer for the whole batch, (name, elements)."""
+    layers, and each state tensor of one layer for the whole batch (name, elements, dtype
+    rule: counts.mixers.state)."""
 
     stack: str
     kind: LayerKind
     count: int
-    tensors: list[tuple[str, int]]
+    tensors: list[StateTensor]
 
     @property
     def elements(self) -> int:
-        return sum(n for _, n in self.tensors)
+        return sum(t.elements for t in self.tensors)
 
 
 def state_kinds(cfg: ModelConfig, batch: int) -> list[StateKind]:
@@ -96,7 +98,8 @@ def state_kinds(cfg: ModelConfig, batch: int) -> list[StateKind]:
         mixer = counts_of(kind.mixer)
         tensors = [] if mixer is None else mixer.state(cfg)
         if tensors:
-            out.append(StateKind("decoder", kind, count, [(n, batch * e) for n, e in tensors]))
+            out.append(StateKind("decoder", kind, count, [t._replace(elements=batch * t.elements)
+                                                          for t in tensors]))  # fmt: skip
     return out
 
 

@@ -31,6 +31,7 @@ from math import ceil
 from ffn_calc.counts import flops as fl
 from ffn_calc.counts import inference as inf
 from ffn_calc.counts.mixers import MixerCounts, counts_of
+from ffn_calc.counts.mixers.state import FP32
 from ffn_calc.counts.mixers.traffic import Moves, Traffic
 from ffn_calc.counts.terms import Term
 from ffn_calc.model.config import ModelConfig
@@ -187,7 +188,9 @@ def _weight_parts(cfg: ModelConfig, t: Term, d: Dtypes) -> tuple[Fraction, Fract
 
 def _moves(m: Moves, d: Dtypes) -> Fraction:
     return (
-        m.weights * BYTES[d.weights] + m.activations * BYTES[d.activations] + m.state * BYTES[d.kv]
+        m.weights * BYTES[d.weights]
+        + m.activations * BYTES[d.activations]
+        + m.state * BYTES[FP32 if m.state_dtype == FP32 else d.kv]
     )
 
 

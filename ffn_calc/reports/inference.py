@@ -10,6 +10,7 @@ from pydantic import Field
 from ffn_calc.counts import flops as fl
 from ffn_calc.counts import inference as inf
 from ffn_calc.counts import reach as rc
+from ffn_calc.counts.mixers.state import FP32, state_dtype
 from ffn_calc.i18n.translate import N_, say
 from ffn_calc.model.config import ModelConfig
 from ffn_calc.model.layer_kinds import with_stack
@@ -34,6 +35,12 @@ KV_CONVENTION = N_(
     "Falcon's new decoder architecture does; MLA: kv_lora_rank + qk_rope_head_dim); a "
     "sliding-window or chunked layer keeps min(context, window - 1) tokens; an encoder-decoder "
     "model adds its cross-attention cache over the source."
+)
+STATE_DTYPE_NOTE = N_(
+    "Mixer states' bytes: conv states and MiniMax's lightning state in the cache's dtype "
+    "(--dtype), as keys and values; the recurrent states of Mamba, Mamba-2, "
+    "gated delta-rule and KDA mixers in float32 whatever the dtype, as transformers' torch "
+    "path keeps them after a prefill and each decode step."
 )
 INDEXER_CACHE_NOTE = N_(
     "Sparse attention: each layer also caches its indexer's keys, indexer_head_dim per token "
@@ -81,6 +88,10 @@ class StateLayer(KindResult):
     tensors: dict[str, int] = Field(description="one layer's state tensors, whole batch")
     elements: int = Field(description="one layer's states, whole batch")
     bytes: int
+    dtypes: dict[str, str] = Field(
+        {}, description="the dtype each state tensor is held in (fp32: a recurrent state "
+        "transformers keeps in float32 whatever the cache's dtype)",
+    )  # fmt: skip
 
 
 class KvReport(Stated):
@@ -119,12 +130,16 @@ def _layer_bytes(cfg: ModelConfig, kind: inf.KvKind, dtype: str) -> int:
     return sum(_bytes(rows * width, dtype) for width in inf.kind_tensors(cfg, kind))
 
 
+def _state_bytes(kind: inf.StateKind, dtype: str) -> int:
+    """One layer's states in bytes, each tensor in the dtype its rule gives (a float32
+    recurrent state stays float32 whatever `dtype`: counts.mixers.state)."""
+    return sum(_bytes(t.elements, state_dtype(t, dtype)) for t in kind.tensors)
+
+
 def _kv_bytes(cfg: ModelConfig, batch: int, context: int, dtype: str) -> int:
     """The whole cache in bytes: the sum over every cached tensor of its rounded bytes, the
     constant-size states of recurrent and convolution mixers included."""
-    states = sum(
-        k.count * sum(_bytes(n, dtype) for _, n in k.tensors) for k in inf.state_kinds(cfg, batch)
-    )
+    states = sum(k.count * _state_bytes(k, dtype) for k in inf.state_kinds(cfg, batch))
     return states + sum(
         k.count * _layer_bytes(cfg, k, dtype) for k in inf.kv_kinds(cfg, batch, context, None)
     )
@@ -138,16 +153,20 @@ def kv_report(
     total = sum(k.count * k.elements for k in kinds)
     per_token = Fraction(total, batch * context)
     stated = [say(KV_CONVENTION)] + ([say(INDEXER_CACHE_NOTE)] if cfg.has_indexer else [])
+    state_kinds = inf.state_kinds(cfg, batch)
+    if any(t.dtype == FP32 for k in state_kinds for t in k.tensors):
+        stated.append(say(STATE_DTYPE_NOTE))
     layers = [
         KvLayer(stack=k.stack, kind=str(k.kind), count=k.count, cached_tokens=k.cached_tokens,
                 elements=k.elements, bytes=_layer_bytes(cfg, k, dtype)).with_kind(k.kind)
         for k in kinds
     ]  # fmt: skip
     states = [
-        StateLayer(stack=k.stack, kind=str(k.kind), count=k.count, tensors=dict(k.tensors),
-                   elements=k.elements, bytes=sum(_bytes(n, dtype) for _, n in k.tensors),
-                   ).with_kind(k.kind)
-        for k in inf.state_kinds(cfg, batch)
+        StateLayer(stack=k.stack, kind=str(k.kind), count=k.count,
+                   tensors={t.name: t.elements for t in k.tensors}, elements=k.elements,
+                   bytes=_state_bytes(k, dtype),
+                   dtypes={t.name: state_dtype(t, dtype) for t in k.tensors}).with_kind(k.kind)
+        for k in state_kinds
     ]  # fmt: skip
     kv_bytes = sum(x.count * x.bytes for x in layers)
     state = sum(x.count * x.elements for x in states)

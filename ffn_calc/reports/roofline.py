@@ -53,7 +53,9 @@ MIXER_BYTES_NOTE = N_(
     "one fused kernel per layer (its chunks stay on chip): its inputs read and its output "
     "written once, each charged to the term that first uses it; a decode step reads and "
     "writes the recurrent state whole (a step of its own, 0 FLOPs, where the update is "
-    "elementwise). States in the KV cache dtype."
+    "elementwise). Conv states and MiniMax's lightning state in the KV cache dtype "
+    "(--kv-dtype); the recurrent states of Mamba, Mamba-2, gated delta-rule and KDA mixers "
+    "in float32 whatever it is, as transformers keeps them."
 )
 NO_ATTENTION_NOTE = N_(
     "No crossovers in time: no layer of {model} attends, so no part of a decode step grows "

@@ -93,7 +93,11 @@ def _cache_states(r: KvReport) -> list[Table]:
     for k in r.states:
         kind = k.layer_kind()
         label = listed([stack_label(k.stack), *([kind_label(kind)] if named(kind) else [])])
-        parts = ", ".join(f"{name} {n:,}" for name, n in k.tensors.items())
+        parts = ", ".join(
+            f"{name} {n:,}"
+            + (f" ({k.dtypes[name]})" if k.dtypes.get(name, r.dtype) != r.dtype else "")
+            for name, n in k.tensors.items()
+        )
         t.add(label, k.count, parts, k.elements, k.bytes, k.count * k.elements)
     t.add(_("total"), None, None, None, None, r.state_elements, style="total")
     share = f"{r.state_elements / r.cache_elements:.1%}" if r.cache_elements else "0%"

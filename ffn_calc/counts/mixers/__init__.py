@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from ffn_calc.counts.mixers import gated_deltanet, kda, lightning, mamba, mamba2, short_conv
+from ffn_calc.counts.mixers.state import StateTensor
 from ffn_calc.counts.mixers.traffic import Traffic
 from ffn_calc.counts.terms import Term
 from ffn_calc.model.config import ModelConfig
@@ -38,14 +39,15 @@ class MixerCounts:
     B sequences of S tokens, as the reference torch path computes them (cached: with a cache,
     as generate()'s prefill runs). decode(cfg, B): one
     recurrent step (a new token per sequence) with the state in the cache. state(cfg): the
-    cache's constant-size tensors of one layer and one sequence, (name, elements).
+    cache's constant-size tensors of one layer and one sequence, each a StateTensor (name,
+    elements, and its dtype rule: the cache's dtype, or float32 as transformers keeps it).
     attends: the layer also has self-attention (counted by the attention code: Falcon-H1's
     attention beside its Mamba-2)."""
 
     params: Callable[[ModelConfig], list[Term]]
     prefill: Callable[[ModelConfig, int, int, bool], list[Term]]
     decode: Callable[[ModelConfig, int], list[Term]]
-    state: Callable[[ModelConfig], list[tuple[str, int]]]
+    state: Callable[[ModelConfig], list[StateTensor]]
     attends: bool = False
     # The roofline (counts.mixers.traffic): what each kernel moves, traffic(cfg, B, S,
     # decode); `linear`: the terms that are linear layers (the roofline's linear rule).
@@ -91,4 +93,4 @@ def counts_of(mixer: Mixer | None) -> MixerCounts | None:
 def state_elements(cfg: ModelConfig, mixer: Mixer | None) -> int:
     """One layer's constant-size cache elements per sequence (0 for attention alone)."""
     c = counts_of(mixer)
-    return 0 if c is None else sum(n for _, n in c.state(cfg))
+    return 0 if c is None else sum(t.elements for t in c.state(cfg))

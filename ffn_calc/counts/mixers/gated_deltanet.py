@@ -29,6 +29,7 @@ recurrent state [Hv, dk, dv], whatever the context.
 
 from __future__ import annotations
 
+from ffn_calc.counts.mixers.state import FP32, StateTensor
 from ffn_calc.counts.mixers.traffic import Moves, Traffic, conv
 from ffn_calc.counts.terms import Term, norm_formula, term
 from ffn_calc.model.config import ModelConfig
@@ -114,11 +115,13 @@ def decode(cfg: ModelConfig, b: int) -> list[Term]:
     ]
 
 
-def state(cfg: ModelConfig) -> list[tuple[str, int]]:
+def state(cfg: ModelConfig) -> list[StateTensor]:
+    """The conv state in the model's dtype, the recurrent state in float32 (transformers'
+    torch delta rule runs and returns it in float32)."""
     m = sizes(cfg)
     return [
-        ("conv state", m.conv_dim * m.conv_kernel),
-        ("recurrent state", m.value_heads * m.key_head_dim * m.value_head_dim),
+        StateTensor("conv state", m.conv_dim * m.conv_kernel),
+        StateTensor("recurrent state", m.value_heads * m.key_head_dim * m.value_head_dim, FP32),
     ]
 
 
@@ -138,7 +141,7 @@ def traffic(cfg: ModelConfig, b: int, s: int, decode: bool) -> Traffic:
     if decode:
         step = Moves(
             0, b * (2 * m.key_dim + m.value_dim + 2 * hv) + b * m.value_dim,
-            2 * b * hv * m.key_head_dim * m.value_head_dim,
+            2 * b * hv * m.key_head_dim * m.value_head_dim, FP32,
         )  # fmt: skip
         return Traffic(out, {"delta rule step": step})
     out["delta rule beta K K^T"] = Moves(0, rows * (m.key_dim + 2 * hv))

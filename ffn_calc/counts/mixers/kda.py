@@ -26,6 +26,7 @@ recurrent state [heads, h, h], whatever the context.
 
 from __future__ import annotations
 
+from ffn_calc.counts.mixers.state import FP32, StateTensor
 from ffn_calc.counts.mixers.traffic import Moves, Traffic, conv
 from ffn_calc.counts.terms import Term, norm_formula, term
 from ffn_calc.model.config import ModelConfig
@@ -119,11 +120,13 @@ def decode(cfg: ModelConfig, b: int) -> list[Term]:
     ]  # fmt: skip
 
 
-def state(cfg: ModelConfig) -> list[tuple[str, int]]:
+def state(cfg: ModelConfig) -> list[StateTensor]:
+    """The conv states in the model's dtype, the recurrent state in float32 (transformers'
+    torch KDA runs and returns it in float32)."""
     m = sizes(cfg)
     return [
-        ("conv state", 3 * m.width * m.conv_kernel),
-        ("recurrent state", m.heads * m.head_dim * m.head_dim),
+        StateTensor("conv state", 3 * m.width * m.conv_kernel),
+        StateTensor("recurrent state", m.heads * m.head_dim * m.head_dim, FP32),
     ]
 
 
@@ -151,7 +154,7 @@ def traffic(cfg: ModelConfig, b: int, s: int, decode: bool) -> Traffic:
     rows, w, h = b * s, m.width, m.heads
     out = {"conv1d": conv(b, s, 3 * w, m.conv_kernel, decode)}
     if decode:
-        step = Moves(0, b * (4 * w + h) + b * w, 2 * b * h * m.head_dim * m.head_dim)
+        step = Moves(0, b * (4 * w + h) + b * w, 2 * b * h * m.head_dim * m.head_dim, FP32)
         return Traffic(out, {"KDA step": step})
     out["KDA UT values"] = Moves(0, rows * (w + h))
     out["KDA UT keys"] = Moves(0, rows * 2 * w)

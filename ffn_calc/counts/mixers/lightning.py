@@ -17,6 +17,7 @@ The cache per layer and sequence: the state K^T V [H, P, P], whatever the contex
 
 from __future__ import annotations
 
+from ffn_calc.counts.mixers.state import StateTensor
 from ffn_calc.counts.mixers.traffic import Moves, Traffic
 from ffn_calc.counts.terms import Term, term
 from ffn_calc.model.config import ModelConfig
@@ -73,9 +74,9 @@ def decode(cfg: ModelConfig, b: int) -> list[Term]:
     ]  # fmt: skip
 
 
-def state(cfg: ModelConfig) -> list[tuple[str, int]]:
+def state(cfg: ModelConfig) -> list[StateTensor]:
     m = sizes(cfg)
-    return [("linear attention state", m.heads * m.head_dim * m.head_dim)]
+    return [StateTensor("linear attention state", m.heads * m.head_dim * m.head_dim)]
 
 
 # The roofline's view of the layer (counts.mixers.traffic): what each kernel moves.

@@ -22,6 +22,7 @@ The cache per layer and sequence: the convolution's last K inputs [inner, K] and
 
 from __future__ import annotations
 
+from ffn_calc.counts.mixers.state import FP32, StateTensor
 from ffn_calc.counts.mixers.traffic import Moves, Traffic, conv
 from ffn_calc.counts.terms import Term, term
 from ffn_calc.model.config import ModelConfig
@@ -92,9 +93,14 @@ def decode(cfg: ModelConfig, b: int) -> list[Term]:
     return _steps(cfg, b, 1, conv)
 
 
-def state(cfg: ModelConfig) -> list[tuple[str, int]]:
+def state(cfg: ModelConfig) -> list[StateTensor]:
+    """The conv state in the model's dtype, the SSM state in float32 (transformers' torch
+    scan keeps it in float32)."""
     m = sizes(cfg)
-    return [("conv state", m.inner * m.conv_kernel), ("SSM state", m.inner * m.state_size)]
+    return [
+        StateTensor("conv state", m.inner * m.conv_kernel),
+        StateTensor("SSM state", m.inner * m.state_size, FP32),
+    ]
 
 
 # The roofline's view of the layer (counts.mixers.traffic): what each kernel moves.
@@ -108,5 +114,5 @@ def traffic(cfg: ModelConfig, b: int, s: int, decode: bool) -> Traffic:
     m = sizes(cfg)
     i, n = m.inner, m.state_size
     rows = b * s
-    scan = Moves(i * n + i, rows * (2 * i + 2 * n) + rows * i, 2 * b * i * n if decode else 0)
+    scan = Moves(i * n + i, rows * (2 * i + 2 * n) + rows * i, 2 * b * i * n if decode else 0, FP32)
     return Traffic({"conv1d": conv(b, s, i, m.conv_kernel, decode), "scan read-out": scan})

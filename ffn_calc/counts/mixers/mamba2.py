@@ -22,6 +22,7 @@ recurrent state [H, P, N], whatever the context.
 
 from __future__ import annotations
 
+from ffn_calc.counts.mixers.state import FP32, StateTensor
 from ffn_calc.counts.mixers.traffic import Moves, Traffic, conv
 from ffn_calc.counts.terms import Term, norm_formula, term
 from ffn_calc.model.config import ModelConfig
@@ -104,11 +105,13 @@ def decode(cfg: ModelConfig, b: int) -> list[Term]:
     ]  # fmt: skip
 
 
-def state(cfg: ModelConfig) -> list[tuple[str, int]]:
+def state(cfg: ModelConfig) -> list[StateTensor]:
+    """The conv state in the model's dtype, the SSM state in float32 (transformers' torch
+    path: the scan returns it in float32)."""
     m = sizes(cfg)
     return [
-        ("conv state", m.conv_dim * m.conv_kernel),
-        ("SSM state", m.heads * m.head_dim * m.state_size),
+        StateTensor("conv state", m.conv_dim * m.conv_kernel),
+        StateTensor("SSM state", m.heads * m.head_dim * m.state_size, FP32),
     ]
 
 
@@ -126,7 +129,7 @@ def traffic(cfg: ModelConfig, b: int, s: int, decode: bool) -> Traffic:
     out = {"conv1d": conv(b, s, m.conv_dim, m.conv_kernel, decode)}
     if decode:
         out["SSM state read-out"] = Moves(
-            0, b * (h * p + 2 * g * n + h) + b * h * p, 2 * b * h * p * n
+            0, b * (h * p + 2 * g * n + h) + b * h * p, 2 * b * h * p * n, FP32
         )
     else:
         out["SSD C B^T"] = Moves(0, rows * 2 * g * n)

@@ -16,6 +16,7 @@ The cache per layer and sequence: the convolution's last K inputs [d_model, K].
 
 from __future__ import annotations
 
+from ffn_calc.counts.mixers.state import StateTensor
 from ffn_calc.counts.mixers.traffic import Traffic, conv
 from ffn_calc.counts.terms import Term, term
 from ffn_calc.model.config import ModelConfig
@@ -64,8 +65,8 @@ def decode(cfg: ModelConfig, b: int) -> list[Term]:
     ]
 
 
-def state(cfg: ModelConfig) -> list[tuple[str, int]]:
-    return [("conv state", cfg.d_model * sizes(cfg).conv_kernel)]
+def state(cfg: ModelConfig) -> list[StateTensor]:
+    return [StateTensor("conv state", cfg.d_model * sizes(cfg).conv_kernel)]
 
 
 # The roofline's view of the layer (counts.mixers.traffic): what each kernel moves.

@@ -12,23 +12,27 @@ The rules, one layer, B sequences of S tokens (a decode step: S = 1):
   matrix does): its inputs read once and its output written once, each charged to the term
   that first uses it (the rest of the scan's terms move nothing more); a decode step reads
   and writes the recurrent state whole, in the term (or the 0-FLOP step) that updates it.
-The states are counted in the cache dtype (--kv-dtype), the weights in the weights' dtype,
-the rest in the activations' dtype.
+The states are counted in the dtype their row of the cache holds them in (counts.mixers.state:
+the cache dtype, --kv-dtype, or float32 for a recurrent state transformers keeps in float32),
+the weights in the weights' dtype, the rest in the activations' dtype.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ffn_calc.counts.mixers.state import MODEL
+
 
 @dataclass(frozen=True)
 class Moves:
     """Elements one kernel moves: weights read, activations read + written, state read +
-    written."""
+    written (in `state_dtype`: MODEL, the cache's dtype, or FP32, counts.mixers.state)."""
 
     weights: int = 0
     activations: int = 0
     state: int = 0
+    state_dtype: str = MODEL
 
 
 @dataclass(frozen=True)
