@@ -116,7 +116,19 @@ def text_configs(draw: Any) -> dict[str, Any]:
     maybe(draw, out, "tie_word_embeddings", draw(st.booleans()))
     maybe(draw, out, "attention_bias", draw(st.booleans()))
     maybe(draw, out, "hidden_activation", draw(st.sampled_from(["gelu_pytorch_tanh", "silu"])))
+    types = out.get("layer_types") or gemma4_types(layers)
+    types = [*types[:-1], "full_attention"]
+    # KV-shared layers: each type before them (kv_sharing_modes); with per-layer inputs only
+    # (without them, transformers 5.24.0's generate() fails in _maybe_slice_kv_shared_inputs).
+    shareable = [k for k in range(1, layers) if set(types[: layers - k]) == set(types)]
+    if shareable and out["hidden_size_per_layer_input"]:
+        maybe(draw, out, "num_kv_shared_layers", draw(st.sampled_from(shareable)))
     return out
+
+
+def gemma4_types(layers: int) -> list[str]:
+    """Gemma4TextConfig's default layer_types: five sliding layers in six."""
+    return ["sliding_attention" if (i + 1) % 6 else "full_attention" for i in range(layers)]
 
 
 @st.composite
@@ -313,9 +325,42 @@ def test_global_layers_and_per_layer_inputs_change_the_counts(tmp_path: Path) ->
     assert total_params(cfg) - total_params(off) == 48 * 9 + 8 * 9 + 3 + 3 * (2 * 8 * 3 + 8)
 
 
+def test_kv_shared_layers(tmp_path: Path) -> None:
+    """num_kv_shared_layers: the last layers reuse the keys and values of the last earlier
+    layer of their type (Gemma4TextConfig.kv_sharing_modes): no k_proj, v_proj, k_norm,
+    nothing cached; generate()'s prefill runs them over the last position only."""
+    data = case("gemma4_text 2 KV-shared layers of 5, per-layer inputs 2")
+    cfg = read(data, tmp_path)
+    assert (cfg.kv_shared_layers, cfg.kv_shared_prefill_last) == ([3, 4], True)
+    own = read({**data, "num_kv_shared_layers": 0}, tmp_path)
+    # Layer 3 (sliding, head_dim 4, 1 KV head) and layer 4 (full, global head_dim 6): K and V
+    # [1 x hd, 8] each and k_norm [hd] (Gemma4TextAttention without them when shared).
+    assert total_params(own) - total_params(cfg) == (2 * 8 * 4 + 4) + (2 * 8 * 6 + 6)
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"num_kv_shared_layers": 3},  # every layer shared: no layer of any type computes K, V
+        {"num_kv_shared_layers": 1, "use_double_wide_mlp": True},  # shared layers' MLP x 2
+    ],
+)
+def test_uncountable_kv_sharing_is_refused(extra: dict[str, Any], tmp_path: Path) -> None:
+    """Sharing with nothing to share from, or the shared layers' double-wide MLP (one FFN
+    width per layer, not modelled): exit 2, the field named, nothing on stdout."""
+    data = {**case("gemma4_text global head_dim 6, per-layer inputs 3, last layer forced full"),
+            **extra}  # fmt: skip
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(data))
+    result = run("params", "--hf-config", str(path))
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert list(extra)[-1] in result.stderr
+
+
 @pytest.mark.parametrize(
     ("field", "value"),
-    [("num_kv_shared_layers", 1), ("attention_k_eq_v", True), ("enable_moe_block", True)],
+    [("attention_k_eq_v", True), ("enable_moe_block", True)],
 )
 def test_uncounted_features_are_refused(field: str, value: Any, tmp_path: Path) -> None:
     """A feature not counted yet: exit 2, the field named, nothing on stdout."""

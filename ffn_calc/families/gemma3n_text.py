@@ -92,12 +92,12 @@ def width(r: Reader, layers: int) -> int:
     return int(value[0])
 
 
-def shared_layers(r: Reader, types: list[str]) -> list[int]:
-    """The last num_kv_shared_layers layers (default 15): each reuses the keys and values of
-    the last earlier layer of its type, which must exist for every type (the config's
-    kv_sharing_modes refuses a model where it does not)."""
+def shared_layers(r: Reader, types: list[str], default: int = 15) -> list[int]:
+    """The last num_kv_shared_layers layers (Gemma 3n's default 15, Gemma 4's 0): each reuses
+    the keys and values of the last earlier layer of its type, which must exist for every type
+    (the config's kv_sharing_modes refuses a model where it does not)."""
     layers = len(types)
-    k = r.index("num_kv_shared_layers", 15)
+    k = r.index("num_kv_shared_layers", default)
     if not k:
         return []
     first = layers - k

@@ -30,7 +30,7 @@ from dataclasses import replace
 from typing import Any
 
 from ffn_calc.errors import ConfigError
-from ffn_calc.families import gemma2
+from ffn_calc.families import gemma2, gemma3n_text
 from ffn_calc.families.base import (
     GATED_ACT,
     Reader,
@@ -67,7 +67,6 @@ NAMING = replace(
 
 # Features that change the count and are not modelled: (field, the value that is counted).
 UNCOUNTED = (
-    ("num_kv_shared_layers", 0),
     ("attention_k_eq_v", False),
     ("enable_moe_block", False),
 )
@@ -172,6 +171,20 @@ def fields(r: Reader) -> dict[str, Any]:
             out["global_head_dim"] = g_hd
         if g_kv != kv:
             out["global_kv_heads"] = g_kv
+    out["kv_shared_layers"] = gemma3n_text.shared_layers(r, types, default=0)
+    # generate()'s prefill runs them over the last position (_maybe_slice_kv_shared_inputs)
+    out["kv_shared_prefill_last"] = bool(out["kv_shared_layers"])
+    if out["kv_shared_layers"] and r.data.get("use_double_wide_mlp") not in (None, False):
+        # the shared layers' MLP twice as wide: one FFN width per layer, not modelled
+        raise ConfigError(
+            _(
+                "{where}: {field} = {value}: not counted yet for {family} (only {counted})."
+            ).format(
+                where=r.where("use_double_wide_mlp"), field="use_double_wide_mlp",
+                value=shown(r.data["use_double_wide_mlp"]), family="gemma4_text",
+                counted=shown(False),
+            )
+        )  # fmt: skip
     key = "hidden_size_per_layer_input"
     if r.data.get(key, 256) not in (0, None):  # 0 or null turns the per-layer inputs off
         out["per_layer_dim"] = r.integer(key, 256)

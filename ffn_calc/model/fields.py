@@ -471,6 +471,12 @@ class ModelFields(BaseModel):
         "nothing cached.",
         exclude_if=lambda v: not v,
     )
+    kv_shared_prefill_last: bool = Field(
+        False,
+        description="generate()'s prefill runs the kv_shared_layers over the prompt's last "
+        "position only, which attends to every prompt token (Gemma 4).",
+        exclude_if=lambda v: not v,
+    )
     not_counted: list[Uncounted] = Field(
         [],
         description="Parts of the model ffn-calc does not count (neither their parameters "
