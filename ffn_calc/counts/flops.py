@@ -308,7 +308,7 @@ def part_flop_terms(parts: list[Part], b: int, s: int) -> list[Term]:
 
 
 def per_layer_flop_terms(cfg: ModelConfig, b: int, s: int, sym: str = "S") -> list[Term]:
-    """A layer's per-layer input (Gemma 4): its gate d_model -> per_layer_dim and the
+    """A layer's per-layer input (Gemma 3n, Gemma 4): its gate d_model -> per_layer_dim and the
     projection back, over every position."""
     p = cfg.per_layer_dim
     if p is None:

@@ -251,7 +251,7 @@ def _own_terms(cfg: ModelConfig, kind: LayerKind) -> list[Term]:
 
 
 def per_layer_input_terms(cfg: ModelConfig) -> list[Term]:
-    """A layer's share of the per-layer inputs (Gemma 4): the gate d_model -> per_layer_dim,
+    """A layer's share of the per-layer inputs (Gemma 3n, Gemma 4): the gate d_model -> per_layer_dim,
     the projection back and its norm."""
     p = cfg.per_layer_dim
     if p is None:
@@ -265,7 +265,7 @@ def per_layer_input_terms(cfg: ModelConfig) -> list[Term]:
 
 
 def per_layer_model_terms(cfg: ModelConfig) -> list[Term]:
-    """The per-layer inputs outside the layers (Gemma 4): the table of every layer's slice,
+    """The per-layer inputs outside the layers (Gemma 3n, Gemma 4): the table of every layer's slice,
     per_layer_vocab x (n_layers x per_layer_dim); the projection of the embeddings to the same
     width; its norm over per_layer_dim."""
     p = cfg.per_layer_dim

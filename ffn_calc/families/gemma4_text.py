@@ -15,22 +15,26 @@ New in Gemma 4, as data:
   projection `per_layer_model_projection` [n_layers x 256, d_model] and its norm
   (`per_layer_projection_norm` [256]); in each layer `per_layer_input_gate` [256, d_model],
   `per_layer_projection` [d_model, 256] and `post_per_layer_input_norm` [d_model]:
-  ModelConfig.per_layer_dim / per_layer_vocab.
+  ModelConfig.per_layer_dim / per_layer_vocab (Gemma 3n's too);
+- the last num_kv_shared_layers layers (default 0) reuse the keys and values of the last
+  earlier layer of their type, as Gemma 3n's (kv_shared_layers: no k_proj, v_proj, k_norm,
+  nothing cached); generate()'s prefill runs them over the prompt's last position only
+  (Gemma4TextModel._maybe_slice_kv_shared_inputs): kv_shared_prefill_last.
 
-Not counted (refused with the field named): layers that reuse another layer's keys and
-values (num_kv_shared_layers > 0), keys doubling as values (attention_k_eq_v), the MoE block
-beside the MLP (enable_moe_block), and per_layer_config overrides other than head_dim and
+Not counted (refused with the field named): keys doubling as values in the full-attention
+layers (attention_k_eq_v), the MoE block beside the MLP (enable_moe_block), the shared layers'
+double-wide MLP (use_double_wide_mlp with num_kv_shared_layers > 0), every layer shared (no
+layer to share from), and per_layer_config overrides other than head_dim and
 num_key_value_heads. No parameters: the embedding scales, `layer_scalar` (a buffer), the
 soft-capping.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from ffn_calc.errors import ConfigError
-from ffn_calc.families import gemma2, gemma3n_text
+from ffn_calc.families import gemma3n_text
 from ffn_calc.families.base import (
     GATED_ACT,
     Reader,
@@ -57,13 +61,8 @@ DEFAULTS: dict[str, int | None] = {
 # Its token embeddings take pad_token_id (class default 0) as padding_idx.
 PAD_DEFAULT: int | None = 0
 
-# Gemma 2's names, and the per-layer inputs' tables under the base model.
-NAMING = replace(
-    gemma2.NAMING,
-    per_layer_table="model.embed_tokens_per_layer",
-    per_layer_projection="model.per_layer_model_projection",
-    per_layer_projection_norm="model.per_layer_projection_norm",
-)
+# Gemma 2's names, and the per-layer inputs' tables under the base model (as Gemma 3n's).
+NAMING = gemma3n_text.NAMING
 
 # Features that change the count and are not modelled: (field, the value that is counted).
 UNCOUNTED = (

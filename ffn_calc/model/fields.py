@@ -432,7 +432,7 @@ class ModelFields(BaseModel):
     )
     per_layer_dim: PositiveInt | None = Field(
         None,
-        description="Per-layer inputs (Gemma 4): each layer's slice of a second token table, "
+        description="Per-layer inputs (Gemma 3n, Gemma 4): each layer's slice of a second token table, "
         "per_layer_vocab x (n_layers x per_layer_dim), plus its projection from the "
         "embeddings, d_model x (n_layers x per_layer_dim); each layer gates its slice "
         "(d_model x per_layer_dim) and projects it back (per_layer_dim x d_model).",
@@ -467,8 +467,8 @@ class ModelFields(BaseModel):
     kv_shared_layers: list[int] = Field(
         [],
         description="Decoder layers (0-based) that reuse the keys and values of an earlier "
-        "layer (Gemma 3n's num_kv_shared_layers): no K and V projections, no K norm, "
-        "nothing cached.",
+        "layer (Gemma 3n's and Gemma 4's num_kv_shared_layers): no K and V projections, "
+        "no K norm, nothing cached.",
         exclude_if=lambda v: not v,
     )
     kv_shared_prefill_last: bool = Field(
