@@ -116,6 +116,10 @@ def text_configs(draw: Any) -> dict[str, Any]:
     maybe(draw, out, "tie_word_embeddings", draw(st.booleans()))
     maybe(draw, out, "attention_bias", draw(st.booleans()))
     maybe(draw, out, "hidden_activation", draw(st.sampled_from(["gelu_pytorch_tanh", "silu"])))
+    if draw(st.booleans()):  # the full-attention layers without v_proj
+        out["attention_k_eq_v"] = True
+        maybe(draw, out, "num_global_key_value_heads",
+              draw(st.sampled_from([k for k in (1, 2, 4) if heads % k == 0])))  # fmt: skip
     types = out.get("layer_types") or gemma4_types(layers)
     types = [*types[:-1], "full_attention"]
     # KV-shared layers: each type before them (kv_sharing_modes); with per-layer inputs only
@@ -358,9 +362,28 @@ def test_uncountable_kv_sharing_is_refused(extra: dict[str, Any], tmp_path: Path
     assert list(extra)[-1] in result.stderr
 
 
+def test_keys_as_values(tmp_path: Path) -> None:
+    """attention_k_eq_v: the full-attention layers have no v_proj (their keys serve as values,
+    Gemma4TextAttention.use_alternative_attention) and num_global_key_value_heads heads; the
+    sliding layers keep theirs; the cache still holds keys and values apart."""
+    data = case("gemma4_text keys as values, 2 global KV heads, biased")
+    cfg = read(data, tmp_path)
+    assert (cfg.keys_as_values, cfg.global_kv_heads) == ("global", 2)
+    plain = read({**data, "attention_k_eq_v": False}, tmp_path)
+    # Layers 1 and 2 (full, head_dim 6): without k_eq_v 1 KV head (num_global_key_value_heads
+    # is read only with it), K and V [1 x 6, 8] + bias 6 each; with it 2 KV heads, K only
+    # [2 x 6, 8] + bias 12.
+    assert total_params(plain) - total_params(cfg) == 2 * (2 * (6 * 8 + 6) - (12 * 8 + 12))
+    every = read({**data, "layer_types": ["full_attention"] * 3}, tmp_path)
+    assert every.keys_as_values == "all"
+    result = run("memory", "--hf-config", str(tmp_path / "config.json"), "--training",
+                 "--seq-len", "4")  # fmt: skip
+    assert result.exit_code == 2 and result.stdout == ""
+
+
 @pytest.mark.parametrize(
     ("field", "value"),
-    [("attention_k_eq_v", True), ("enable_moe_block", True)],
+    [("enable_moe_block", True)],
 )
 def test_uncounted_features_are_refused(field: str, value: Any, tmp_path: Path) -> None:
     """A feature not counted yet: exit 2, the field named, nothing on stdout."""

@@ -87,12 +87,15 @@ def attention_terms(cfg: ModelConfig, prefix: str = "") -> list[Term]:
         term(g, f"{prefix}V", "d_model x (n_kv_heads x head_dim)", d, kv),
         term(g, f"{prefix}O", "(n_heads x head_dim) x d_model", q, d),
     ]
+    no_v = cfg.keys_as_values == "all" and not prefix  # the keys serve as values
     if cfg.attention_bias:
         out.append(term(g, f"{prefix}b_Q", f"{two}n_heads x head_dim", cfg.q_proj_dim))
     if cfg.k_bias:
         out.append(term(g, f"{prefix}b_K", "n_kv_heads x head_dim", kv))
     if cfg.attention_bias:
         out.append(term(g, f"{prefix}b_V", "n_kv_heads x head_dim", kv))
+    if no_v:
+        out = [t for t in out if t.name not in ("V", "b_V")]
     if cfg.out_bias:
         out.append(term(g, f"{prefix}b_O", "d_model", d))
     return out + ([] if prefix else _sink_terms(cfg) + _position_projection_terms(cfg))

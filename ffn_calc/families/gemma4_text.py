@@ -19,10 +19,13 @@ New in Gemma 4, as data:
 - the last num_kv_shared_layers layers (default 0) reuse the keys and values of the last
   earlier layer of their type, as Gemma 3n's (kv_shared_layers: no k_proj, v_proj, k_norm,
   nothing cached); generate()'s prefill runs them over the prompt's last position only
-  (Gemma4TextModel._maybe_slice_kv_shared_inputs): kv_shared_prefill_last.
+  (Gemma4TextModel._maybe_slice_kv_shared_inputs): kv_shared_prefill_last;
+- attention_k_eq_v: the full-attention layers have no v_proj, their keys serve as values
+  (keys_as_values), with num_global_key_value_heads heads where per_layer_config is absent
+  (read only then, as Gemma4TextConfig does); K and V are still cached apart.
 
-Not counted (refused with the field named): keys doubling as values in the full-attention
-layers (attention_k_eq_v), the MoE block beside the MLP (enable_moe_block), the shared layers'
+Not counted (refused with the field named): the MoE block beside the MLP (enable_moe_block:
+a router with its own scales, fused experts, three more norms), the shared layers'
 double-wide MLP (use_double_wide_mlp with num_kv_shared_layers > 0), every layer shared (no
 layer to share from), and per_layer_config overrides other than head_dim and
 num_key_value_heads. No parameters: the embedding scales, `layer_scalar` (a buffer), the
@@ -65,10 +68,7 @@ PAD_DEFAULT: int | None = 0
 NAMING = gemma3n_text.NAMING
 
 # Features that change the count and are not modelled: (field, the value that is counted).
-UNCOUNTED = (
-    ("attention_k_eq_v", False),
-    ("enable_moe_block", False),
-)
+UNCOUNTED = (("enable_moe_block", False),)
 
 
 def _refuse_uncounted(r: Reader) -> None:
@@ -91,6 +91,9 @@ def _overrides(r: Reader, types: list[str]) -> dict[int, dict[str, Any]]:
     value = r.data.get("per_layer_config")
     if value is None:
         over: dict[str, Any] = {"head_dim": r.integer("global_head_dim", 512)}
+        kv = r.opt("num_global_key_value_heads")  # read where attention_k_eq_v only
+        if kv is not None and r.boolean("attention_k_eq_v", False):
+            over["num_key_value_heads"] = kv
         return {i: over for i, t in enumerate(types) if t == "full_attention"}
     bad = not isinstance(value, dict)
     out: dict[int, dict[str, Any]] = {}
@@ -170,6 +173,9 @@ def fields(r: Reader) -> dict[str, Any]:
             out["global_head_dim"] = g_hd
         if g_kv != kv:
             out["global_kv_heads"] = g_kv
+    if r.boolean("attention_k_eq_v", False) and "full_attention" in types:
+        # the full-attention layers have no v_proj: their keys serve as values
+        out["keys_as_values"] = "global" if windows.get("window_layers") else "all"
     out["kv_shared_layers"] = gemma3n_text.shared_layers(r, types, default=0)
     # generate()'s prefill runs them over the last position (_maybe_slice_kv_shared_inputs)
     out["kv_shared_prefill_last"] = bool(out["kv_shared_layers"])

@@ -430,6 +430,13 @@ class ModelFields(BaseModel):
         description="n_kv_heads of those global layers; unset: n_kv_heads.",
         exclude_if=lambda v: v is None,
     )
+    keys_as_values: Literal["global", "all"] | None = Field(
+        None,
+        description="Attention layers without a V projection, whose keys serve as their "
+        "values (Gemma 4's attention_k_eq_v): the global layers (those not in "
+        "window_layers) or all of them; the cache still holds keys and values apart.",
+        exclude_if=lambda v: v is None,
+    )
     per_layer_dim: PositiveInt | None = Field(
         None,
         description="Per-layer inputs (Gemma 3n, Gemma 4): each layer's slice of a second token table, "
