@@ -370,10 +370,13 @@ def test_keys_as_values(tmp_path: Path) -> None:
     cfg = read(data, tmp_path)
     assert (cfg.keys_as_values, cfg.global_kv_heads) == ("global", 2)
     plain = read({**data, "attention_k_eq_v": False}, tmp_path)
-    # Layers 1 and 2 (full, head_dim 6): without k_eq_v 1 KV head (num_global_key_value_heads
-    # is read only with it), K and V [1 x 6, 8] + bias 6 each; with it 2 KV heads, K only
-    # [2 x 6, 8] + bias 12.
-    assert total_params(plain) - total_params(cfg) == 2 * (2 * (6 * 8 + 6) - (12 * 8 + 12))
+    one = {k: v for k, v in data.items() if k != "num_global_key_value_heads"}
+    one_head = read(one, tmp_path)
+    # Layers 1 and 2 (full, head_dim 6, 1 KV head): without k_eq_v K and V [6, 8] + bias 6
+    # each, with it K only (num_global_key_value_heads is read only with k_eq_v).
+    assert total_params(plain) - total_params(one_head) == 2 * (6 * 8 + 6)
+    # With num_global_key_value_heads 2: K [2 x 6, 8] + bias 12 instead of [6, 8] + 6.
+    assert total_params(cfg) - total_params(one_head) == 2 * ((12 * 8 + 12) - (6 * 8 + 6))
     every = read({**data, "layer_types": ["full_attention"] * 3}, tmp_path)
     assert every.keys_as_values == "all"
     result = run("memory", "--hf-config", str(tmp_path / "config.json"), "--training",
