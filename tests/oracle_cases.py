@@ -1265,6 +1265,18 @@ _GEMMA4: Cases = {
         "per_layer_config": {"02": {"head_dim": 2, "num_key_value_heads": 2}},
         "tie_word_embeddings": False, "attention_bias": True,
     },
+    "gemma4_text 2 KV-shared layers of 5, per-layer inputs 2": {
+        "model_type": "gemma4_text", **_G4_TEXT, "num_hidden_layers": 5, "global_head_dim": 6,
+        "hidden_size_per_layer_input": 2, "sliding_window": 2, "num_kv_shared_layers": 2,
+        "layer_types": ["sliding_attention", "full_attention", "sliding_attention",
+                        "sliding_attention", "full_attention"],
+    },
+    "gemma4_text keys as values, 2 global KV heads, biased": {
+        "model_type": "gemma4_text", **_G4_TEXT, "global_head_dim": 6, "sliding_window": 2,
+        "attention_k_eq_v": True, "num_global_key_value_heads": 2, "attention_bias": True,
+        "hidden_size_per_layer_input": 2,
+        "layer_types": ["sliding_attention", "full_attention", "full_attention"],
+    },
     "gemma4 vision (pooling 2) and audio towers, untied": {
         "model_type": "gemma4", **_G4_IDS, "tie_word_embeddings": False,
         "text_config": {**_G4_TEXT, "model_type": "gemma4_text", "global_head_dim": 2,

@@ -59,6 +59,25 @@ def test_closed_form_equals_the_terms(tmp_path: Path) -> None:
     assert totals.flop_components(cfg, w) == flop_components(cfg, w)
 
 
+def test_per_layer_inputs_are_gemma4s(tmp_path: Path) -> None:
+    """One design for the per-layer inputs: Gemma 3n's are ModelConfig.per_layer_dim /
+    per_layer_vocab, as Gemma 4's (not layer or model parts), so they follow d_model and
+    n_layers wherever the model is resized."""
+    cfg = resolve_model(hf_config=write(CASE["hf_config"], tmp_path))
+    text = CASE["hf_config"]["text_config"]
+    d, layers = text["hidden_size"], text["num_hidden_layers"]
+    assert (cfg.per_layer_dim, cfg.per_layer_vocab) == (256, 262_144)  # E4B/E2B's sizes
+    parts = [p.name for p in [*cfg.layer_parts, *cfg.model_parts]]
+    assert not [name for name in parts if "per_layer" in name]
+    # Outside the layers: the table 262,144 x (L x 256), the projection d x (L x 256), its
+    # norm of 256 (Gemma3nTextModel's embed_tokens_per_layer, per_layer_model_projection,
+    # per_layer_projection_norm); in a layer: gate and projection d x 256 each, a norm of d.
+    assert sum(t.value for t in pm.per_layer_model_terms(cfg)) == (
+        262_144 * layers * 256 + d * layers * 256 + 256
+    )
+    assert sum(t.value for t in pm.per_layer_input_terms(cfg)) == 2 * d * 256 + d
+
+
 def test_kv_shared_layers_cache_nothing(tmp_path: Path) -> None:
     """Layers 20-34 reuse keys and values: 4 full layers (4, 9, 14, 19) cache the 1,000
     tokens, 16 sliding ones the last 511 (window 512); 2 kv heads x 256 x (K and V) each."""

@@ -116,7 +116,23 @@ def text_configs(draw: Any) -> dict[str, Any]:
     maybe(draw, out, "tie_word_embeddings", draw(st.booleans()))
     maybe(draw, out, "attention_bias", draw(st.booleans()))
     maybe(draw, out, "hidden_activation", draw(st.sampled_from(["gelu_pytorch_tanh", "silu"])))
+    if draw(st.booleans()):  # the full-attention layers without v_proj
+        out["attention_k_eq_v"] = True
+        maybe(draw, out, "num_global_key_value_heads",
+              draw(st.sampled_from([k for k in (1, 2, 4) if heads % k == 0])))  # fmt: skip
+    types = out.get("layer_types") or gemma4_types(layers)
+    types = [*types[:-1], "full_attention"]
+    # KV-shared layers: each type before them (kv_sharing_modes); with per-layer inputs only
+    # (without them, transformers 5.24.0's generate() fails in _maybe_slice_kv_shared_inputs).
+    shareable = [k for k in range(1, layers) if set(types[: layers - k]) == set(types)]
+    if shareable and out["hidden_size_per_layer_input"]:
+        maybe(draw, out, "num_kv_shared_layers", draw(st.sampled_from(shareable)))
     return out
+
+
+def gemma4_types(layers: int) -> list[str]:
+    """Gemma4TextConfig's default layer_types: five sliding layers in six."""
+    return ["sliding_attention" if (i + 1) % 6 else "full_attention" for i in range(layers)]
 
 
 @st.composite
@@ -313,9 +329,64 @@ def test_global_layers_and_per_layer_inputs_change_the_counts(tmp_path: Path) ->
     assert total_params(cfg) - total_params(off) == 48 * 9 + 8 * 9 + 3 + 3 * (2 * 8 * 3 + 8)
 
 
+def test_kv_shared_layers(tmp_path: Path) -> None:
+    """num_kv_shared_layers: the last layers reuse the keys and values of the last earlier
+    layer of their type (Gemma4TextConfig.kv_sharing_modes): no k_proj, v_proj, k_norm,
+    nothing cached; generate()'s prefill runs them over the last position only."""
+    data = case("gemma4_text 2 KV-shared layers of 5, per-layer inputs 2")
+    cfg = read(data, tmp_path)
+    assert (cfg.kv_shared_layers, cfg.kv_shared_prefill_last) == ([3, 4], True)
+    own = read({**data, "num_kv_shared_layers": 0}, tmp_path)
+    # Layer 3 (sliding, head_dim 4, 1 KV head) and layer 4 (full, global head_dim 6): K and V
+    # [1 x hd, 8] each and k_norm [hd] (Gemma4TextAttention without them when shared).
+    assert total_params(own) - total_params(cfg) == (2 * 8 * 4 + 4) + (2 * 8 * 6 + 6)
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {"num_kv_shared_layers": 3},  # every layer shared: no layer of any type computes K, V
+        {"num_kv_shared_layers": 1, "use_double_wide_mlp": True},  # shared layers' MLP x 2
+    ],
+)
+def test_uncountable_kv_sharing_is_refused(extra: dict[str, Any], tmp_path: Path) -> None:
+    """Sharing with nothing to share from, or the shared layers' double-wide MLP (one FFN
+    width per layer, not modelled): exit 2, the field named, nothing on stdout."""
+    data = {**case("gemma4_text global head_dim 6, per-layer inputs 3, last layer forced full"),
+            **extra}  # fmt: skip
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(data))
+    result = run("params", "--hf-config", str(path))
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert list(extra)[-1] in result.stderr
+
+
+def test_keys_as_values(tmp_path: Path) -> None:
+    """attention_k_eq_v: the full-attention layers have no v_proj (their keys serve as values,
+    Gemma4TextAttention.use_alternative_attention) and num_global_key_value_heads heads; the
+    sliding layers keep theirs; the cache still holds keys and values apart."""
+    data = case("gemma4_text keys as values, 2 global KV heads, biased")
+    cfg = read(data, tmp_path)
+    assert (cfg.keys_as_values, cfg.global_kv_heads) == ("global", 2)
+    plain = read({**data, "attention_k_eq_v": False}, tmp_path)
+    one = {k: v for k, v in data.items() if k != "num_global_key_value_heads"}
+    one_head = read(one, tmp_path)
+    # Layers 1 and 2 (full, head_dim 6, 1 KV head): without k_eq_v K and V [6, 8] + bias 6
+    # each, with it K only (num_global_key_value_heads is read only with k_eq_v).
+    assert total_params(plain) - total_params(one_head) == 2 * (6 * 8 + 6)
+    # With num_global_key_value_heads 2: K [2 x 6, 8] + bias 12 instead of [6, 8] + 6.
+    assert total_params(cfg) - total_params(one_head) == 2 * ((12 * 8 + 12) - (6 * 8 + 6))
+    every = read({**data, "layer_types": ["full_attention"] * 3}, tmp_path)
+    assert every.keys_as_values == "all"
+    result = run("memory", "--hf-config", str(tmp_path / "config.json"), "--training",
+                 "--seq-len", "4")  # fmt: skip
+    assert result.exit_code == 2 and result.stdout == ""
+
+
 @pytest.mark.parametrize(
     ("field", "value"),
-    [("num_kv_shared_layers", 1), ("attention_k_eq_v", True), ("enable_moe_block", True)],
+    [("enable_moe_block", True)],
 )
 def test_uncounted_features_are_refused(field: str, value: Any, tmp_path: Path) -> None:
     """A feature not counted yet: exit 2, the field named, nothing on stdout."""

@@ -117,7 +117,7 @@ def _projection_terms(cfg: ModelConfig, b: int, s_q: int, s_kv: int, prefix: str
     s = "T" if prefix == "cross " else "S"
     qw = "2 x (n_heads x head_dim)" if cfg.attention_output_gate else "(n_heads x head_dim)"
     src = "S" if prefix == "cross " else s
-    return [
+    out = [
         term(g, f"{prefix}Q", f"2 x B x {s} x d_model x {qw}", 2, b, s_q, d, cfg.q_proj_dim),
         term(
             g, f"{prefix}K", f"2 x B x {src} x d_model x (n_kv_heads x head_dim)", 2, b, s_kv, d, kv
@@ -127,6 +127,9 @@ def _projection_terms(cfg: ModelConfig, b: int, s_q: int, s_kv: int, prefix: str
         ),
         term(g, f"{prefix}O", f"2 x B x {s} x (n_heads x head_dim) x d_model", 2, b, s_q, q, d),
     ]
+    if cfg.keys_as_values == "all" and not prefix:  # the keys serve as values: no V
+        out = [t for t in out if t.name != "V"]
+    return out
 
 
 def score_terms(
@@ -308,7 +311,7 @@ def part_flop_terms(parts: list[Part], b: int, s: int) -> list[Term]:
 
 
 def per_layer_flop_terms(cfg: ModelConfig, b: int, s: int, sym: str = "S") -> list[Term]:
-    """A layer's per-layer input (Gemma 4): its gate d_model -> per_layer_dim and the
+    """A layer's per-layer input (Gemma 3n, Gemma 4): its gate d_model -> per_layer_dim and the
     projection back, over every position."""
     p = cfg.per_layer_dim
     if p is None:

@@ -372,6 +372,28 @@ def _head_flops(cfg: ModelConfig, batch: int, positions: int) -> int:
     return sum(t.value for t in fl.model_flop_terms(cfg, w) if t.group == "lm_head")
 
 
+def _shared(layers: list[fl.LayerFlops]) -> int:
+    """FLOPs of the KV-shared layers among `layers`."""
+    return sum(x.count * sum(t.value for t in x.terms) for x in layers if x.kind.kv_shared)
+
+
+def _last_only(cfg: ModelConfig, batch: int, prompt: int, causal: bool) -> int:
+    """The KV-shared layers over the prompt's last position only (kv_shared_prefill_last):
+    its projections, FFN and parts over one token, its scores against the keys of the layer
+    it shares them from, every prompt token (eager attention multiplies the whole masked row;
+    causal: the visible ones, as a decode step's)."""
+    out = []
+    for x in fl.layer_flops(cfg, fl.Workload(batch=batch, seq_len=1)):
+        if not x.kind.kv_shared:
+            continue
+        local = x.kind.is_local
+        keys = _attended(cfg, prompt - 1, local) if causal else prompt
+        terms = [t for t in x.terms if t.group != "attention_scores"]
+        terms += fl.score_terms(cfg.attending(local), batch, 1, keys, rows=None, cols="attended")
+        out.append(fl.LayerFlops(x.stack, x.count, terms, x.kind))
+    return _shared(out)
+
+
 def prefill_flops(
     cfg: ModelConfig, batch: int, prompt: int, *, causal: bool = False, lm_head: bool = True
 ) -> int:
@@ -383,6 +405,8 @@ def prefill_flops(
     no LM head."""
     w = prefill_workload(cfg, batch, prompt, causal=causal, lm_head=lm_head)
     full = fl.forward_flops(cfg, w)
+    if cfg.kv_shared_prefill_last and cfg.kv_shared_layers:
+        full += _last_only(cfg, batch, prompt, causal) - _shared(fl.layer_flops(cfg, w))
     if cfg.architecture == "encoder-decoder" or not lm_head:
         return full
     return full - _head_flops(cfg, batch, prompt) + _head_flops(cfg, batch, 1)

@@ -87,12 +87,15 @@ def attention_terms(cfg: ModelConfig, prefix: str = "") -> list[Term]:
         term(g, f"{prefix}V", "d_model x (n_kv_heads x head_dim)", d, kv),
         term(g, f"{prefix}O", "(n_heads x head_dim) x d_model", q, d),
     ]
+    no_v = cfg.keys_as_values == "all" and not prefix  # the keys serve as values
     if cfg.attention_bias:
         out.append(term(g, f"{prefix}b_Q", f"{two}n_heads x head_dim", cfg.q_proj_dim))
     if cfg.k_bias:
         out.append(term(g, f"{prefix}b_K", "n_kv_heads x head_dim", kv))
     if cfg.attention_bias:
         out.append(term(g, f"{prefix}b_V", "n_kv_heads x head_dim", kv))
+    if no_v:
+        out = [t for t in out if t.name not in ("V", "b_V")]
     if cfg.out_bias:
         out.append(term(g, f"{prefix}b_O", "d_model", d))
     return out + ([] if prefix else _sink_terms(cfg) + _position_projection_terms(cfg))
@@ -251,7 +254,7 @@ def _own_terms(cfg: ModelConfig, kind: LayerKind) -> list[Term]:
 
 
 def per_layer_input_terms(cfg: ModelConfig) -> list[Term]:
-    """A layer's share of the per-layer inputs (Gemma 4): the gate d_model -> per_layer_dim,
+    """A layer's share of the per-layer inputs (Gemma 3n, Gemma 4): the gate d_model -> per_layer_dim,
     the projection back and its norm."""
     p = cfg.per_layer_dim
     if p is None:
@@ -265,7 +268,7 @@ def per_layer_input_terms(cfg: ModelConfig) -> list[Term]:
 
 
 def per_layer_model_terms(cfg: ModelConfig) -> list[Term]:
-    """The per-layer inputs outside the layers (Gemma 4): the table of every layer's slice,
+    """The per-layer inputs outside the layers (Gemma 3n, Gemma 4): the table of every layer's slice,
     per_layer_vocab x (n_layers x per_layer_dim); the projection of the embeddings to the same
     width; its norm over per_layer_dim."""
     p = cfg.per_layer_dim

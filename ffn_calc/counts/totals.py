@@ -39,6 +39,7 @@ def _per_kind(cfg: ModelConfig) -> bool:
         cfg.global_head_dim is not None
         or cfg.global_kv_heads is not None
         or cfg.per_layer_dim is not None
+        or cfg.keys_as_values is not None
     )
 
 

@@ -68,6 +68,13 @@ def check(cfg: ModelConfig, par: Parallel) -> None:
                 "are counted."
             )
         )
+    if cfg.keys_as_values is not None:
+        raise UsageError(
+            _(
+                "--training: the stored activations of {model}'s layers whose keys serve as "
+                "values are not modelled; its parameters and FLOPs are counted."
+            ).format(model=cfg.name)
+        )
     if cfg.has_parts:
         raise UsageError(
             _(

@@ -5,22 +5,22 @@ Fixed by the architecture: four RMSNorms of [d_model] per layer (as Gemma 2), q_
 k_norm over head_dim (v_norm has no weight), a gated FFN without biases, rotary positions;
 `attention_bias` on Q, K, V and O alike. Beyond that layer, as data (layer_parts): AltUp
 (altup: correct_output_scale [d], correction_coefs [n, n], prediction_coefs [n^2, n],
-modality_router [n, d], router_norm [d]; n = altup_num_inputs), LAuReL (laurel: linear_left
-[r, d], linear_right [d, r], post_laurel_norm [d]; r = laurel_rank) and the per-layer input
-(per_layer_input_gate [p, d], per_layer_projection [d, p], post_per_layer_input_norm [d];
-p = hidden_size_per_layer_input). Outside the layers (model_parts): the per-layer token table
-embed_tokens_per_layer [vocab_size_per_layer_input, n_layers x p], per_layer_model_projection
-[n_layers x p, d], per_layer_projection_norm [p], and n - 1 altup_projections and
-altup_unembed_projections of [d, d] each. The last num_kv_shared_layers layers
+modality_router [n, d], router_norm [d]; n = altup_num_inputs) and LAuReL (laurel: linear_left
+[r, d], linear_right [d, r], post_laurel_norm [d]; r = laurel_rank). Outside the layers
+(model_parts): n - 1 altup_projections and altup_unembed_projections of [d, d] each. The
+per-layer inputs are Gemma 4's (ModelConfig.per_layer_dim = hidden_size_per_layer_input,
+per_layer_vocab = vocab_size_per_layer_input): the table embed_tokens_per_layer
+[vocab_size_per_layer_input, n_layers x p], per_layer_model_projection [n_layers x p, d],
+per_layer_projection_norm [p]; in each layer per_layer_input_gate [p, d], per_layer_projection
+[d, p], post_per_layer_input_norm [d]. The last num_kv_shared_layers layers
 (kv_shared_layers) reuse the keys and values of the last earlier layer of their attention
 type: no k_proj, v_proj or k_norm, nothing cached.
 
 Multiply-adds per token through the parts (FlopCounterMode, eager): modality_router twice
 (predict and correct), prediction_coefs and the prediction itself ([d, n] x [n, n] per token),
-correction_coefs, LAuReL's two matmuls, the per-layer gate and projection; outside the layers
-per_layer_model_projection and the 2 (n - 1) AltUp projections. No matmuls: the scalings,
-soft-capping, the Gaussian top-k of activation_sparsity_pattern (a mean and a deviation), the
-magnitude matching of the AltUp streams.
+correction_coefs, LAuReL's two matmuls; outside the layers the 2 (n - 1) AltUp projections.
+No matmuls: the scalings, soft-capping, the Gaussian top-k of activation_sparsity_pattern (a
+mean and a deviation), the magnitude matching of the AltUp streams.
 
 Class defaults (Gemma3nTextConfig, transformers 5.24.0) for absent fields: the E4B sizes.
 intermediate_size may be one width per layer: ffn-calc counts equal widths only.
@@ -28,6 +28,7 @@ intermediate_size may be one width per layer: ffn-calc counts equal widths only.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ffn_calc.errors import ConfigError
@@ -92,12 +93,12 @@ def width(r: Reader, layers: int) -> int:
     return int(value[0])
 
 
-def shared_layers(r: Reader, types: list[str]) -> list[int]:
-    """The last num_kv_shared_layers layers (default 15): each reuses the keys and values of
-    the last earlier layer of its type, which must exist for every type (the config's
-    kv_sharing_modes refuses a model where it does not)."""
+def shared_layers(r: Reader, types: list[str], default: int = 15) -> list[int]:
+    """The last num_kv_shared_layers layers (Gemma 3n's default 15, Gemma 4's 0): each reuses
+    the keys and values of the last earlier layer of its type, which must exist for every type
+    (the config's kv_sharing_modes refuses a model where it does not)."""
     layers = len(types)
-    k = r.index("num_kv_shared_layers", 15)
+    k = r.index("num_kv_shared_layers", default)
     if not k:
         return []
     first = layers - k
@@ -150,8 +151,11 @@ def fields(r: Reader, prefix: str = "model.") -> dict[str, Any]:
     p, vp = r.req("hidden_size_per_layer_input"), r.req("vocab_size_per_layer_input")
     check_padding(r, vp, PAD_DEFAULT)  # the per-layer table takes the same padding index
     # Their multiply-adds are per token (`per`), through every layer or once.
-    out["layer_parts"] = per_token(layer_parts(d, n, rank, p))
-    out["model_parts"] = per_token(model_parts(prefix, d, n, p, vp, layers))
+    out["layer_parts"] = per_token(layer_parts(d, n, rank))
+    out["model_parts"] = per_token(model_parts(prefix, d, n))
+    out["per_layer_dim"] = p  # the per-layer inputs, as Gemma 4's
+    if vp != out["vocab_size"]:
+        out["per_layer_vocab"] = vp
     out["kv_shared_layers"] = shared_layers(r, types)
     return out
 
@@ -160,9 +164,9 @@ def per_token(parts: list[Part]) -> list[Part]:
     return [x.model_copy(update={"per": "token"}) for x in parts]
 
 
-def layer_parts(d: int, n: int, rank: int, p: int) -> list[Part]:
-    """AltUp, LAuReL and the per-layer input of one layer, with the multiply-adds one token
-    costs through each (the prediction's [d, n] x [n, n] with prediction_coefs)."""
+def layer_parts(d: int, n: int, rank: int) -> list[Part]:
+    """AltUp and LAuReL of one layer, with the multiply-adds one token costs through each (the
+    prediction's [d, n] x [n, n] with prediction_coefs)."""
     return [
         Part(name="altup.correct_output_scale", group="norm", shape=[d]),
         Part(name="altup.correction_coefs.weight", group="ffn", shape=[n, n], macs=n * n),
@@ -173,21 +177,12 @@ def layer_parts(d: int, n: int, rank: int, p: int) -> list[Part]:
         Part(name="laurel.linear_left.weight", group="ffn", shape=[rank, d], macs=d * rank),
         Part(name="laurel.linear_right.weight", group="ffn", shape=[d, rank], macs=rank * d),
         Part(name="laurel.post_laurel_norm.weight", group="norm", shape=[d]),
-        Part(name="per_layer_input_gate.weight", group="ffn", shape=[p, d], macs=d * p),
-        Part(name="per_layer_projection.weight", group="ffn", shape=[d, p], macs=p * d),
-        Part(name="post_per_layer_input_norm.weight", group="norm", shape=[d]),
     ]  # fmt: skip
 
 
-def model_parts(prefix: str, d: int, n: int, p: int, vp: int, layers: int) -> list[Part]:
-    """The per-layer token table and projection, and the AltUp stream projections."""
-    lp = layers * p
-    out = [
-        Part(name=f"{prefix}embed_tokens_per_layer.weight", group="embedding", shape=[vp, lp]),
-        Part(name=f"{prefix}per_layer_model_projection.weight", group="embedding",
-             shape=[lp, d], macs=d * lp),
-        Part(name=f"{prefix}per_layer_projection_norm.weight", group="norm", shape=[p]),
-    ]  # fmt: skip
+def model_parts(prefix: str, d: int, n: int) -> list[Part]:
+    """The AltUp stream projections (n - 1 each way)."""
+    out: list[Part] = []
     for table in ("altup_projections", "altup_unembed_projections"):
         out += [
             Part(name=f"{prefix}{table}.{k}.weight", group="embedding", shape=[d, d], macs=d * d)
@@ -196,5 +191,14 @@ def model_parts(prefix: str, d: int, n: int, p: int, vp: int, layers: int) -> li
     return out
 
 
+# Gemma 2's names, and the per-layer inputs' tables under the base model (as Gemma 4's).
+NAMING = replace(
+    gemma2.NAMING,
+    per_layer_table="model.embed_tokens_per_layer",
+    per_layer_projection="model.per_layer_model_projection",
+    per_layer_projection_norm="model.per_layer_projection_norm",
+)
+
+
 def naming(cfg: ModelConfig) -> Naming:
-    return gemma2.NAMING  # q_norm / k_norm: Naming's self_attn.q_norm / k_norm
+    return NAMING  # q_norm / k_norm: Naming's self_attn.q_norm / k_norm

@@ -15,22 +15,29 @@ New in Gemma 4, as data:
   projection `per_layer_model_projection` [n_layers x 256, d_model] and its norm
   (`per_layer_projection_norm` [256]); in each layer `per_layer_input_gate` [256, d_model],
   `per_layer_projection` [d_model, 256] and `post_per_layer_input_norm` [d_model]:
-  ModelConfig.per_layer_dim / per_layer_vocab.
+  ModelConfig.per_layer_dim / per_layer_vocab (Gemma 3n's too);
+- the last num_kv_shared_layers layers (default 0) reuse the keys and values of the last
+  earlier layer of their type, as Gemma 3n's (kv_shared_layers: no k_proj, v_proj, k_norm,
+  nothing cached); generate()'s prefill runs them over the prompt's last position only
+  (Gemma4TextModel._maybe_slice_kv_shared_inputs): kv_shared_prefill_last;
+- attention_k_eq_v: the full-attention layers have no v_proj, their keys serve as values
+  (keys_as_values), with num_global_key_value_heads heads where per_layer_config is absent
+  (read only then, as Gemma4TextConfig does); K and V are still cached apart.
 
-Not counted (refused with the field named): layers that reuse another layer's keys and
-values (num_kv_shared_layers > 0), keys doubling as values (attention_k_eq_v), the MoE block
-beside the MLP (enable_moe_block), and per_layer_config overrides other than head_dim and
+Not counted (refused with the field named): the MoE block beside the MLP (enable_moe_block:
+a router with its own scales, fused experts, three more norms), the shared layers'
+double-wide MLP (use_double_wide_mlp with num_kv_shared_layers > 0), every layer shared (no
+layer to share from), and per_layer_config overrides other than head_dim and
 num_key_value_heads. No parameters: the embedding scales, `layer_scalar` (a buffer), the
 soft-capping.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any
 
 from ffn_calc.errors import ConfigError
-from ffn_calc.families import gemma2
+from ffn_calc.families import gemma3n_text
 from ffn_calc.families.base import (
     GATED_ACT,
     Reader,
@@ -57,20 +64,11 @@ DEFAULTS: dict[str, int | None] = {
 # Its token embeddings take pad_token_id (class default 0) as padding_idx.
 PAD_DEFAULT: int | None = 0
 
-# Gemma 2's names, and the per-layer inputs' tables under the base model.
-NAMING = replace(
-    gemma2.NAMING,
-    per_layer_table="model.embed_tokens_per_layer",
-    per_layer_projection="model.per_layer_model_projection",
-    per_layer_projection_norm="model.per_layer_projection_norm",
-)
+# Gemma 2's names, and the per-layer inputs' tables under the base model (as Gemma 3n's).
+NAMING = gemma3n_text.NAMING
 
 # Features that change the count and are not modelled: (field, the value that is counted).
-UNCOUNTED = (
-    ("num_kv_shared_layers", 0),
-    ("attention_k_eq_v", False),
-    ("enable_moe_block", False),
-)
+UNCOUNTED = (("enable_moe_block", False),)
 
 
 def _refuse_uncounted(r: Reader) -> None:
@@ -93,6 +91,9 @@ def _overrides(r: Reader, types: list[str]) -> dict[int, dict[str, Any]]:
     value = r.data.get("per_layer_config")
     if value is None:
         over: dict[str, Any] = {"head_dim": r.integer("global_head_dim", 512)}
+        kv = r.opt("num_global_key_value_heads")  # read where attention_k_eq_v only
+        if kv is not None and r.boolean("attention_k_eq_v", False):
+            over["num_key_value_heads"] = kv
         return {i: over for i, t in enumerate(types) if t == "full_attention"}
     bad = not isinstance(value, dict)
     out: dict[int, dict[str, Any]] = {}
@@ -172,6 +173,23 @@ def fields(r: Reader) -> dict[str, Any]:
             out["global_head_dim"] = g_hd
         if g_kv != kv:
             out["global_kv_heads"] = g_kv
+    if r.boolean("attention_k_eq_v", False) and "full_attention" in types:
+        # the full-attention layers have no v_proj: their keys serve as values
+        out["keys_as_values"] = "global" if windows.get("window_layers") else "all"
+    out["kv_shared_layers"] = gemma3n_text.shared_layers(r, types, default=0)
+    # generate()'s prefill runs them over the last position (_maybe_slice_kv_shared_inputs)
+    out["kv_shared_prefill_last"] = bool(out["kv_shared_layers"])
+    if out["kv_shared_layers"] and r.data.get("use_double_wide_mlp") not in (None, False):
+        # the shared layers' MLP twice as wide: one FFN width per layer, not modelled
+        raise ConfigError(
+            _(
+                "{where}: {field} = {value}: not counted yet for {family} (only {counted})."
+            ).format(
+                where=r.where("use_double_wide_mlp"), field="use_double_wide_mlp",
+                value=shown(r.data["use_double_wide_mlp"]), family="gemma4_text",
+                counted=shown(False),
+            )
+        )  # fmt: skip
     key = "hidden_size_per_layer_input"
     if r.data.get(key, 256) not in (0, None):  # 0 or null turns the per-layer inputs off
         out["per_layer_dim"] = r.integer(key, 256)

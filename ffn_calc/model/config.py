@@ -389,14 +389,16 @@ class ModelConfig(ModelFields):
     def attending(self, local: bool) -> ModelConfig:
         """The model as one kind of its layers sees it: the local layers' (itself), or the
         global layers' with their own head_dim and n_kv_heads (global_head_dim,
-        global_kv_heads) where they differ."""
-        if local or (self.global_head_dim is None and self.global_kv_heads is None):
+        global_kv_heads, keys_as_values) where they differ."""
+        own = self.global_head_dim is None and self.global_kv_heads is None
+        if local or (own and self.keys_as_values != "global"):
             return self
         update = {
             "head_dim": self.global_head_dim or self.head_size,
             "n_kv_heads": self.global_kv_heads or self.kv_heads,
             "global_head_dim": None,
             "global_kv_heads": None,
+            "keys_as_values": self.keys_as_values and "all",  # their keys serve as values
         }
         return self.model_copy(update=update)
 

@@ -430,9 +430,16 @@ class ModelFields(BaseModel):
         description="n_kv_heads of those global layers; unset: n_kv_heads.",
         exclude_if=lambda v: v is None,
     )
+    keys_as_values: Literal["global", "all"] | None = Field(
+        None,
+        description="Attention layers without a V projection, whose keys serve as their "
+        "values (Gemma 4's attention_k_eq_v): the global layers (those not in "
+        "window_layers) or all of them; the cache still holds keys and values apart.",
+        exclude_if=lambda v: v is None,
+    )
     per_layer_dim: PositiveInt | None = Field(
         None,
-        description="Per-layer inputs (Gemma 4): each layer's slice of a second token table, "
+        description="Per-layer inputs (Gemma 3n, Gemma 4): each layer's slice of a second token table, "
         "per_layer_vocab x (n_layers x per_layer_dim), plus its projection from the "
         "embeddings, d_model x (n_layers x per_layer_dim); each layer gates its slice "
         "(d_model x per_layer_dim) and projects it back (per_layer_dim x d_model).",
@@ -467,8 +474,14 @@ class ModelFields(BaseModel):
     kv_shared_layers: list[int] = Field(
         [],
         description="Decoder layers (0-based) that reuse the keys and values of an earlier "
-        "layer (Gemma 3n's num_kv_shared_layers): no K and V projections, no K norm, "
-        "nothing cached.",
+        "layer (Gemma 3n's and Gemma 4's num_kv_shared_layers): no K and V projections, "
+        "no K norm, nothing cached.",
+        exclude_if=lambda v: not v,
+    )
+    kv_shared_prefill_last: bool = Field(
+        False,
+        description="generate()'s prefill runs the kv_shared_layers over the prompt's last "
+        "position only, which attends to every prompt token (Gemma 4).",
         exclude_if=lambda v: not v,
     )
     not_counted: list[Uncounted] = Field(

@@ -388,6 +388,15 @@ def _check_per_layer(cfg: ModelConfig) -> None:
             N_("global_head_dim and global_kv_heads apply to a decoder-only model of standard "
                "attention whose other layers attend locally (window_layers)")
         )  # fmt: skip
+    if cfg.keys_as_values is not None and (
+        cfg.attention != "standard"
+        or cfg.layer_mixers
+        or (cfg.keys_as_values == "global" and not cfg.window_layers)
+    ):
+        raise InvariantError(
+            N_("keys_as_values applies to standard attention layers ('global': beside "
+               "window_layers)")
+        )  # fmt: skip
     g = cfg.global_kv_heads
     if g is not None and (g > cfg.n_heads or cfg.n_heads % g):
         raise InvariantError(

@@ -136,12 +136,14 @@ class _Walker:
             self.linear(p + names[0], d, cfg.q_proj_dim, g, q_rows, proj, cfg.attention_bias,
                         conv1d=nm.conv1d)  # fmt: skip
             ranges, runs = self.own_kv(cross)
-            self.linear(p + names[1], d, kv, g, kv_rows, proj, cfg.k_bias, conv1d=nm.conv1d)
-            self.linear(p + names[2], d, kv, g, kv_rows, proj, cfg.attention_bias, conv1d=nm.conv1d)
+            # keys_as_values: no V projection, the keys serve as values
+            kv_names = names[1:2] if cfg.keys_as_values == "all" and not cross else names[1:3]
+            for name, bias in zip(kv_names, (cfg.k_bias, cfg.attention_bias), strict=False):
+                self.linear(p + name, d, kv, g, kv_rows, proj, bias, conv1d=nm.conv1d)
             self.ranges, self.runs = ranges, runs
             with self.dropped(cross):  # the shared layers' copies a checkpoint may hold
-                self.linear(p + names[1], d, kv, g, 0, proj, cfg.k_bias, conv1d=nm.conv1d)
-                self.linear(p + names[2], d, kv, g, 0, proj, cfg.attention_bias, conv1d=nm.conv1d)
+                for name, bias in zip(kv_names, (cfg.k_bias, cfg.attention_bias), strict=False):
+                    self.linear(p + name, d, kv, g, 0, proj, bias, conv1d=nm.conv1d)
         self.linear(p + names[3], q, d, g, q_rows, proj, cfg.out_bias, conv1d=nm.conv1d)
         if not cross:
             self.qk_norms(p)
