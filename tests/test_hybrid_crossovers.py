@@ -18,6 +18,7 @@ from conftest import run
 from ffn_calc import load
 from ffn_calc.counts import flops as fl
 from ffn_calc.counts import reach as rc
+from ffn_calc.counts.grid import scaled
 
 PRESETS = Path(__file__).resolve().parents[1] / "presets"
 
@@ -248,7 +249,7 @@ def test_grid_on_a_hybrid_keeps_the_mixer_sizes() -> None:
     """--grid scales d_model: the scaled design keeps its nested sizes (Mamba-2's) as models,
     not as the dicts model_dump makes of them (a traceback before)."""
     cfg = load(config=toml("granite-4.0-h-tiny"))
-    small = fl.scaled(cfg, 512)
+    small = scaled(cfg, 512)
     assert small.mamba2 == cfg.mamba2 and small.d_model == 512
     r = run("crossover", "--grid", "--config", toml("granite-4.0-h-tiny"))
     assert r.exit_code == 0 and "d=512" in r.stdout and "whole model's scores" in r.stdout

@@ -180,7 +180,7 @@ def test_compare_keeps_a_model_without_crossovers() -> None:
 def test_grid_keeps_the_mixer_sizes() -> None:
     """crossover --grid redraws the design at other widths: a hybrid's mixer sizes stay
     sizes (Nemotron-H's Mamba-2 at d_model 256 is still 128 heads of 64)."""
-    from ffn_calc.counts.flops import scaled
+    from ffn_calc.counts.grid import scaled
 
     small = scaled(load(preset="nemotron-h-8b"), 256)
     assert small.mamba2 is not None and (small.mamba2.heads, small.mamba2.head_dim) == (128, 64)

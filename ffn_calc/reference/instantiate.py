@@ -1,10 +1,9 @@
 """Torch-free instantiation: every parameter tensor and every matmul of one forward pass.
 
 Built by walking the architecture (stacks, layers, modules) and giving each module the
-name and storage layout of the family's reference implementation (Hugging Face
-`transformers` for gpt2 / llama / mistral / mixtral / qwen2 / bert, `torch.nn.Transformer`
-for the original Transformer). It never calls the closed-form formulas in counts/params.py and
-counts/flops.py, so the two can check each other (`ffn-calc verify`).
+name and storage layout of the family's reference implementation (transformers' class, or
+`torch.nn.Transformer` for the original Transformer). It never calls the closed-form formulas
+in counts/, so the two can check each other (`ffn-calc verify`).
 
 Identical layers and experts are described once: a name is a template such as
 `model.layers.{i}.mlp.experts.{e}.w1.weight` with the range of each index (`{i}` over the
@@ -33,6 +32,7 @@ from ffn_calc.reference.inventory import (
     spell,
     values,
 )
+from ffn_calc.reference.towers import windowed
 
 
 def naming_for(cfg: ModelConfig) -> Naming:
@@ -593,34 +593,8 @@ def _tower(inv: Inventory, tower: Tower, images: int) -> None:
             rows = images * tower.units(p.per)  # per image, token, merged or output token
             inv.matmuls.append(Matmul(p.name.removesuffix(".weight"), component, rows, p.macs, 1))
     if images:
-        inv.matmuls += [replace(m, component=tower.name) for m in _windowed(tower, own.matmuls)]
+        inv.matmuls += [replace(m, component=tower.name) for m in windowed(tower, own.matmuls)]
     if images and tower.pooling_macs:  # a weightless pooling matmul (Gemma 4's pooler)
         inv.matmuls.append(
             Matmul(f"{tower.prefix}pooler", tower.name, images, tower.pooling_macs, 1)
         )
-
-
-def _windowed(tower: Tower, matmuls: list[Matmul]) -> list[Matmul]:
-    """The stack's matmuls, a grid tower's windowed layers' scores over each window of the
-    image (its other layers' over the whole image)."""
-    g = tower.grid
-    layers = tower.stack.n_layers
-    windowed = tuple(sorted({i for i in (g.window_layers if g else []) if i < layers}))
-    if not windowed:
-        return matmuls
-    full = tuple(i for i in range(layers) if i not in windowed)
-    out: list[Matmul] = []
-    for m in matmuls:
-        qk, av = m.name.endswith("scores QK^T"), m.name.endswith("scores AV")
-        if not (qk or av):
-            out.append(m)
-            continue
-        (key, _), *rest = m.ranges
-        if full:
-            out.append(replace(m, ranges=((key, full), *rest)))
-        for n in tower.windows():  # [n, hq] x [hq, n], then [n, n] x [n, hv]
-            m_n_k = (n, m.k, n) if qk else (n, n, m.n)
-            out.append(
-                replace(m, m=m_n_k[0], k=m_n_k[1], n=m_n_k[2], ranges=((key, windowed), *rest))
-            )
-    return out

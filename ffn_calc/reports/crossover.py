@@ -10,6 +10,7 @@ from pydantic import Field, PrivateAttr
 
 from ffn_calc.counts import flops as fl
 from ffn_calc.counts import reach as rc
+from ffn_calc.counts.grid import scaled, sweep_lengths
 from ffn_calc.errors import UsageError
 from ffn_calc.i18n.translate import N_, _, say
 from ffn_calc.model.config import ModelConfig
@@ -201,7 +202,7 @@ def crossover_report(
     limit = fl.crossover_limit(cfg)
     found = [v for v in points.values() if v is not None and v > 0]
     lengths: dict[Fraction, list[str]] = {
-        Fraction(s): [] for s in fl.sweep_lengths(found or [Fraction(limit or 1)])
+        Fraction(s): [] for s in sweep_lengths(found or [Fraction(limit or 1)])
     }
     for key, s in points.items():
         if s is not None and s > 0:
@@ -258,11 +259,11 @@ def grid_report(
     causal: the scores over the S(S+1)/2 visible pairs, as the crossover with --causal.
     A model with no crossover is refused as itself, not as one of its widths."""
     fl.check_linear_scores(cfg)
-    scaled = [fl.scaled(cfg, d) for d in d_models]
-    pts = [fl.per_token(c) for c in scaled]
+    widths = [scaled(cfg, d) for d in d_models]
+    pts = [fl.per_token(c) for c in widths]
     ratios = [[share(p.scores(s, causal), p.ffn) for p in pts] for s in seq_lens]
     return GridReport(
-        causal=causal, d_models=d_models, d_ff=[c.d_ff for c in scaled], seq_lens=seq_lens,
+        causal=causal, d_models=d_models, d_ff=[c.d_ff for c in widths], seq_lens=seq_lens,
         ratios=ratios, scores_vs_ffn=[num(fl.solve(p, p.ffn, causal)) for p in pts],
         scores_vs_ffn_exact=[exact(fl.solve(p, p.ffn, causal)) for p in pts],
     )  # fmt: skip

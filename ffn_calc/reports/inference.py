@@ -10,6 +10,7 @@ from pydantic import Field
 from ffn_calc.counts import flops as fl
 from ffn_calc.counts import inference as inf
 from ffn_calc.counts import reach as rc
+from ffn_calc.counts.grid import sweep_lengths
 from ffn_calc.counts.mixers.state import FP32, state_dtype
 from ffn_calc.i18n.translate import N_, say
 from ffn_calc.model.config import ModelConfig
@@ -486,7 +487,6 @@ def _sweep(steps: rc.DecodeSteps, points: dict[str, Fraction | None]) -> list[Cr
     """One decode step of one layer at powers of two around the crossovers reached (and
     around the context where a local layer's scores stop growing), at those crossovers and
     at that context; none past the position table."""
-    from ffn_calc.counts import flops as fl
 
     found = {k: v for k, v in points.items() if v is not None and v > 0}
     anchors = list(found.values())
@@ -495,7 +495,7 @@ def _sweep(steps: rc.DecodeSteps, points: dict[str, Fraction | None]) -> list[Cr
     if not anchors and steps.max_context is not None:
         anchors = [Fraction(steps.max_context)]
     lengths: dict[Fraction, list[str]] = {
-        Fraction(x): [] for x in fl.sweep_lengths(anchors or [Fraction(1)])
+        Fraction(x): [] for x in sweep_lengths(anchors or [Fraction(1)])
     }
     if steps.stops_at:
         lengths.setdefault(Fraction(steps.stops_at), [])

@@ -9,6 +9,7 @@ from pydantic import Field, PrivateAttr
 
 from ffn_calc.counts import params as pm
 from ffn_calc.counts import training as tr
+from ffn_calc.counts.grid import sweep_lengths
 from ffn_calc.i18n.translate import N_, Text, say
 from ffn_calc.model.config import ModelConfig
 from ffn_calc.reports.base import KindResult, Number, Result, english, exact, num
@@ -351,10 +352,9 @@ def _sweep(
 ) -> list[dict[str, int]]:
     """One layer's stored activations per component at powers of two around the crossover,
     up to the learned position table where the model has one."""
-    from ffn_calc.counts import flops as fl
 
     limit = cfg.position_limit
-    lengths = fl.sweep_lengths([cross])
+    lengths = sweep_lengths([cross])
     if limit is not None:  # no row past the learned position table
         lengths = sorted(
             {s for s in lengths if s <= limit} | ({limit} if limit < max(lengths) else set())
