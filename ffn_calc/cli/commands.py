@@ -219,7 +219,7 @@ def crossover_cmd(
     if decode:
         if grid or causal:
             raise UsageError(_("--grid and --causal apply to the prefill crossover, not --decode."))
-        from ffn_calc.reports.inference import decode_crossover_report
+        from ffn_calc.reports.decode_crossover import decode_crossover_report
 
         _generates(model, "--decode")
         dr = decode_crossover_report(model, batch, context)

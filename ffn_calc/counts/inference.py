@@ -424,3 +424,27 @@ def _bends(cfg: ModelConfig) -> set[int]:
     """Contexts from which a local layer's attended tokens stop growing."""
     window = cfg.attention_window or 0
     return {window - 1} if window > 1 else set()
+
+
+def tensor_bytes(elements: int, dtype: str) -> int:
+    """Bytes of one tensor of `elements` in `dtype`, int4 packed two to a byte (rounded up)."""
+    b = elements * DTYPE_BYTES[dtype]
+    return -(-b.numerator // b.denominator)
+
+
+def layer_cache_bytes(cfg: ModelConfig, kind: KvKind, dtype: str) -> int:
+    """One layer's cache in bytes: each cached tensor (key and value, or MLA's latent and
+    rotary key, over the whole batch) rounded up on its own, as a packed int4 tensor is."""
+    rows = kind.elements // kind.per_token if kind.per_token else 0  # batch x cached tokens
+    return sum(tensor_bytes(rows * width, dtype) for width in kind_tensors(cfg, kind))
+
+
+def cache_bytes(cfg: ModelConfig, batch: int, context: int, dtype: str) -> int:
+    """The whole cache in bytes: the sum over every cached tensor of its rounded bytes, the
+    constant-size states of recurrent and convolution mixers included."""
+    states = sum(
+        k.count * sum(tensor_bytes(n, dtype) for _, n in k.tensors) for k in state_kinds(cfg, batch)
+    )
+    return states + sum(
+        k.count * layer_cache_bytes(cfg, k, dtype) for k in kv_kinds(cfg, batch, context, None)
+    )
