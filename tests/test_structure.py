@@ -124,6 +124,8 @@ def test_a_command_loads_only_the_mixers_it_counts() -> None:
 @pytest.mark.parametrize(
     ("args", "unused"),
     [
+        (("params", "--preset", "gemma-3-4b", "-f", "json"),
+         {"ffn_calc.counts.flops", "ffn_calc.counts.inference", "ffn_calc.counts.reach"}),
         (("kv", "--preset", "llama-3-8b", "--context", "8192"),
          {"ffn_calc.reports.crossover", "ffn_calc.reports.decode_crossover", "ffn_calc.counts.reach"}),
         (("memory", "--preset", "llama-3-8b", "-f", "json"),
