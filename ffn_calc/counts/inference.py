@@ -31,8 +31,8 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
-from ffn_calc.counts import flops as fl
 from ffn_calc.counts.compressed import compressed_decode_terms, decode_entries, entries_flops
 from ffn_calc.counts.mixers import counts_of
 from ffn_calc.counts.terms import Term, decoder_symbols, term
@@ -48,6 +48,9 @@ from ffn_calc.model.layer_kinds import (
     layer_kinds,
     local_kind,
 )
+
+if TYPE_CHECKING:  # the FLOP counts load with the first FLOP question, not with `kv` or `memory`
+    from ffn_calc.counts import flops as fl
 
 # Bytes per cached element (or weight): the dtypes' bits / 8.
 DTYPE_BYTES: dict[str, Fraction] = {k: Fraction(bits, 8) for k, bits in DTYPE_BITS.items()}
@@ -237,6 +240,8 @@ def decode_layer_terms(
     """One decode step of one layer: `base` (its FLOPs over one token) with the scores over the
     attended tokens, MLA's re-expansion of the cache, no cross-attention K/V, and (unless
     `compressed` is false) the work on the compressed entries of compressed attention."""
+    from ffn_calc.counts import flops as fl
+
     b, h, g = batch, cfg.n_heads, "attention_scores"
     a = _attended(cfg, context, local)
     out = [t for t in base.terms if t.group != g and t.name not in ("cross K", "cross V")]
@@ -282,6 +287,8 @@ def decode_layers(
 ) -> list[DecodeLayer]:
     """One decode step per layer kind (the decoder's; an encoder is not run again);
     `compressed` false: without the work on compressed entries (decode_layer_terms)."""
+    from ffn_calc.counts import flops as fl
+
     kv_kinds(cfg, batch, context, source_len)  # the same checks of the model and options
     w = fl.Workload(batch=batch, seq_len=1, target_len=1)
     by_kind = {(x.stack, x.kind): x for x in fl.layer_flops(cfg, w) if x.stack == "decoder"}
@@ -314,6 +321,8 @@ def decode_components(
 ) -> dict[str, int]:
     """One decode step's FLOPs per contract component (the LM head over B new tokens; none
     with lm_head=False; compressed false: without the work on compressed entries)."""
+    from ffn_calc.counts import flops as fl
+
     out = dict.fromkeys(fl.FLOP_COMPONENTS, 0)
     for layer in decode_layers(cfg, batch, context, source_len, compressed):
         for t in layer.terms:
@@ -352,6 +361,8 @@ def prefill_workload(
 ) -> fl.Workload:
     """The forward pass over the prompt that generate() starts with (an encoder-decoder
     model's decoder runs one token)."""
+    from ffn_calc.counts import flops as fl
+
     encdec = cfg.architecture == "encoder-decoder"
     return fl.Workload(
         batch=batch,
@@ -365,6 +376,8 @@ def prefill_workload(
 
 def _head_flops(cfg: ModelConfig, batch: int, positions: int) -> int:
     """The LM head (and a masked-LM head's transform) over `positions` per sequence."""
+    from ffn_calc.counts import flops as fl
+
     w = fl.Workload(batch=batch, seq_len=positions)
     return sum(t.value for t in fl.model_flop_terms(cfg, w) if t.group == "lm_head")
 
@@ -378,6 +391,8 @@ def prefill_flops(
     Encoder-decoder: the encoder over the prompt and the decoder over its start token.
     causal: the prompt's self-attention scores over the visible pairs only; lm_head=False:
     no LM head."""
+    from ffn_calc.counts import flops as fl
+
     w = prefill_workload(cfg, batch, prompt, causal=causal, lm_head=lm_head)
     full = fl.forward_flops(cfg, w)
     if cfg.architecture == "encoder-decoder" or not lm_head:

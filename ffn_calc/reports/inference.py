@@ -7,7 +7,6 @@ from typing import ClassVar
 
 from pydantic import Field
 
-from ffn_calc.counts import flops as fl
 from ffn_calc.counts import inference as inf
 from ffn_calc.counts.inference import layer_cache_bytes as _layer_bytes
 from ffn_calc.counts.inference import tensor_bytes as _bytes
@@ -225,6 +224,7 @@ def generation_report(
 ) -> GenerationReport:
     """generate() for `new` tokens; unit "macs" reports multiply-adds, causal counts the
     prefill's visible pairs only, lm_head=False leaves out the head."""
+    from ffn_calc.counts import flops as fl
     from ffn_calc.reports.flops import check_workload, conventions
 
     inf.kv_kinds(cfg, batch, prompt, None)  # a model that generates, first
