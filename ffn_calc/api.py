@@ -33,9 +33,9 @@ from ffn_calc.reports.base import Result
 if TYPE_CHECKING:
     from ffn_calc.reports.compare import CompareReport
     from ffn_calc.reports.crossover import CrossoverReport
+    from ffn_calc.reports.decode_crossover import DecodeCrossoverReport
     from ffn_calc.reports.flops import FlopsReport
     from ffn_calc.reports.inference import (
-        DecodeCrossoverReport,
         DecodeReport,
         GenerationReport,
         KvReport,
@@ -255,7 +255,7 @@ def decode_crossover(
     """`ffn-calc crossover --decode`: the context where decode-time scores overtake the FFN
     (a hybrid: also each layer kind's, and the cache's states against its keys and values,
     at `context` too)."""
-    from ffn_calc.reports.inference import decode_crossover_report
+    from ffn_calc.reports.decode_crossover import decode_crossover_report
 
     return decode_crossover_report(
         _model(model), _size("batch", batch), _optional_size("context", context)

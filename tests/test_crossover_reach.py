@@ -22,7 +22,8 @@ from hypothesis import strategies as st
 
 from ffn_calc.families.resolve import resolve_model
 from ffn_calc.reports.crossover import crossover_report
-from ffn_calc.reports.inference import decode_crossover_report, decode_report
+from ffn_calc.reports.decode_crossover import decode_crossover_report
+from ffn_calc.reports.inference import decode_report
 
 PARTS = ("attention_projections", "attention_scores", "ffn")
 KEYS = ("scores_vs_ffn", "scores_vs_projections", "scores_vs_dense")

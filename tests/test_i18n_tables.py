@@ -275,6 +275,7 @@ def test_every_convention_of_the_inference_reports_is_made_of_messages() -> None
     import ffn_calc
     from ffn_calc.i18n.translate import Text
     from ffn_calc.reports import crossover as cr
+    from ffn_calc.reports import decode_crossover as dc
     from ffn_calc.reports import inference as ir
     from ffn_calc.reports import memory as mr
 
@@ -283,7 +284,7 @@ def test_every_convention_of_the_inference_reports_is_made_of_messages() -> None
         ir.kv_report(cfg, 1, 100, "bf16"),
         ir.decode_report(cfg, 1, 100, unit="macs", lm_head=False),
         ir.generation_report(cfg, 1, 16, 4, causal=True),
-        ir.decode_crossover_report(cfg, 1),
+        dc.decode_crossover_report(cfg, 1),
         mr.memory_report(cfg, "bf16", 80 * 10**9, 1, None),
         cr.crossover_report(cfg, causal=True),
     ]

@@ -18,8 +18,9 @@ from ffn_calc import load
 from ffn_calc.counts import roofline as rl
 from ffn_calc.counts.flops import Workload, flop_components
 from ffn_calc.counts.inference import decode_components
-from ffn_calc.counts.mixers import MIXER_COUNTS
+from ffn_calc.counts.mixers import counts_of
 from ffn_calc.model.config import ModelConfig
+from ffn_calc.model.layer_kinds import MIXERS
 
 BF16 = rl.Dtypes()
 FRONTIER = {
@@ -75,7 +76,7 @@ def test_every_mixer_term_has_a_bytes_rule(tmp_path: Path) -> None:
     for name in HYBRIDS:
         cfg = model(name, tmp_path)
         for kind in {k for k in cfg.layer_mixers}:
-            counts = next((c for m, c in MIXER_COUNTS.items() if m.name == kind), None)
+            counts = counts_of(MIXERS.get(kind))
             if counts is None or counts.traffic is None:
                 continue
             for decode, terms in ((False, counts.prefill(cfg, 1, 700, False)),

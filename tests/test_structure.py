@@ -96,6 +96,56 @@ def test_a_command_imports_only_the_family_it_uses() -> None:
     assert out.strip() == "[]"
 
 
+LOADED = (
+    "import sys, io, contextlib\n"
+    "from ffn_calc.cli import main\n"
+    "sys.argv = ['ffn-calc', {args}]\n"
+    "with contextlib.redirect_stdout(io.StringIO()):\n"
+    "    try:\n        main()\n    except SystemExit:\n        pass\n"
+    "print(sorted(m for m in sys.modules if m.startswith('ffn_calc.')))\n"
+)
+
+
+def loaded(*args: str) -> set[str]:
+    """The package's modules a command (run in a fresh interpreter) has imported."""
+    return set(ast.literal_eval(run_python(LOADED.format(args=", ".join(map(repr, args))))))
+
+
+def test_a_command_loads_only_the_mixers_it_counts() -> None:
+    """The counts of a token mixer other than attention live in a module per mixer, imported
+    the first time a model has that mixer."""
+    every = {"mamba", "mamba2", "gated_deltanet", "kda", "lightning", "short_conv", "traffic"}
+    mixers = {f"ffn_calc.counts.mixers.{name}" for name in every}
+    assert loaded("params", "--preset", "gpt2-small", "-f", "json") & mixers == set()
+    jamba = loaded("params", "--preset", "jamba-mini-1.5", "-f", "json") & mixers
+    assert jamba == {"ffn_calc.counts.mixers.mamba", "ffn_calc.counts.mixers.traffic"}
+
+
+@pytest.mark.parametrize(
+    ("args", "unused"),
+    [
+        (("params", "--preset", "gemma-3-4b", "-f", "json"),
+         {"ffn_calc.counts.flops", "ffn_calc.counts.inference", "ffn_calc.counts.reach"}),
+        (("kv", "--preset", "llama-3-8b", "--context", "8192"),
+         {"ffn_calc.reports.crossover", "ffn_calc.reports.decode_crossover", "ffn_calc.counts.reach",
+          "ffn_calc.counts.flops"}),
+        (("memory", "--preset", "llama-3-8b", "-f", "json"),
+         {"ffn_calc.reports.inference", "ffn_calc.reports.crossover", "ffn_calc.counts.reach",
+          "ffn_calc.counts.flops"}),
+        (("flops", "--preset", "llama-2-7b", "--seq-len", "4096"),
+         {"ffn_calc.reports.crossover", "ffn_calc.reports.inference", "ffn_calc.counts.reach"}),
+        (("crossover", "--preset", "gpt2-small"),
+         {"ffn_calc.reports.inference", "ffn_calc.reports.decode_crossover"}),
+    ],
+)  # fmt: skip
+def test_a_command_loads_only_the_reports_it_answers_with(
+    args: tuple[str, ...], unused: set[str]
+) -> None:
+    """A table that only names a crossover, or a report that shares a helper with another
+    question, does not load that question's report."""
+    assert loaded(*args) & unused == set()
+
+
 PACKAGE = ROOT / "ffn_calc"
 
 # The layers, top to bottom: a module imports from its own layer and the layers below, never

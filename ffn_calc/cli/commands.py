@@ -2,7 +2,7 @@
 
 from enum import StrEnum
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, TypeAlias
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -17,22 +17,26 @@ from ffn_calc.cli.app import (
     user_errors,
     write,
 )
-from ffn_calc.cli.options import Unit, choice_enum, model_command
+from ffn_calc.cli.options import (
+    BF16,
+    MIXED,
+    NO_OFFLOAD,
+    NO_RECOMPUTE,
+    ZERO0,
+    Dtype,
+    Offload,
+    PlotOpt,
+    Recipe,
+    Recompute,
+    Unit,
+    Zero,
+    model_command,
+    parse_image_size,
+)
 from ffn_calc.cli.require import RequireOpt, emit_checked, required
 from ffn_calc.errors import UsageError
 from ffn_calc.i18n.translate import N_, _
 from ffn_calc.limits import MAX_SIZE
-from ffn_calc.model import choices
-
-# `--plot FILE`: a figure for slides (ffn_calc.output.plot; matplotlib is imported only when given).
-PlotOpt = Annotated[
-    Path | None,
-    typer.Option(
-        "--plot",
-        metavar="FILE",
-        help="Also draw a figure to FILE: .png or .svg (needs matplotlib: pip install 'ffn-calc\\[plot]').",
-    ),
-]
 
 if TYPE_CHECKING:
     from ffn_calc.model.config import ModelConfig
@@ -74,23 +78,6 @@ def params_cmd(
 
     report = params_report(model)
     emit_checked(report, format, required(ctx, model, require), explain)
-
-
-def parse_image_size(text: str) -> tuple[int, int]:
-    """--image-size: HxW (896x896) or one side N for a square image."""
-    import re
-
-    from ffn_calc.files import printable
-
-    m = re.fullmatch(r"\s*(\d{1,7})\s*(?:[xX]\s*(\d{1,7})\s*)?", text)
-    if m is None or int(m.group(1)) == 0 or (m.group(2) is not None and int(m.group(2)) == 0):
-        raise UsageError(
-            _("--image-size {value}: expected HxW in pixels, e.g. 896x896.").format(
-                value=printable(text)
-            )
-        )
-    h = int(m.group(1))
-    return h, int(m.group(2)) if m.group(2) is not None else h
 
 
 @model_command("flops")
@@ -219,7 +206,7 @@ def crossover_cmd(
     if decode:
         if grid or causal:
             raise UsageError(_("--grid and --causal apply to the prefill crossover, not --decode."))
-        from ffn_calc.reports.inference import decode_crossover_report
+        from ffn_calc.reports.decode_crossover import decode_crossover_report
 
         _generates(model, "--decode")
         dr = decode_crossover_report(model, batch, context)
@@ -263,22 +250,6 @@ def crossover_cmd(
         return [share_bars(report)]
 
     emit(report, format, extra=bars)
-
-
-if TYPE_CHECKING:  # the checker sees StrEnums; the members come from ffn_calc.model.choices
-    Dtype: TypeAlias = StrEnum
-    Recipe: TypeAlias = StrEnum
-    Recompute: TypeAlias = StrEnum
-    Zero: TypeAlias = StrEnum
-    Offload: TypeAlias = StrEnum
-else:
-    Dtype = choice_enum("Dtype", choices.DTYPE_BITS)
-    Recipe = choice_enum("Recipe", choices.RECIPES)
-    Recompute = choice_enum("Recompute", choices.RECOMPUTE)
-    Zero = choice_enum("Zero", choices.ZERO_STAGES)
-    Offload = choice_enum("Offload", choices.OFFLOAD)
-BF16, MIXED, NO_RECOMPUTE = Dtype("bf16"), Recipe("mixed"), Recompute("none")  # the defaults
-ZERO0, NO_OFFLOAD = Zero("0"), Offload("none")
 
 
 @model_command("kv")

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeAlias
 import typer
 
 from ffn_calc.cli.app import COMMANDS, user_errors
+from ffn_calc.errors import UsageError
+from ffn_calc.i18n.translate import _
 from ffn_calc.model import choices
 
 if TYPE_CHECKING:
@@ -132,3 +134,46 @@ def model_command(name: str) -> Callable[[Callable[..., None]], Callable[..., No
         return func
 
     return decorate
+
+
+# `--plot FILE`: a figure for slides (ffn_calc.output.plot; matplotlib is imported only when given).
+PlotOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--plot",
+        metavar="FILE",
+        help="Also draw a figure to FILE: .png or .svg (needs matplotlib: pip install 'ffn-calc\\[plot]').",
+    ),
+]
+
+if TYPE_CHECKING:  # the checker sees StrEnums; the members come from ffn_calc.model.choices
+    Dtype: TypeAlias = StrEnum
+    Recipe: TypeAlias = StrEnum
+    Recompute: TypeAlias = StrEnum
+    Zero: TypeAlias = StrEnum
+    Offload: TypeAlias = StrEnum
+else:
+    Dtype = choice_enum("Dtype", choices.DTYPE_BITS)
+    Recipe = choice_enum("Recipe", choices.RECIPES)
+    Recompute = choice_enum("Recompute", choices.RECOMPUTE)
+    Zero = choice_enum("Zero", choices.ZERO_STAGES)
+    Offload = choice_enum("Offload", choices.OFFLOAD)
+BF16, MIXED, NO_RECOMPUTE = Dtype("bf16"), Recipe("mixed"), Recompute("none")  # the defaults
+ZERO0, NO_OFFLOAD = Zero("0"), Offload("none")
+
+
+def parse_image_size(text: str) -> tuple[int, int]:
+    """--image-size: HxW (896x896) or one side N for a square image."""
+    import re
+
+    from ffn_calc.files import printable
+
+    m = re.fullmatch(r"\s*(\d{1,7})\s*(?:[xX]\s*(\d{1,7})\s*)?", text)
+    if m is None or int(m.group(1)) == 0 or (m.group(2) is not None and int(m.group(2)) == 0):
+        raise UsageError(
+            _("--image-size {value}: expected HxW in pixels, e.g. 896x896.").format(
+                value=printable(text)
+            )
+        )
+    h = int(m.group(1))
+    return h, int(m.group(2)) if m.group(2) is not None else h

@@ -6,8 +6,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ffn_calc.cli.app import Format, FormatOpt, given, refuse
-from ffn_calc.cli.commands import BF16, Dtype, PlotOpt
-from ffn_calc.cli.options import choice_enum, model_command
+from ffn_calc.cli.options import BF16, Dtype, PlotOpt, choice_enum, model_command
 from ffn_calc.cli.require import RequireOpt, emit_checked, required
 from ffn_calc.errors import UsageError
 from ffn_calc.i18n.translate import _

@@ -31,8 +31,8 @@ from __future__ import annotations
 import itertools
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
-from ffn_calc.counts import flops as fl
 from ffn_calc.counts.compressed import compressed_decode_terms, decode_entries, entries_flops
 from ffn_calc.counts.mixers import counts_of
 from ffn_calc.counts.mixers.state import StateTensor
@@ -49,6 +49,9 @@ from ffn_calc.model.layer_kinds import (
     layer_kinds,
     local_kind,
 )
+
+if TYPE_CHECKING:  # the FLOP counts load with the first FLOP question, not with `kv` or `memory`
+    from ffn_calc.counts import flops as fl
 
 # Bytes per cached element (or weight): the dtypes' bits / 8.
 DTYPE_BYTES: dict[str, Fraction] = {k: Fraction(bits, 8) for k, bits in DTYPE_BITS.items()}
@@ -240,6 +243,8 @@ def decode_layer_terms(
     """One decode step of one layer: `base` (its FLOPs over one token) with the scores over the
     attended tokens, MLA's re-expansion of the cache, no cross-attention K/V, and (unless
     `compressed` is false) the work on the compressed entries of compressed attention."""
+    from ffn_calc.counts import flops as fl
+
     b, h, g = batch, cfg.n_heads, "attention_scores"
     a = _attended(cfg, context, local)
     out = [t for t in base.terms if t.group != g and t.name not in ("cross K", "cross V")]
@@ -285,6 +290,8 @@ def decode_layers(
 ) -> list[DecodeLayer]:
     """One decode step per layer kind (the decoder's; an encoder is not run again);
     `compressed` false: without the work on compressed entries (decode_layer_terms)."""
+    from ffn_calc.counts import flops as fl
+
     kv_kinds(cfg, batch, context, source_len)  # the same checks of the model and options
     w = fl.Workload(batch=batch, seq_len=1, target_len=1)
     by_kind = {(x.stack, x.kind): x for x in fl.layer_flops(cfg, w) if x.stack == "decoder"}
@@ -317,6 +324,8 @@ def decode_components(
 ) -> dict[str, int]:
     """One decode step's FLOPs per contract component (the LM head over B new tokens; none
     with lm_head=False; compressed false: without the work on compressed entries)."""
+    from ffn_calc.counts import flops as fl
+
     out = dict.fromkeys(fl.FLOP_COMPONENTS, 0)
     for layer in decode_layers(cfg, batch, context, source_len, compressed):
         for t in layer.terms:
@@ -355,6 +364,8 @@ def prefill_workload(
 ) -> fl.Workload:
     """The forward pass over the prompt that generate() starts with (an encoder-decoder
     model's decoder runs one token)."""
+    from ffn_calc.counts import flops as fl
+
     encdec = cfg.architecture == "encoder-decoder"
     return fl.Workload(
         batch=batch,
@@ -368,6 +379,8 @@ def prefill_workload(
 
 def _head_flops(cfg: ModelConfig, batch: int, positions: int) -> int:
     """The LM head (and a masked-LM head's transform) over `positions` per sequence."""
+    from ffn_calc.counts import flops as fl
+
     w = fl.Workload(batch=batch, seq_len=positions)
     return sum(t.value for t in fl.model_flop_terms(cfg, w) if t.group == "lm_head")
 
@@ -403,6 +416,8 @@ def prefill_flops(
     Encoder-decoder: the encoder over the prompt and the decoder over its start token.
     causal: the prompt's self-attention scores over the visible pairs only; lm_head=False:
     no LM head."""
+    from ffn_calc.counts import flops as fl
+
     w = prefill_workload(cfg, batch, prompt, causal=causal, lm_head=lm_head)
     full = fl.forward_flops(cfg, w)
     if cfg.kv_shared_prefill_last and cfg.kv_shared_layers:
@@ -451,3 +466,33 @@ def _bends(cfg: ModelConfig) -> set[int]:
     """Contexts from which a local layer's attended tokens stop growing."""
     window = cfg.attention_window or 0
     return {window - 1} if window > 1 else set()
+
+
+def tensor_bytes(elements: int, dtype: str) -> int:
+    """Bytes of one tensor of `elements` in `dtype`, int4 packed two to a byte (rounded up)."""
+    b = elements * DTYPE_BYTES[dtype]
+    return -(-b.numerator // b.denominator)
+
+
+def layer_cache_bytes(cfg: ModelConfig, kind: KvKind, dtype: str) -> int:
+    """One layer's cache in bytes: each cached tensor (key and value, or MLA's latent and
+    rotary key, over the whole batch) rounded up on its own, as a packed int4 tensor is."""
+    rows = kind.elements // kind.per_token if kind.per_token else 0  # batch x cached tokens
+    return sum(tensor_bytes(rows * width, dtype) for width in kind_tensors(cfg, kind))
+
+
+def state_bytes(kind: StateKind, dtype: str) -> int:
+    """One layer's states in bytes, each tensor in the dtype its rule gives (a float32
+    recurrent state stays float32 whatever `dtype`: counts.mixers.state)."""
+    from ffn_calc.counts.mixers.state import state_dtype
+
+    return sum(tensor_bytes(t.elements, state_dtype(t, dtype)) for t in kind.tensors)
+
+
+def cache_bytes(cfg: ModelConfig, batch: int, context: int, dtype: str) -> int:
+    """The whole cache in bytes: the sum over every cached tensor of its rounded bytes, the
+    constant-size states of recurrent and convolution mixers included."""
+    states = sum(k.count * state_bytes(k, dtype) for k in state_kinds(cfg, batch))
+    return states + sum(
+        k.count * layer_cache_bytes(cfg, k, dtype) for k in kv_kinds(cfg, batch, context, None)
+    )

@@ -19,14 +19,17 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from ffn_calc.counts import tower_params as tp
-from ffn_calc.counts.flops import LayerFlops, Workload, layer_flops
 from ffn_calc.counts.terms import term
 from ffn_calc.counts.totals import param_components
 from ffn_calc.model.config import ModelConfig
 from ffn_calc.model.layer_kinds import CHUNKED, DENSE, FULL, LayerKind
 from ffn_calc.model.towers import Tower
+
+if TYPE_CHECKING:  # the FLOP counts load with the first FLOP question, not with `params`
+    from ffn_calc.counts.flops import LayerFlops, Workload
 
 TOWER_GROUPS = tp.TOWER_GROUPS
 projector_params = tp.projector_params
@@ -67,6 +70,8 @@ def image_tokens(cfg: ModelConfig, images: int) -> int:
 def stack_workload(t: Tower, images: int) -> Workload:
     """What the tower's stack runs for `images` images: a batch of them at its tokens each,
     or (packed) one sequence of all their tokens (attention over them all, block-masked)."""
+    from ffn_calc.counts.flops import Workload
+
     if t.packed:
         return Workload(batch=1, seq_len=images * t.tokens)
     return Workload(batch=images, seq_len=t.tokens)
@@ -76,6 +81,8 @@ def tower_layers(t: Tower, images: int) -> list[LayerFlops]:
     """The FLOPs of the tower's layers for `images` images, by kind: a grid tower's windowed
     layers apart, their QK^T and AV over each window's square (windows of one size grouped),
     its other layers' over the whole image (or, packed, over all the images as one)."""
+    from ffn_calc.counts.flops import LayerFlops, layer_flops
+
     base = layer_flops(t.stack, stack_workload(t, images))
     g = t.grid
     windowed = sorted({i for i in (g.window_layers if g else []) if i < t.stack.n_layers})

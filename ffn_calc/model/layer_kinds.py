@@ -52,7 +52,7 @@ class Mixer:
     windowed: bool = False
     # Attends over the cached keys and values (an S^2 term, a KV cache); false: a recurrent
     # or convolution mixer with a constant-size state, or no mixer. Its counts come from
-    # counts.mixers.MIXER_COUNTS (a module per mixer), keyed by this row.
+    # counts.mixers.MIXER_MODULES (a module per mixer), keyed by this row.
     attends: bool = True
 
     def __reduce__(self) -> tuple[Any, tuple[str]]:

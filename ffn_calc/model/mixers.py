@@ -22,7 +22,7 @@ class Mamba2Config(BaseModel):
     Granite 4.0-H, Falcon-H1, Bamba): in_proj to [gate z, x, B, C, dt], a depthwise causal
     convolution over [x, B, C], the chunked SSD scan, a gated RMSNorm, out_proj."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, defer_build=True)
 
     heads: PositiveInt = Field(description="SSM heads (num_heads / mamba_num_heads).")
     head_dim: PositiveInt = Field(description="Channels per head (head_dim / mamba_head_dim).")
@@ -81,7 +81,7 @@ class GatedDeltaNetConfig(BaseModel):
     (Qwen3_5GatedDeltaNet) splits the two input projections into four of the same widths in
     all: in_proj_qkv, in_proj_z, in_proj_b, in_proj_a (`split_projections`)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, defer_build=True)
 
     key_heads: PositiveInt = Field(description="Query/key heads (linear_num_key_heads).")
     value_heads: PositiveInt = Field(description="Value heads (linear_num_value_heads).")
@@ -140,7 +140,7 @@ class KdaConfig(BaseModel):
     g_b_proj), the chunked delta rule with per-channel decay, a gated RMSNorm [head_dim]
     (o_norm), o_proj."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, defer_build=True)
 
     heads: PositiveInt = Field(description="Heads (linear_num_heads).")
     head_dim: PositiveInt = Field(description="Width of a head (linear_head_dim).")
@@ -160,7 +160,7 @@ class ShortConvConfig(BaseModel):
     B x x through a depthwise causal convolution of width conv_L_cache, C times its output,
     out_proj [d_model, d_model]; the channels are the model's hidden_size."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, defer_build=True)
 
     conv_kernel: PositiveInt = Field(3, description="Width K of the convolution (conv_L_cache).")
     bias: bool = Field(False, description="Biases on in_proj, conv and out_proj (conv_bias).")
@@ -171,7 +171,7 @@ class MambaConfig(BaseModel):
     (2 x inner), a depthwise causal convolution over x, x_proj to [dt, B, C], dt_proj,
     A_log [inner, state], D, out_proj; Jamba's RMSNorms on dt, B and C."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, defer_build=True)
 
     inner: PositiveInt = Field(description="Width of x and the gate (mamba_expand x hidden).")
     state_size: PositiveInt = Field(16, description="State size N per channel (mamba_d_state).")
@@ -189,7 +189,7 @@ class LightningConfig(BaseModel):
     (SiLU), block-wise linear attention with decay, an RMSNorm [H P], a sigmoid output gate
     [H P, d_model], out_proj [d_model, H P]."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, defer_build=True)
 
     heads: PositiveInt = Field(description="Heads H (num_attention_heads).")
     head_dim: PositiveInt = Field(description="Channels per head P (head_dim).")

@@ -80,7 +80,7 @@ PART_FLOPS: dict[str, str] = {
 class Part(BaseModel):
     """One parameter tensor outside a tower's layers and position table."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, defer_build=True)
 
     name: str = Field(description="Its whole state_dict name (model.vision_tower....weight).")
     group: PartGroup = Field(description="The contract group it counts in.")
@@ -116,7 +116,7 @@ class Part(BaseModel):
 class Uncounted(BaseModel):
     """A part of the model ffn-calc does not count (neither its parameters nor its FLOPs)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, defer_build=True)
 
     name: str = Field(description="What it is: vision tower (timm mobilenetv5_300m_enc).")
     prefix: str = Field(
@@ -128,7 +128,7 @@ class Uncounted(BaseModel):
 class Grid(BaseModel):
     """How a tower that takes images of any size cuts them into tokens (Qwen-VL)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, defer_build=True)
 
     patch: PositiveInt = Field(description="Pixels a side of one token through the stack.")
     merge: PositiveInt = Field(
@@ -165,7 +165,7 @@ class Grid(BaseModel):
 class Tower(BaseModel):
     """An encoder beside the language model: its stack, its parts and what an image costs."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True, defer_build=True)
 
     name: TowerName = Field(description="vision or audio: its key in the components.")
     family: str = Field(

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
     from ffn_calc.model.config import ModelConfig
     from ffn_calc.reports.crossover import CrossoverReport
-    from ffn_calc.reports.inference import DecodeCrossoverReport
+    from ffn_calc.reports.decode_crossover import DecodeCrossoverReport
     from ffn_calc.sweeps.run import Sweep
 
 FORMATS = {".png": "png", ".svg": "svg"}
@@ -312,7 +312,7 @@ def _part_labels() -> dict[str, str]:
 
 
 def _crossover_labels() -> dict[str, str]:
-    from ffn_calc.reports.crossover import CROSSOVER_LABELS
+    from ffn_calc.reports.marks import CROSSOVER_LABELS
 
     return {key: _(label) for key, label in CROSSOVER_LABELS.items()}
 

@@ -32,7 +32,7 @@ from ffn_calc.views.table import Table
 
 if TYPE_CHECKING:  # types only: the inference reports are not loaded for every table
     from ffn_calc.reports.crossover import CrossoverReport
-    from ffn_calc.reports.inference import DecodeCrossoverReport
+    from ffn_calc.reports.decode_crossover import DecodeCrossoverReport
 
 BAR_CHARS = {"attention_projections": "█", "attention_scores": "▒", "ffn": "░"}
 DOMINANT_STYLE = {

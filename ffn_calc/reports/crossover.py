@@ -26,6 +26,8 @@ from ffn_calc.reports.base import (
     num,
     share,
 )
+from ffn_calc.reports.marks import CAUSAL_PAIRS as CAUSAL_PAIRS
+from ffn_calc.reports.marks import CROSSOVER_LABELS as CROSSOVER_LABELS
 
 
 class CrossoverRow(Result):
@@ -155,21 +157,10 @@ class CrossoverReport(Stated, LayerResult):
     convention: str
 
 
-# Also the marks of CrossoverRow (JSON: English); the tables show them by key.
-CROSSOVER_LABELS = {
-    "scores_vs_ffn": N_("scores = FFN"),
-    "scores_vs_projections": N_("scores = projections"),
-    "scores_vs_dense": N_("scores = projections + FFN"),
-}
-
-
 CROSSOVER_CONVENTION = N_(
     "One layer, batch 1, FLOPs of the whole sequence. Projections and FFN grow with S, the "
     "scores (QK^T + AV) with S^2."
 )
-
-
-CAUSAL_PAIRS = N_("Causal: scores over S(S+1)/2 pairs.")
 
 
 POSITIONS_NOTE = N_(

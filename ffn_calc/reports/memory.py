@@ -9,10 +9,11 @@ from typing import ClassVar
 from pydantic import Field
 
 from ffn_calc.counts import inference as inf
+from ffn_calc.counts.inference import cache_bytes as _kv_bytes
+from ffn_calc.counts.inference import tensor_bytes as _bytes
 from ffn_calc.i18n.translate import N_, say
 from ffn_calc.model.config import ModelConfig
 from ffn_calc.reports.base import Stated
-from ffn_calc.reports.inference import _bytes, _kv_bytes
 
 
 class MemoryReport(Stated):

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ffn_calc.i18n.translate import N_, _
-from ffn_calc.reports.crossover import CAUSAL_PAIRS, CROSSOVER_LABELS
+from ffn_calc.reports.marks import CAUSAL_PAIRS, CROSSOVER_LABELS
 
 if TYPE_CHECKING:  # the report types only annotate: importing them would load every command
     from ffn_calc.reports.crossover import CrossoverReport, CrossoverRow, KindCrossover

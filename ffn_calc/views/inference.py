@@ -6,13 +6,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ffn_calc.i18n.translate import _
-from ffn_calc.reports.crossover import (
-    CROSSOVER_LABELS,
-)
+from ffn_calc.reports.marks import CROSSOVER_LABELS
 
 if TYPE_CHECKING:  # the report types only annotate: importing them would load every command
+    from ffn_calc.reports.decode_crossover import DecodeCrossoverReport
     from ffn_calc.reports.inference import (
-        DecodeCrossoverReport,
         DecodeReport,
         GenerationReport,
         KvReport,

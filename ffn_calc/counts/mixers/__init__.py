@@ -1,5 +1,5 @@
 """Token mixers other than attention, as data: each mixer's counts in a module of its own,
-found through MIXER_COUNTS by the mixer's row (model.layer_kinds). Counting code asks the
+found through MIXER_MODULES by the mixer's row (model.layer_kinds). Counting code asks the
 table, never the family: adding a mixer is a module and a row here.
 
 Every function takes the ModelConfig (the mixer reads its own nested sizes, e.g.
@@ -9,13 +9,12 @@ norms), beside the attention's groups.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
+from typing import TYPE_CHECKING
 
-from ffn_calc.counts.mixers import gated_deltanet, kda, lightning, mamba, mamba2, short_conv
-from ffn_calc.counts.mixers.state import StateTensor
-from ffn_calc.counts.mixers.traffic import Traffic
 from ffn_calc.counts.terms import Term
 from ffn_calc.model.config import ModelConfig
 from ffn_calc.model.layer_kinds import (
@@ -29,6 +28,10 @@ from ffn_calc.model.layer_kinds import (
     SHORT_CONV,
     Mixer,
 )
+
+if TYPE_CHECKING:
+    from ffn_calc.counts.mixers.state import StateTensor
+    from ffn_calc.counts.mixers.traffic import Traffic
 
 
 @dataclass(frozen=True)
@@ -70,24 +73,31 @@ def _counts(module: ModuleType, attends: bool = False) -> MixerCounts:
     )  # fmt: skip
 
 
-MAMBA2_COUNTS = _counts(mamba2)
-
-# The row of each mixer that is not (only) attention -> its counts.
-MIXER_COUNTS: dict[Mixer, MixerCounts] = {
-    MAMBA2: MAMBA2_COUNTS,
-    GATED_DELTANET: _counts(gated_deltanet),
-    KDA: _counts(kda),
-    LIGHTNING: _counts(lightning),
-    MAMBA: _counts(mamba),
-    SHORT_CONV: _counts(short_conv),
-    NO_MIXER: NONE_COUNTS,
-    FULL_MAMBA2: _counts(mamba2, attends=True),
+# The row of each mixer that is not (only) attention -> its counting module and whether the
+# layer also attends. A module is imported the first time a model uses its mixer: a command
+# loads only the mixers it counts.
+MIXER_MODULES: dict[Mixer, tuple[str, bool]] = {
+    MAMBA2: ("ffn_calc.counts.mixers.mamba2", False),
+    GATED_DELTANET: ("ffn_calc.counts.mixers.gated_deltanet", False),
+    KDA: ("ffn_calc.counts.mixers.kda", False),
+    LIGHTNING: ("ffn_calc.counts.mixers.lightning", False),
+    MAMBA: ("ffn_calc.counts.mixers.mamba", False),
+    SHORT_CONV: ("ffn_calc.counts.mixers.short_conv", False),
+    FULL_MAMBA2: ("ffn_calc.counts.mixers.mamba2", True),
 }
+
+_LOADED: dict[Mixer, MixerCounts] = {NO_MIXER: NONE_COUNTS}
 
 
 def counts_of(mixer: Mixer | None) -> MixerCounts | None:
     """The mixer's counts, or None for attention alone (the attention code counts it)."""
-    return None if mixer is None else MIXER_COUNTS.get(mixer)
+    if mixer is None:
+        return None
+    found = _LOADED.get(mixer)
+    if found is None and mixer in MIXER_MODULES:
+        name, attends = MIXER_MODULES[mixer]
+        found = _LOADED[mixer] = _counts(importlib.import_module(name), attends)
+    return found
 
 
 def state_elements(cfg: ModelConfig, mixer: Mixer | None) -> int:
