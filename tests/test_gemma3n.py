@@ -145,3 +145,20 @@ def test_kv_shared_layers_must_be_the_last() -> None:
     base = ffn_calc.load(preset="gpt2-small")
     # Two layers without c_attn's K and V columns (and biases): 2 x 2 x (768 x 768 + 768).
     assert pm.total_params(base) - pm.total_params(cfg) == 2 * 2 * (768 * 768 + 768)
+
+
+def test_generate_runs_kv_shared_layers_over_the_last_prompt_position(tmp_path: Path) -> None:
+    """Gemma 4's generate(): the KV-shared layers' prefill over the prompt's last position only
+    (kv_shared_prefill_last), torch-free. Golden figures: transformers 5.24.0's generate() on
+    this explicit case, B = 2, S = 5, 3 new tokens, FlopCounterMode (tests/oracle_cases.py,
+    checked by tests/test_oracle_cases.py): prefill 45,760, whole generation 72,960."""
+    from oracle_cases import EXPLICIT
+
+    case = EXPLICIT["gemma4_text 2 KV-shared layers of 5, per-layer inputs 2"]
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(case))
+    r = run("flops", "--hf-config", str(path), "--generate", "3", "--seq-len", "5",
+            "--batch", "2", "--format", "json")  # fmt: skip
+    assert r.exit_code == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert (out["prefill_flops"], out["generation_flops"]) == (45_760, 72_960)

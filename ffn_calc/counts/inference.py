@@ -395,6 +395,8 @@ def _last_only(cfg: ModelConfig, batch: int, prompt: int, causal: bool) -> int:
     its projections, FFN and parts over one token, its scores against the keys of the layer
     it shares them from, every prompt token (eager attention multiplies the whole masked row;
     causal: the visible ones, as a decode step's)."""
+    from ffn_calc.counts import flops as fl
+
     out = []
     for x in fl.layer_flops(cfg, fl.Workload(batch=batch, seq_len=1)):
         if not x.kind.kv_shared:
