@@ -62,22 +62,28 @@ def _main_layer(r: TrainingReport) -> tuple[str, LayerKind | str]:
 RECOMPUTE_WORDS = {"none": N_("none"), "selective": N_("selective"), "full": N_("full")}
 
 
-def states_tables(r: TrainingStatesReport, explain: bool = False) -> list[Table]:
-    """The model states alone, where the token mixers' stored activations are not modelled."""
+def _title(r: TrainingReport | TrainingStatesReport) -> str:
+    """Both training tables' title: the model, the parallel layout, recompute, s, micro-batch."""
     par = listed(
         [f"DP {r.dp}", f"TP {r.tp}", *([_("sequence parallel")] if r.sequence_parallel else [])]
     )
+    words = RECOMPUTE_WORDS.get(r.recompute)
+    return _(
+        "{model}: training memory per GPU ({parallel}; recompute {recompute}; s = {seq_len}, "
+        "micro-batch {micro_batch})"
+    ).format(
+        model=model_name(r.model),
+        parallel=par,
+        recompute=r.recompute if words is None else _(words),
+        seq_len=f"{r.seq_len:,}",
+        micro_batch=r.micro_batch,
+    )
+
+
+def states_tables(r: TrainingStatesReport, explain: bool = False) -> list[Table]:
+    """The model states alone, where the token mixers' stored activations are not modelled."""
     t = Table(
-        _(
-            "{model}: training memory per GPU ({parallel}; recompute {recompute}; s = {seq_len}, "
-            "micro-batch {micro_batch})"
-        ).format(
-            model=model_name(r.model),
-            parallel=par,
-            recompute=_(RECOMPUTE_WORDS.get(r.recompute, r.recompute)),
-            seq_len=f"{r.seq_len:,}",
-            micro_batch=r.micro_batch,
-        ),
+        _title(r),
         [Column(_("part"), "text"), Column(_("bytes"))],
     )
     states = _("model states ({bytes} bytes x {params} params)").format(
@@ -99,22 +105,8 @@ def states_tables(r: TrainingStatesReport, explain: bool = False) -> list[Table]
 
 
 def training_tables(r: TrainingReport, explain: bool = False) -> list[Table]:
-    par = listed(
-        [f"DP {r.dp}", f"TP {r.tp}", *([_("sequence parallel")] if r.sequence_parallel else [])]
-    )
     t = Table(
-        _(
-            "{model}: training memory per GPU ({parallel}; recompute {recompute}; s = {seq_len}, "
-            "micro-batch {micro_batch})"
-        ).format(
-            model=model_name(r.model),
-            parallel=par,
-            recompute=_(RECOMPUTE_WORDS[r.recompute])
-            if r.recompute in RECOMPUTE_WORDS
-            else r.recompute,
-            seq_len=f"{r.seq_len:,}",
-            micro_batch=r.micro_batch,
-        ),
+        _title(r),
         [Column(_("part"), "text"), Column(_("bytes")), Column(_("share"), "pct")],
     )
     if r.zero_stage == 0 or (r.zero_stage == 1 and r.recipe == "distributed"):
