@@ -66,8 +66,9 @@ class DeepSpeedEstimate(Result):
     cpu_bytes: int = Field(description="per node, buffer factor included")
 
 
-class TrainingReport(Result):
-    view: ClassVar[str] = "ffn_calc.views.training:training_tables"
+class _TrainingSetup(Result):
+    """What both training reports answer for: the model, the recipe and the parallel layout,
+    recompute and the sequence length (their JSON keys first, in this order)."""
 
     model: str
     recipe: str
@@ -77,6 +78,11 @@ class TrainingReport(Result):
     sequence_parallel: bool
     recompute: str
     seq_len: int
+
+
+class TrainingReport(_TrainingSetup):
+    view: ClassVar[str] = "ffn_calc.views.training:training_tables"
+
     seq_len_lowered: bool = Field(
         False, description="the default s (2,048) was lowered to the learned position table"
     )
@@ -131,20 +137,12 @@ MIXER_ACTIVATIONS = N_(
 )
 
 
-class TrainingStatesReport(Result):
+class TrainingStatesReport(_TrainingSetup):
     """`memory --training` for a model whose token mixers' stored activations are not
     modelled: the model states alone, and which mixers leave the activations out."""
 
     view: ClassVar[str] = "ffn_calc.views.training:states_tables"
 
-    model: str
-    recipe: str
-    recipe_text: str
-    dp: int
-    tp: int
-    sequence_parallel: bool
-    recompute: str
-    seq_len: int
     micro_batch: int
     params_per_gpu: int
     bytes_per_param: Number
