@@ -192,7 +192,10 @@ def read_text_file(path: Path, what: str = "config file") -> str:
 
 def _check_depth(text: str, origin: str) -> None:
     """Refuse brackets nested deeper than MAX_DEPTH (strings are skipped roughly: a quote
-    toggles; enough to keep the parsers' recursion bounded, never a false alarm on real files)."""
+    toggles; enough to keep the parsers' recursion bounded, never a false alarm on real files).
+    A text with no more openers than MAX_DEPTH in all cannot nest deeper: no scan."""
+    if text.count("[") + text.count("{") <= MAX_DEPTH:
+        return
     depth, quote, escaped = 0, "", False
     for number, line in enumerate(text.splitlines(), start=1):
         for ch in line:

@@ -132,7 +132,7 @@ def test_a_preset_file_is_read_once_per_process(monkeypatch: pytest.MonkeyPatch)
 def test_a_repeated_load_makes_the_model_a_first_one_does(preset: str) -> None:
     """From the second load on, a preset's model is validated once and only the changes are
     checked: the models, and the errors, are those of validating every field."""
-    presets._cached_preset.cache_clear()
+    presets._ENTRIES.clear()
     changes: list[dict[str, Any]] = [
         {}, {"d_ff": 1000}, {"d_ff": 1000, "n_layers": 3}, {"name": "mine", "d_model": 512},
         {"n_heads": 7}, {"d_ff": 0}, {"d_ff": "1000"}, {"dff": 1000}, {"d_ff": True},
