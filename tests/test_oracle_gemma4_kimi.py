@@ -471,6 +471,22 @@ def test_real_size_names(tmp_path: Path) -> None:
     assert param_shapes(model) == inventory_names(cfg)
 
 
+def test_real_size_moe_names(tmp_path: Path) -> None:
+    """google/gemma-4-26B-A4B-it (tests/data/gemma4_moe.json) on the meta device: every
+    tensor's name and shape, the totals and the active parameters (the MoE block)."""
+    (golden,) = json.loads((DATA / "gemma4_moe.json").read_text())["cases"]
+    data = golden["hf_config"]
+    model = build(data, "meta")
+    cfg = read(data, tmp_path)
+    # Golden: gemma4_moe.json (transformers 5.24.0 Gemma4ForConditionalGeneration, meta).
+    assert sum(p.numel() for p in model.parameters()) == golden["total_params"] == 25_805_933_872
+    assert total_params(cfg) == golden["total_params"]
+    assert param_shapes(model) == inventory_names(cfg)
+    out = run("params", "--hf-config", str(tmp_path / "config.json"), "-f", "json").json()
+    assert out["language_model_params"] == golden["language_model_params"] == 25_233_141_760
+    assert out["active_params"] == golden["active_params"] == 4_395_322_672
+
+
 def test_kimi_k25_reads_kimi_k2_and_ties_at_the_top(tmp_path: Path) -> None:
     """text_config's model_type kimi_k2 is read as deepseek_v3 (as Kimi_K25Config does), and
     the head is tied by the top-level tie_word_embeddings (default true)."""
