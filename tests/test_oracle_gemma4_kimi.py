@@ -311,8 +311,9 @@ def check_case(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> N
     out = save(model, tmp / "ckpt")  # the checkpoint and the config.json save_pretrained writes
     assert total_params(resolve_model(hf_config=out)) == total_params(cfg)
     check_verifies(out, cfg)
-    if data["model_type"] == "gemma4_text":
-        check_wider_ffn_fails(out, ["intermediate_size"])
+    if data["model_type"] == "gemma4_text":  # with the MoE block, the experts' width too
+        moe = ["moe_intermediate_size"] if data.get("enable_moe_block") else []
+        check_wider_ffn_fails(out, ["intermediate_size", *moe])
 
 
 # --- the family's own tests ----------------------------------------------------------------
