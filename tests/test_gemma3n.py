@@ -181,3 +181,25 @@ def test_gemma4_moe_real_size(tmp_path: Path) -> None:
     # The language model's active parameters: 3,822,530,560 (its 120 idle experts of
     # 3 x 2816 x 704 in each of 30 layers less).
     assert alone["active_params"] == golden["language_model_active_params"] == 3_822_530_560
+
+
+def test_kv_shared_d_ff(tmp_path: Path) -> None:
+    """kv_shared_d_ff: the KV-shared layers' FFN of its own width; in a MoE model the shared
+    expert's (the MLP beside Gemma 4's experts). Without KV-shared layers it is refused, the
+    field named (exit 2, nothing on stdout)."""
+    import ffn_calc
+
+    shared = {"kv_shared_layers": [28, 29]}
+    narrow = ffn_calc.load(preset="gemma-4-26b-a4b", **shared)
+    wide = ffn_calc.load(preset="gemma-4-26b-a4b", **shared, kv_shared_d_ff=2 * 2112)
+    # Layers 28 and 29: the MLP beside the experts 3 x 2816 x 2112 wider each (hand count).
+    assert pm.total_params(wide) - pm.total_params(narrow) == 2 * 3 * 2816 * 2112
+    assert pm.active_params(wide) - pm.active_params(narrow) == 2 * 3 * 2816 * 2112
+    w = Workload(batch=1, seq_len=8)
+    more = sum(flop_components(wide, w).values()) - sum(flop_components(narrow, w).values())
+    assert more == 2 * (2 * 8 * 3 * 2816 * 2112)
+    bad = tmp_path / "bad.toml"
+    bad.write_text("n_layers = 2\nd_model = 8\nn_heads = 2\nd_ff = 16\nkv_shared_d_ff = 32\n")
+    r = run("params", "--config", str(bad))
+    assert r.exit_code == 2 and r.stdout == ""
+    assert "kv_shared_d_ff" in r.stderr
