@@ -22,8 +22,7 @@ New in Gemma 4, as data:
   (Gemma4TextModel._maybe_slice_kv_shared_inputs): kv_shared_prefill_last;
 - attention_k_eq_v: the full-attention layers have no v_proj, their keys serve as values
   (keys_as_values), with num_global_key_value_heads heads where per_layer_config is absent
-  (read only then, as Gemma4TextConfig does); K and V are still cached apart.
-
+  (read only then, as Gemma4TextConfig does); K and V are still cached apart;
 - the MoE block beside the MLP (enable_moe_block, Gemma 4 26B-A4B): every layer keeps its
   dense MLP (intermediate_size; ModelConfig.shared_expert_d_ff: every token passes it) and adds
   num_experts routed experts of moe_intermediate_size (d_ff), top_k_experts of them per token
