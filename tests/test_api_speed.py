@@ -14,6 +14,7 @@ import pytest
 
 import ffn_calc
 from ffn_calc.counts import params as pm
+from ffn_calc.counts.totals import term_path
 from ffn_calc.counts.towers import language_model_params
 from ffn_calc.errors import FfnCalcError
 from ffn_calc.model import sources as presets
@@ -96,8 +97,11 @@ def test_the_report_dumps_as_the_eager_one(preset: str) -> None:
 
 
 def test_totals_build_no_terms(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A loop that reads the totals builds no term object; the tables still get them."""
-    cfgs = [ffn_calc.load(preset=p) for p in PRESETS]
+    """A loop that reads the totals builds no term object; the tables still get them. (A
+    preset of parts given as data or global layers of their own width, Gemma 4 26B-A4B, takes
+    the term path by design: counts.totals.term_path.)"""
+    cfgs = [c for c in (ffn_calc.load(preset=p) for p in PRESETS) if not term_path(c)]
+    assert len(cfgs) >= len(PRESETS) - 1
 
     def refuse(*args: Any) -> Any:
         raise AssertionError("a term list was built for the totals")

@@ -1,6 +1,7 @@
 """Gemma 3n without torch: the real-size case of tests/data/frontier.json by component, what
 is not counted (the timm vision tower) and how ffn-calc says so, the KV-shared layers' cache,
-and the configs the classes refuse (refused here too, exit 2, nothing on stdout).
+and the configs the classes refuse (refused here too, exit 2, nothing on stdout). Gemma 4's
+real-size MoE case (tests/data/gemma4_moe.json) by its totals.
 
 Golden figures: transformers 5.24.0 on the meta device (tests/test_oracle_gemma3n.py measures
 them again where torch is installed): Gemma3nForCausalLM on the case's text_config
@@ -162,3 +163,43 @@ def test_generate_runs_kv_shared_layers_over_the_last_prompt_position(tmp_path: 
     assert r.exit_code == 0, r.stderr
     out = json.loads(r.stdout)
     assert (out["prefill_flops"], out["generation_flops"]) == (45_760, 72_960)
+
+
+def test_gemma4_moe_real_size(tmp_path: Path) -> None:
+    """google/gemma-4-26B-A4B-it (tests/data/gemma4_moe.json, measured with transformers
+    5.24.0 on the meta device) without torch: the total, the language model, the active
+    parameters (the model card's 25.2B and 3.8B are the language model's), and its text_config
+    alone as Gemma4ForCausalLM."""
+    (golden,) = json.loads((DATA / "gemma4_moe.json").read_text())["cases"]
+    out = params(write(golden["hf_config"], tmp_path))
+    keys = ("total_params", "language_model_params", "active_params")
+    # Golden: gemma4_moe.json (25,805,933,872; 25,233,141,760; 4,395,322,672).
+    assert {k: out[k] for k in keys} == {k: golden[k] for k in keys}
+    text = {**golden["hf_config"]["text_config"], "architectures": ["Gemma4ForCausalLM"]}
+    alone = params(write(text, tmp_path))
+    assert alone["total_params"] == golden["text_only_params"] == 25_233_141_760
+    # The language model's active parameters: 3,822,530,560 (its 120 idle experts of
+    # 3 x 2816 x 704 in each of 30 layers less).
+    assert alone["active_params"] == golden["language_model_active_params"] == 3_822_530_560
+
+
+def test_kv_shared_d_ff(tmp_path: Path) -> None:
+    """kv_shared_d_ff: the KV-shared layers' FFN of its own width; in a MoE model the shared
+    expert's (the MLP beside Gemma 4's experts). Without KV-shared layers it is refused, the
+    field named (exit 2, nothing on stdout)."""
+    import ffn_calc
+
+    shared = {"kv_shared_layers": [28, 29]}
+    narrow = ffn_calc.load(preset="gemma-4-26b-a4b", **shared)
+    wide = ffn_calc.load(preset="gemma-4-26b-a4b", **shared, kv_shared_d_ff=2 * 2112)
+    # Layers 28 and 29: the MLP beside the experts 3 x 2816 x 2112 wider each (hand count).
+    assert pm.total_params(wide) - pm.total_params(narrow) == 2 * 3 * 2816 * 2112
+    assert pm.active_params(wide) - pm.active_params(narrow) == 2 * 3 * 2816 * 2112
+    w = Workload(batch=1, seq_len=8)
+    more = sum(flop_components(wide, w).values()) - sum(flop_components(narrow, w).values())
+    assert more == 2 * (2 * 8 * 3 * 2816 * 2112)
+    bad = tmp_path / "bad.toml"
+    bad.write_text("n_layers = 2\nd_model = 8\nn_heads = 2\nd_ff = 16\nkv_shared_d_ff = 32\n")
+    r = run("params", "--config", str(bad))
+    assert r.exit_code == 2 and r.stdout == ""
+    assert "kv_shared_d_ff" in r.stderr

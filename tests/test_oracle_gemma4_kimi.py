@@ -41,7 +41,6 @@ transformers = pytest.importorskip("transformers")
 
 from oracle_cases import case, classes  # noqa: E402
 from oracle_support import (  # noqa: E402
-    build_hf,
     check_cache,
     check_counts,
     check_verifies,
@@ -58,7 +57,7 @@ from oracle_support import (  # noqa: E402
 from test_oracle_moe_deepseek import in_memory  # noqa: E402
 
 from ffn_calc.counts.flops import Workload, forward_flops  # noqa: E402
-from ffn_calc.counts.params import stored_buffers, total_params  # noqa: E402
+from ffn_calc.counts.params import active_params, stored_buffers, total_params  # noqa: E402
 from ffn_calc.counts.towers import image_flops, image_tokens, sized  # noqa: E402
 from ffn_calc.families.resolve import resolve_model  # noqa: E402
 from ffn_calc.reports.flops import flops_report  # noqa: E402
@@ -72,17 +71,16 @@ IMAGE_TOKEN = 39  # image_token_id of every wrapper case; its vocab is 40
 
 
 def build(data: dict[str, Any], device: str = "cpu") -> Any:
-    """The class named by the case's model_type, eager attention (and, Kimi K2.5's
-    DeepSeek-V3 language model, eager experts: the default grouped_mm kernel hides the expert
-    matmuls from FlopCounterMode)."""
+    """The class named by the case's model_type, eager attention and eager experts (Gemma 4's
+    MoE block, Kimi K2.5's DeepSeek-V3 language model: the default grouped_mm kernel hides
+    the expert matmuls from FlopCounterMode)."""
     fields = {k: v for k, v in data.items() if k != "model_type"}
-    if data["model_type"] != "kimi_k25":
-        return build_hf(*CLASSES[data["model_type"]], fields, device)
-    conf_name, model_name = CLASSES["kimi_k25"]
+    conf_name, model_name = CLASSES[data["model_type"]]
     conf = getattr(transformers, conf_name)(**fields)
-    for c in (conf, conf.text_config, conf.vision_config):
-        c._attn_implementation = "eager"
-        c._experts_implementation = "eager"
+    for c in (conf, getattr(conf, "text_config", None), getattr(conf, "vision_config", None)):
+        if c is not None:
+            c._attn_implementation = "eager"
+            c._experts_implementation = "eager"
     with torch.device(device):
         return getattr(transformers, model_name)(conf)
 
@@ -93,7 +91,8 @@ def build(data: dict[str, Any], device: str = "cpu") -> Any:
 @st.composite
 def text_configs(draw: Any) -> dict[str, Any]:
     """A tiny Gemma4TextConfig: d_model <= 32, 1-4 layers, the per-layer inputs and the global
-    layers' width drawn (or left to the class defaults, 256 and 512, where the width allows)."""
+    layers' width drawn (or left to the class defaults, 256 and 512, where the width allows),
+    the KV-shared layers with or without their double-wide MLP, the MoE block or not."""
     heads = draw(st.sampled_from([1, 2, 4]))
     layers = draw(st.integers(1, 4))
     out: dict[str, Any] = {
@@ -127,6 +126,12 @@ def text_configs(draw: Any) -> dict[str, Any]:
     shareable = [k for k in range(1, layers) if set(types[: layers - k]) == set(types)]
     if shareable and out["hidden_size_per_layer_input"]:
         maybe(draw, out, "num_kv_shared_layers", draw(st.sampled_from(shareable)))
+        maybe(draw, out, "use_double_wide_mlp", draw(st.booleans()))  # the shared layers' MLP x 2
+    if draw(st.booleans()):  # the MoE block beside the MLP
+        experts = draw(st.integers(1, 6))
+        out.update(enable_moe_block=True, num_experts=experts,
+                   top_k_experts=draw(st.integers(1, experts)),
+                   moe_intermediate_size=draw(st.integers(1, 8)))  # fmt: skip
     return out
 
 
@@ -306,8 +311,9 @@ def check_case(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> N
     out = save(model, tmp / "ckpt")  # the checkpoint and the config.json save_pretrained writes
     assert total_params(resolve_model(hf_config=out)) == total_params(cfg)
     check_verifies(out, cfg)
-    if data["model_type"] == "gemma4_text":
-        check_wider_ffn_fails(out, ["intermediate_size"])
+    if data["model_type"] == "gemma4_text":  # with the MoE block, the experts' width too
+        moe = ["moe_intermediate_size"] if data.get("enable_moe_block") else []
+        check_wider_ffn_fails(out, ["intermediate_size", *moe])
 
 
 # --- the family's own tests ----------------------------------------------------------------
@@ -342,24 +348,76 @@ def test_kv_shared_layers(tmp_path: Path) -> None:
     assert total_params(own) - total_params(cfg) == (2 * 8 * 4 + 4) + (2 * 8 * 6 + 6)
 
 
-@pytest.mark.parametrize(
-    "extra",
-    [
-        {"num_kv_shared_layers": 3},  # every layer shared: no layer of any type computes K, V
-        {"num_kv_shared_layers": 1, "use_double_wide_mlp": True},  # shared layers' MLP x 2
-    ],
-)
-def test_uncountable_kv_sharing_is_refused(extra: dict[str, Any], tmp_path: Path) -> None:
-    """Sharing with nothing to share from, or the shared layers' double-wide MLP (one FFN
-    width per layer, not modelled): exit 2, the field named, nothing on stdout."""
+def test_every_layer_shared_is_refused(tmp_path: Path) -> None:
+    """Sharing with nothing to share from (no layer of any type computes K, V): exit 2, the
+    field named, nothing on stdout."""
     data = {**case("gemma4_text global head_dim 6, per-layer inputs 3, last layer forced full"),
-            **extra}  # fmt: skip
+            "num_kv_shared_layers": 3}  # fmt: skip
     path = tmp_path / "config.json"
     path.write_text(json.dumps(data))
     result = run("params", "--hf-config", str(path))
     assert result.exit_code == 2
     assert result.stdout == ""
-    assert list(extra)[-1] in result.stderr
+    assert "num_kv_shared_layers" in result.stderr
+
+
+def test_double_wide_mlp(tmp_path: Path) -> None:
+    """use_double_wide_mlp: the KV-shared layers' MLP is 2 x intermediate_size wide
+    (Gemma4TextMLP: config.intermediate_size * 2 where kv_sharing_modes is "reuse"), the
+    other layers' as before; without shared layers it changes nothing."""
+    data = case("gemma4_text double-wide MLP in 2 KV-shared layers of 5, keys as values")
+    cfg = read(data, tmp_path)
+    assert (cfg.kv_shared_layers, cfg.d_ff, cfg.kv_shared_d_ff) == ([3, 4], 12, 24)
+    narrow = read({**data, "use_double_wide_mlp": False}, tmp_path)
+    # Layers 3 and 4: gate, up and down of 24 in place of 12 (d_model 8): 2 x 3 x 8 x 12.
+    assert total_params(cfg) - total_params(narrow) == 2 * 3 * 8 * 12
+    w = Workload(batch=1, seq_len=4)
+    # The same as FLOPs: 2 x B x S x 3 x d_model x 12 more in each of the two layers.
+    assert forward_flops(cfg, w) - forward_flops(narrow, w) == 2 * (2 * 4 * 3 * 8 * 12)
+    unshared = {**data, "num_kv_shared_layers": 0}
+    assert total_params(read(unshared, tmp_path)) == total_params(
+        read({**unshared, "use_double_wide_mlp": False}, tmp_path)
+    )
+    out = run("params", "--hf-config", str(tmp_path / "config.json"), "-f", "json")
+    assert out.exit_code == 0
+
+
+def test_moe_block(tmp_path: Path) -> None:
+    """enable_moe_block: beside the MLP of intermediate_size (every token passes it, as a
+    shared expert), num_experts fused experts of moe_intermediate_size, top_k_experts per
+    token; the router's projection and its two scales; three more norms per layer."""
+    data = case("gemma4_text MoE block: 5 experts of width 3, top 2, beside an MLP of 12")
+    cfg = read(data, tmp_path)
+    assert (cfg.n_experts, cfg.experts_per_token, cfg.d_ff) == (5, 2, 3)
+    assert (cfg.shared_expert_d_ff, cfg.layer_norms) == (12, 7)
+    dense = read({**data, "enable_moe_block": False}, tmp_path)
+    # Per layer (d_model 8, 5 experts of 3): router.proj [5, 8], router.scale [8],
+    # router.per_expert_scale [5], experts 5 x (gate_up [6, 8] + down [8, 3]), three norms
+    # [8]: 40 + 8 + 5 + 360 + 24 = 437, over 3 layers.
+    assert total_params(cfg) - total_params(dense) == 3 * 437
+    # Active: the 3 idle experts of 3 x 8 x 3 = 72 each, in every layer.
+    assert total_params(cfg) - active_params(cfg) == 3 * 3 * 72
+    w = Workload(batch=2, seq_len=4)
+    # Per layer and token: the router 8 x 5 and two experts 2 x 3 x 8 x 3 (multiply-adds).
+    assert forward_flops(cfg, w) - forward_flops(dense, w) == 3 * 2 * 2 * 4 * (40 + 144)
+    names = inventory_names(cfg)
+    assert names["model.layers.0.experts.gate_up_proj"] == (5, 6, 8)
+    assert names["model.layers.2.router.per_expert_scale"] == (5,)
+    assert names["model.layers.1.mlp.down_proj.weight"] == (8, 12)
+
+
+@pytest.mark.parametrize("missing", ["num_experts", "top_k_experts", "moe_intermediate_size"])
+def test_moe_block_without_its_sizes_is_refused(missing: str, tmp_path: Path) -> None:
+    """enable_moe_block without a size the class has no default for (Gemma4TextConfig's
+    num_experts, top_k_experts, moe_intermediate_size are None): exit 2, the field named,
+    nothing on stdout."""
+    data = case("gemma4_text MoE block: 5 experts of width 3, top 2, beside an MLP of 12")
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({k: v for k, v in data.items() if k != missing}))
+    result = run("params", "--hf-config", str(path))
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert missing in result.stderr
 
 
 def test_keys_as_values(tmp_path: Path) -> None:
@@ -382,22 +440,6 @@ def test_keys_as_values(tmp_path: Path) -> None:
     result = run("memory", "--hf-config", str(tmp_path / "config.json"), "--training",
                  "--seq-len", "4")  # fmt: skip
     assert result.exit_code == 2 and result.stdout == ""
-
-
-@pytest.mark.parametrize(
-    ("field", "value"),
-    [("enable_moe_block", True)],
-)
-def test_uncounted_features_are_refused(field: str, value: Any, tmp_path: Path) -> None:
-    """A feature not counted yet: exit 2, the field named, nothing on stdout."""
-    data = {**case("gemma4_text global head_dim 6, per-layer inputs 3, last layer forced full"),
-            field: value}  # fmt: skip
-    path = tmp_path / "config.json"
-    path.write_text(json.dumps(data))
-    result = run("params", "--hf-config", str(path))
-    assert result.exit_code == 2
-    assert result.stdout == ""
-    assert field in result.stderr
 
 
 def test_no_tower_without_its_config(tmp_path: Path) -> None:
@@ -428,6 +470,22 @@ def test_real_size_names(tmp_path: Path) -> None:
     assert total_params(cfg) == 5_554_675_488
     assert sum(p.numel() for p in model.parameters()) == 5_554_675_488
     assert param_shapes(model) == inventory_names(cfg)
+
+
+def test_real_size_moe_names(tmp_path: Path) -> None:
+    """google/gemma-4-26B-A4B-it (tests/data/gemma4_moe.json) on the meta device: every
+    tensor's name and shape, the totals and the active parameters (the MoE block)."""
+    (golden,) = json.loads((DATA / "gemma4_moe.json").read_text())["cases"]
+    data = golden["hf_config"]
+    model = build(data, "meta")
+    cfg = read(data, tmp_path)
+    # Golden: gemma4_moe.json (transformers 5.24.0 Gemma4ForConditionalGeneration, meta).
+    assert sum(p.numel() for p in model.parameters()) == golden["total_params"] == 25_805_933_872
+    assert total_params(cfg) == golden["total_params"]
+    assert param_shapes(model) == inventory_names(cfg)
+    out = run("params", "--hf-config", str(tmp_path / "config.json"), "-f", "json").json()
+    assert out["language_model_params"] == golden["language_model_params"] == 25_233_141_760
+    assert out["active_params"] == golden["active_params"] == 4_395_322_672
 
 
 def test_kimi_k25_reads_kimi_k2_and_ties_at_the_top(tmp_path: Path) -> None:

@@ -19,7 +19,12 @@ from ffn_calc.counts.totals import param_components
 from ffn_calc.families.resolve import resolve_model
 from ffn_calc.model.config import ModelConfig
 
-CASES = {c["name"]: c for c in json.loads((DATA / "frontier.json").read_text())["cases"]}
+# frontier.json's cases, and gemma4_moe.json's (Gemma 4 26B-A4B, measured the same way).
+CASES = {
+    c["name"]: c
+    for file in ("frontier.json", "gemma4_moe.json")
+    for c in json.loads((DATA / file).read_text())["cases"]
+}
 GEMMA = "google/gemma-3-4b-it"
 LLAVA = "llava-hf/llava-1.5-7b-hf"
 
@@ -120,6 +125,7 @@ PRESETS = {
     "qwen3-vl-8b": "Qwen/Qwen3-VL-8B-Instruct",
     "qwen3.5-27b": "Qwen/Qwen3.5-27B",
     "qwen3.5-35b-a3b": "Qwen/Qwen3.5-35B-A3B",
+    "gemma-4-26b-a4b": "google/gemma-4-26B-A4B-it",  # tests/data/gemma4_moe.json
 }
 
 

@@ -238,9 +238,10 @@ def _ffn_kinds(
     """As counts.params.ffn_kinds: the layer kinds with their counts and FFN FLOP terms."""
     out = []
     for kind, count in layer_kinds(cfg, layers):
-        dense = cfg.is_moe and kind.is_dense_ffn  # a MoE model's dense layer
-        width = (cfg.dense_d_ff or cfg.d_ff) if dense else None
-        ffn = [] if kind.ffn is NO_FFN else _ffn_terms(cfg, b, s, sym, width)
+        c = cfg.ffn_of(kind.kv_shared)  # a KV-shared layer's FFN of its own width (Gemma 4)
+        dense = c.is_moe and kind.is_dense_ffn  # a MoE model's dense layer
+        width = (c.dense_d_ff or c.d_ff) if dense else None
+        ffn = [] if kind.ffn is NO_FFN else _ffn_terms(c, b, s, sym, width)
         out.append((kind, count, ffn))
     return out
 

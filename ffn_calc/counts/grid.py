@@ -40,8 +40,10 @@ def scaled(cfg: ModelConfig, d_model: int) -> ModelConfig:
     # An encoder-decoder's decoder of its own width: its ratio kept too. Its own heads are
     # dropped (head_dim is the encoder's here; the crossover describes an encoder layer).
     own: dict[str, int | None] = {"decoder_n_heads": None}
-    if cfg.decoder_d_ff is not None:
-        own["decoder_d_ff"] = max(1, round(Fraction(cfg.decoder_d_ff * d_model, cfg.d_model)))
+    for name in ("decoder_d_ff", "kv_shared_d_ff"):  # widths of their own: their ratio too
+        width = getattr(cfg, name)
+        if width is not None:
+            own[name] = max(1, round(Fraction(width * d_model, cfg.d_model)))
     return ModelConfig.model_construct(
         **{
             **{name: getattr(cfg, name) for name in type(cfg).model_fields},

@@ -316,11 +316,13 @@ def _first_layer_apart(cfg: ModelConfig, layers: list[LayerCount]) -> list[Layer
 def ffn_kinds(cfg: ModelConfig, layers: int) -> list[tuple[LayerKind, int, list[Term]]]:
     """The layer kinds of a stack of `layers` (model.layer_kinds): (kind, how many, FFN
     terms). One kind unless a MoE model has dense layers or some layers attend locally: then
-    each kind with its count. A MoE model's dense layers have dense_d_ff (default d_ff)."""
+    each kind with its count. A MoE model's dense layers have dense_d_ff (default d_ff); the
+    KV-shared layers, kv_shared_d_ff where set (ModelConfig.ffn_of)."""
     out = []
     for kind, count in layer_kinds(cfg, layers):
-        dense = cfg.is_moe and kind.is_dense_ffn  # a MoE model's dense layer
-        terms = ffn_terms(cfg, cfg.dense_d_ff or cfg.d_ff) if dense else ffn_terms(cfg)
+        c = cfg.ffn_of(kind.kv_shared)  # a KV-shared layer's FFN of its own width (Gemma 4)
+        dense = c.is_moe and kind.is_dense_ffn  # a MoE model's dense layer
+        terms = ffn_terms(c, c.dense_d_ff or c.d_ff) if dense else ffn_terms(c)
         out.append((kind, count, [] if kind.ffn is NO_FFN else terms))
     return out
 

@@ -231,7 +231,7 @@ def kind_decode_crossovers(cfg: ModelConfig, batch: int) -> list[KindDecodeCross
             flops["scores_vs_ffn"] = no_ffn
             by_bytes = no_ffn
         else:
-            weights = ffn_weights_read(cfg, batch, kind.is_moe)
+            weights = ffn_weights_read(cfg.ffn_of(kind.kv_shared), batch, kind.is_moe)
             by_bytes = bytes_crossover(steps, cached_per_token(cfg), weights)
         out.append(KindDecodeCrossovers("decoder", kind, count, name, flops, by_bytes))
     return out
@@ -240,7 +240,7 @@ def kind_decode_crossovers(cfg: ModelConfig, batch: int) -> list[KindDecodeCross
 def stack_ffn_weights_read(cfg: ModelConfig, batch: int) -> int:
     """FFN weight elements one decode step reads in the whole decoder stack."""
     return sum(
-        count * ffn_weights_read(cfg, batch, kind.is_moe)
+        count * ffn_weights_read(cfg.ffn_of(kind.kv_shared), batch, kind.is_moe)
         for kind, count in layer_kinds(cfg, cfg.decoder_layers)
         if kind.ffn is not NO_FFN
     )

@@ -43,18 +43,23 @@ def _per_kind(cfg: ModelConfig) -> bool:
     )
 
 
-def param_components(cfg: ModelConfig) -> dict[str, int]:
-    """== counts.params.components(cfg): same keys in the same order (pooler only where the
-    model has one, a key per tower and `projector` only where it has towers)."""
-    # Per-layer compressors, parts given as data, layers of their own widths, or a decoder with
-    # heads of its own: the term path.
-    if (
+def term_path(cfg: ModelConfig) -> bool:
+    """The parameter totals come from the term lists (counts.params.components): per-layer
+    compressors, parts given as data, layers of their own widths, or a decoder with heads of
+    its own."""
+    return (
         cfg.compressed
         or cfg.hc_streams is not None
         or cfg.has_parts
         or _per_kind(cfg)
         or cfg.decoder_n_heads is not None
-    ):
+    )
+
+
+def param_components(cfg: ModelConfig) -> dict[str, int]:
+    """== counts.params.components(cfg): same keys in the same order (pooler only where the
+    model has one, a key per tower and `projector` only where it has towers)."""
+    if term_path(cfg):
         from ffn_calc.counts.params import components
 
         return components(cfg)

@@ -22,18 +22,31 @@ New in Gemma 4, as data:
   (Gemma4TextModel._maybe_slice_kv_shared_inputs): kv_shared_prefill_last;
 - attention_k_eq_v: the full-attention layers have no v_proj, their keys serve as values
   (keys_as_values), with num_global_key_value_heads heads where per_layer_config is absent
-  (read only then, as Gemma4TextConfig does); K and V are still cached apart.
+  (read only then, as Gemma4TextConfig does); K and V are still cached apart;
+- the MoE block beside the MLP (enable_moe_block, Gemma 4 26B-A4B): every layer keeps its
+  dense MLP (intermediate_size; ModelConfig.shared_expert_d_ff: every token passes it) and adds
+  num_experts routed experts of moe_intermediate_size (d_ff), top_k_experts of them per token
+  (experts_per_token), fused as experts.gate_up_proj [E, 2 f, d] and experts.down_proj
+  [E, d, f]; the router `router.proj` [E, d] over the layer's input (its RMSNorm has no
+  weight) with two scales of its own, router.scale [d] and router.per_expert_scale [E]
+  (layer_parts, no matmul); three more RMSNorms [d] (layer_norms 7: post_feedforward_layernorm_1
+  after the MLP, pre_feedforward_layernorm_2 before the experts, post_feedforward_layernorm_2
+  after them). The two outputs are added, then post_feedforward_layernorm. FLOPs as ffn-calc
+  counts every MoE (eager experts): the router over every token, top_k_experts expert passes
+  and the dense MLP per token;
+- the KV-shared layers' double-wide MLP (use_double_wide_mlp with num_kv_shared_layers > 0):
+  their MLP 2 x intermediate_size wide (ModelConfig.kv_shared_d_ff; with the MoE block, the
+  dense MLP beside the experts).
 
-Not counted (refused with the field named): the MoE block beside the MLP (enable_moe_block:
-a router with its own scales, fused experts, three more norms), the shared layers'
-double-wide MLP (use_double_wide_mlp with num_kv_shared_layers > 0), every layer shared (no
-layer to share from), and per_layer_config overrides other than head_dim and
-num_key_value_heads. No parameters: the embedding scales, `layer_scalar` (a buffer), the
-soft-capping.
+Refused with the field named: every layer shared (no layer to share from), per_layer_config
+overrides other than head_dim and num_key_value_heads, enable_moe_block without num_experts,
+top_k_experts or moe_intermediate_size (the class has no default). No parameters: the
+embedding scales, `layer_scalar` (a buffer), the soft-capping, the router's norm.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ffn_calc.errors import ConfigError
@@ -50,6 +63,7 @@ from ffn_calc.families.tensor_names import Naming
 from ffn_calc.files import shown
 from ffn_calc.i18n.translate import _
 from ffn_calc.model.config import ModelConfig
+from ffn_calc.model.towers import Part
 
 ARCHITECTURE = "Gemma4ForCausalLM"
 
@@ -64,25 +78,43 @@ DEFAULTS: dict[str, int | None] = {
 # Its token embeddings take pad_token_id (class default 0) as padding_idx.
 PAD_DEFAULT: int | None = 0
 
-# Gemma 2's names, and the per-layer inputs' tables under the base model (as Gemma 3n's).
-NAMING = gemma3n_text.NAMING
+# The three norms the MoE block adds, after Gemma 2's four (Gemma4TextDecoderLayer).
+MOE_NORMS = (
+    "post_feedforward_layernorm_1",
+    "post_feedforward_layernorm_2",
+    "pre_feedforward_layernorm_2",
+)
 
-# Features that change the count and are not modelled: (field, the value that is counted).
-UNCOUNTED = (("enable_moe_block", False),)
+
+# Gemma 2's names, the per-layer inputs' tables under the base model (as Gemma 3n's), and the
+# MoE block's: the dense MLP as the shared expert, the router's projection, fused experts.
+NAMING = replace(
+    gemma3n_text.NAMING,
+    norms={4: gemma3n_text.NAMING.norms[4], 7: (*gemma3n_text.NAMING.norms[4], *MOE_NORMS)},
+    router="router.proj",
+    fused_experts="experts.",
+    shared_expert="mlp.",
+)
 
 
-def _refuse_uncounted(r: Reader) -> None:
-    for key, counted in UNCOUNTED:
-        value = r.data.get(key)
-        if value is not None and value != counted:
-            raise ConfigError(
-                _(
-                    "{where}: {field} = {value}: not counted yet for {family} (only {counted})."
-                ).format(
-                    where=r.where(key), field=key, value=shown(value), family="gemma4_text",
-                    counted=shown(counted),
-                )
-            )  # fmt: skip
+def _moe(r: Reader, d: int, dense: int) -> dict[str, Any]:
+    """enable_moe_block: the routed experts beside the dense MLP (of width `dense`), the
+    router's two scales and three more norms; {} without it."""
+    if not r.boolean("enable_moe_block", False):
+        return {}
+    e = r.req("num_experts")
+    parts = [
+        Part(name="router.scale", group="ffn", shape=[d], per="token"),
+        Part(name="router.per_expert_scale", group="ffn", shape=[e], per="token"),
+    ]
+    return {
+        "n_experts": e,
+        "experts_per_token": r.req("top_k_experts"),
+        "d_ff": r.req("moe_intermediate_size"),
+        "shared_expert_d_ff": dense,
+        "layer_norms": 4 + len(MOE_NORMS),
+        "layer_parts": parts,
+    }
 
 
 def _overrides(r: Reader, types: list[str]) -> dict[int, dict[str, Any]]:
@@ -140,7 +172,6 @@ def _global(r: Reader, types: list[str], head_dim: int, kv: int) -> tuple[int, i
 
 
 def fields(r: Reader) -> dict[str, Any]:
-    _refuse_uncounted(r)
     layers = check_listed(r, "num_hidden_layers", r.req("num_hidden_layers"))
     pattern = ["sliding_attention" if (i + 1) % 6 else "full_attention" for i in range(layers)]
     types = list(layer_types(r, layers, pattern))
@@ -179,17 +210,10 @@ def fields(r: Reader) -> dict[str, Any]:
     out["kv_shared_layers"] = gemma3n_text.shared_layers(r, types, default=0)
     # generate()'s prefill runs them over the last position (_maybe_slice_kv_shared_inputs)
     out["kv_shared_prefill_last"] = bool(out["kv_shared_layers"])
-    if out["kv_shared_layers"] and r.data.get("use_double_wide_mlp") not in (None, False):
-        # the shared layers' MLP twice as wide: one FFN width per layer, not modelled
-        raise ConfigError(
-            _(
-                "{where}: {field} = {value}: not counted yet for {family} (only {counted})."
-            ).format(
-                where=r.where("use_double_wide_mlp"), field="use_double_wide_mlp",
-                value=shown(r.data["use_double_wide_mlp"]), family="gemma4_text",
-                counted=shown(False),
-            )
-        )  # fmt: skip
+    dense = out["d_ff"]  # the MLP of every layer (beside the experts with the MoE block)
+    out.update(_moe(r, out["d_model"], dense))
+    if out["kv_shared_layers"] and r.boolean("use_double_wide_mlp", False):
+        out["kv_shared_d_ff"] = 2 * dense  # the KV-shared layers' MLP twice as wide
     key = "hidden_size_per_layer_input"
     if r.data.get(key, 256) not in (0, None):  # 0 or null turns the per-layer inputs off
         out["per_layer_dim"] = r.integer(key, 256)

@@ -402,6 +402,16 @@ class ModelConfig(ModelFields):
         }
         return self.model_copy(update=update)
 
+    def ffn_of(self, kv_shared: bool) -> ModelConfig:
+        """The model as one kind of its layers' FFN sees it: the KV-shared layers' with their
+        own width (kv_shared_d_ff: d_ff of a dense FFN, a MoE layer's shared_expert_d_ff),
+        every other layer's the model itself."""
+        width = self.kv_shared_d_ff
+        if not kv_shared or width is None:
+            return self
+        key = "shared_expert_d_ff" if self.n_experts is not None else "d_ff"
+        return self.model_copy(update={key: width, "kv_shared_d_ff": None})
+
     @property
     def per_layer_width(self) -> int:
         """Width of the per-layer inputs of all the layers: n_layers x per_layer_dim (0

@@ -484,6 +484,13 @@ class ModelFields(BaseModel):
         "position only, which attends to every prompt token (Gemma 4).",
         exclude_if=lambda v: not v,
     )
+    kv_shared_d_ff: PositiveInt | None = Field(
+        None,
+        description="Hidden width of the dense FFN of the kv_shared_layers where it differs "
+        "from the other layers' (Gemma 4's use_double_wide_mlp: 2 x intermediate_size); in a "
+        "MoE model, of their shared expert (shared_expert_d_ff elsewhere).",
+        exclude_if=lambda v: v is None,
+    )
     not_counted: list[Uncounted] = Field(
         [],
         description="Parts of the model ffn-calc does not count (neither their parameters "

@@ -438,6 +438,16 @@ def _check_parts(cfg: ModelConfig) -> None:
             ),
             limit=f"{MAX_LISTED_LAYERS:,}",
         )
+    moe = cfg.n_experts is not None
+    if cfg.kv_shared_d_ff is not None and (
+        not shared or (moe and (cfg.shared_expert_d_ff is None or cfg.dense_ffn_layers))
+    ):
+        raise InvariantError(
+            N_(
+                "kv_shared_d_ff needs kv_shared_layers (a MoE model: a shared expert, whose "
+                "width it is in those layers, and no dense-FFN layers)"
+            )
+        )
 
 
 HYBRID_MIXERS = (

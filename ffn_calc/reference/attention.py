@@ -1,13 +1,15 @@
 """The tensor walk of attention beyond Q, K, V, O: multi-head latent attention with sparse
 attention's lightning indexer (DeepSeek-V2/V3/V3.2, GLM-5), and DeepSeek-V4's compressed
-attention, its compressors and its hyper-connections. Each function adds its tensors and its
-matmuls to the walker, under the names the reference implementation gives them."""
+attention, its compressors and its hyper-connections; the FFN of layers that reuse an earlier
+layer's keys and values where it has a width of its own (Gemma 4's double-wide MLP). Each
+function adds its tensors and its matmuls to the walker, under the names the reference
+implementation gives them."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ffn_calc.reference.inventory import index_set
+from ffn_calc.reference.inventory import index_set, values
 
 if TYPE_CHECKING:
     from ffn_calc.reference.instantiate import _Walker
@@ -115,3 +117,25 @@ def hyper(w: _Walker, p: str, rows: int, component: str, flops: str) -> None:
     if rows:
         w.matmul(p + "fn", flops, rows, n * d, (2 + n) * n)
         w.matmul(p + "mix", flops, n, n, d, rows)
+
+
+def kv_shared_ffns(w: _Walker, p: str, rows: int) -> bool:
+    """The FFN of every layer where the KV-shared layers' is of its own width (kv_shared_d_ff,
+    ModelConfig.ffn_of): the other layers', then theirs, each over its own layer indices.
+    False (nothing added) where the model has no such width."""
+    cfg = w.cfg
+    wide = cfg.ffn_of(True)
+    if wide is cfg or w.ranges != w.runs or "{i}" not in p:
+        return False
+    ranges, runs = w.ranges, w.runs
+    ((_, span),) = ranges
+    n, shared = len(values(span)), set(cfg.kv_shared_layers)
+    kinds = (([i for i in range(n) if i not in shared], cfg),
+             ([i for i in range(n) if i in shared], wide))  # fmt: skip
+    for indices, c in kinds:
+        if indices:
+            w.ranges = w.runs = (("i", index_set(indices)),)
+            w.cfg = c
+            w.ffn(p, rows)
+    w.cfg, w.ranges, w.runs = cfg, ranges, runs
+    return True

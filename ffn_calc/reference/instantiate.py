@@ -425,9 +425,11 @@ class _Walker:
         self.ranges = ranges
 
     def ffn_kinds(self, p: str, rows: int) -> None:
-        """The FFN of every layer; a MoE stack with dense layers walks each kind over its own
-        layer indices ({i} over the dense layers, then over the rest)."""
+        """The FFN of every layer; a MoE stack with dense layers (or KV-shared layers of their
+        own width: attention.kv_shared_ffns) walks each kind over its own layer indices."""
         cfg = self.cfg
+        if attention.kv_shared_ffns(self, p, rows):
+            return
         dense = sorted(cfg.dense_ffn_layers) if cfg.is_moe else []
         if not dense or self.ranges != self.runs or "{i}" not in p:
             self.ffn(p, rows)
@@ -483,10 +485,8 @@ class _Walker:
                         self.batch * self.s, "embedding", False)  # fmt: skip
             self.norm(nm.per_layer_projection_norm, (cfg.per_layer_dim,))
         if cfg.embedding_dim is not None:
-            b = cfg.embedding_projection_bias
-            self.linear(
-                nm.proj_in, e, cfg.d_model, "embedding", self.batch * self.s, "embedding", b
-            )
+            b, rows = cfg.embedding_projection_bias, self.batch * self.s
+            self.linear(nm.proj_in, e, cfg.d_model, "embedding", rows, "embedding", b)
         if cfg.embedding_norm:
             for stack in stacks:
                 self.norm(_in_stack(nm.emb_norm, stack) if encdec else nm.emb_norm.format(stack=stack), (side,))  # fmt: skip
@@ -595,6 +595,5 @@ def _tower(inv: Inventory, tower: Tower, images: int) -> None:
     if images:
         inv.matmuls += [replace(m, component=tower.name) for m in windowed(tower, own.matmuls)]
     if images and tower.pooling_macs:  # a weightless pooling matmul (Gemma 4's pooler)
-        inv.matmuls.append(
-            Matmul(f"{tower.prefix}pooler", tower.name, images, tower.pooling_macs, 1)
-        )
+        pooler = Matmul(f"{tower.prefix}pooler", tower.name, images, tower.pooling_macs, 1)
+        inv.matmuls.append(pooler)

@@ -145,7 +145,7 @@ def decode_crossover_report(
     reach = rc.decode_crossovers(steps)
     per = inf.cached_per_token(cfg)
     moe = steps.kind.is_moe
-    weights = rc.ffn_weights_read(cfg, batch, moe)
+    weights = rc.ffn_weights_read(cfg.ffn_of(steps.kind.kv_shared), batch, moe)
     if cfg.layer_mixers:  # the whole stack's cache read and FFN weights read
         per *= inf.attention_layers(cfg)
         weights = rc.stack_ffn_weights_read(cfg, batch)

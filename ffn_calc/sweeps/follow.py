@@ -48,7 +48,7 @@ def follow_rule(text: str, spec: str) -> tuple[Fraction, str]:
 # Widths that a design scales with d_model: a sweep over d_model that holds one fixed changes
 # the ratio with every row (the FFN's share of a layer is 2/3 at d_ff = 4 d_model, whatever
 # d_model is, only while d_ff follows it).
-FOLLOW_D_MODEL = ("d_ff", "dense_d_ff", "shared_expert_d_ff")
+FOLLOW_D_MODEL = ("d_ff", "dense_d_ff", "shared_expert_d_ff", "kv_shared_d_ff")
 
 
 def held_fixed(base: ModelConfig, fields: set[str]) -> list[Text]:

@@ -159,6 +159,8 @@ TERM_LABELS = {
     )
 }
 # A tensor's bias ("conv1d bias", "in_proj bias"): the tensor named, the word translated.
+# The n-th of a layer's norms where it has more than two (counts.params: "norm 3").
+NUMBERED_NORM = N_("norm {n}")
 TENSOR_BIAS = N_("{name} bias")
 
 
@@ -199,6 +201,8 @@ def term_label(name: str) -> str:
     if name in TERM_LABELS:
         return _(TERM_LABELS[name])
     head, _space, last = name.rpartition(" ")
+    if head == "norm" and last.isdigit():  # a layer's n-th of several norms (Gemma's four)
+        return _(NUMBERED_NORM).format(n=last)
     if last == "bias" and head and " " not in head:  # a tensor's bias: conv1d bias
         return _(TENSOR_BIAS).format(name=head)
     return name
