@@ -34,9 +34,11 @@ if TYPE_CHECKING:
 
 
 def _per_kind(cfg: ModelConfig) -> bool:
-    """Global layers of their own width, or per-layer inputs (Gemma 4): the term path."""
+    """Global layers of their own width, per-layer inputs (Gemma 4) or latent experts
+    (Nemotron-H's moe_latent_dim): the term path."""
     return (
-        cfg.global_head_dim is not None
+        cfg.moe_latent_dim is not None
+        or cfg.global_head_dim is not None
         or cfg.global_kv_heads is not None
         or cfg.per_layer_dim is not None
         or cfg.keys_as_values is not None

@@ -36,10 +36,11 @@ DEFAULTS: dict[str, int | None] = {
     "mamba_num_heads": 128,
     "mamba_head_dim": 64,
     "ssm_state_size": 128,
+    "moe_intermediate_size": 7688,
 }
 TYPES = ("linear_attention", "full_attention", "mlp", "moe")
 PATTERN = {"M": "linear_attention", "*": "full_attention", "-": "mlp", "E": "moe"}
-MIXER = {"linear_attention": "mamba2", "full_attention": "full", "mlp": "none"}
+MIXER = {"linear_attention": "mamba2", "full_attention": "full", "mlp": "none", "moe": "none"}
 # The class's layers when config.json names none.
 DEFAULT_TYPES = ["linear_attention", "moe", "full_attention", "mlp"]
 
@@ -65,12 +66,6 @@ def _types(r: Reader) -> list[str]:
 
 def fields(r: Reader) -> dict[str, Any]:
     types = _types(r)
-    if "moe" in types:
-        raise ConfigError(
-            _("{origin}: Nemotron-H MoE blocks (moe, E) are not counted yet.").format(
-                origin=r.origin
-            )
-        )
     heads = r.req("num_attention_heads")
     mamba2 = mamba2_sizes(
         r,
@@ -89,7 +84,8 @@ def fields(r: Reader) -> dict[str, Any]:
         },
         n_groups=8, conv_kernel=4, chunk_size=128, proj_bias=False, conv_bias=True,
     )  # fmt: skip
-    return {
+    d_ff = r.req("intermediate_size")
+    out = {
         "family": "nemotron_h",
         "architecture": "decoder-only",
         "n_layers": len(types),
@@ -98,7 +94,7 @@ def fields(r: Reader) -> dict[str, Any]:
         "n_kv_heads": kv_heads(r, heads) if "num_key_value_heads" in r.data else 8,
         "head_dim": r.integer("head_dim", 128),
         "attention_bias": r.boolean("attention_bias", False),
-        "d_ff": r.req("intermediate_size"),
+        "d_ff": d_ff,
         "activation": "relu",
         "ffn_bias": r.boolean("mlp_bias", False),
         "norm": "rmsnorm",
@@ -107,8 +103,30 @@ def fields(r: Reader) -> dict[str, Any]:
         "vocab_size": r.req("vocab_size"),
         "tie_embeddings": False,  # the class ties nothing (_tied_weights_keys = {})
         "layer_mixers": [MIXER[t] for t in types],
-        "ffn_free_layers": [i for i, t in enumerate(types) if t != "mlp"],
+        "ffn_free_layers": [i for i, t in enumerate(types) if t not in ("mlp", "moe")],
         "mamba2": mamba2,
+    }
+    return {**out, **_moe(r, types, d_ff)} if "moe" in types else out
+
+
+def _moe(r: Reader, types: list[str], dense: int) -> dict[str, Any]:
+    """The MoE blocks' fields: top-k routed experts of moe_intermediate_size (up and down, no
+    biases) at moe_latent_size where set, the router's score bias a buffer, one shared MLP of
+    moe_shared_expert_intermediate_size (0: intermediate_size, as NemotronHMLP's `or`); the
+    MLP blocks are the dense layers, of intermediate_size."""
+    experts = "n_routed_experts" if "n_routed_experts" in r.data else "num_local_experts"
+    shared = r.index("moe_shared_expert_intermediate_size", 7688)
+    mlp = [i for i, t in enumerate(types) if t == "mlp"]
+    return {
+        "d_ff": r.req("moe_intermediate_size"),
+        "n_experts": r.integer(experts, 8),
+        "experts_per_token": r.integer("num_experts_per_tok", 2),
+        "expert_bias": False,
+        "shared_expert_d_ff": shared or dense,
+        "router_score_bias": "buffer",
+        "moe_latent_dim": r.opt("moe_latent_size"),
+        "dense_ffn_layers": mlp,
+        "dense_d_ff": dense if mlp else None,
     }
 
 
@@ -127,6 +145,12 @@ NAMING = Naming(
     prefixes=("model.",),
     architecture="decoder-only",
     mixer="mixer.",
+    router="mixer.gate",
+    score_bias="mixer.gate.e_score_correction_bias",
+    expert="mixer.experts.{e}.",
+    shared_expert="mixer.shared_experts.",
+    latent_down="mixer.fc1_latent_proj",
+    latent_up="mixer.fc2_latent_proj",
     # save_pretrained writes the released checkpoints' names (transformers' conversion maps
     # them back on loading): backbone.* for model.*.
     renames={"backbone.": "model."},
