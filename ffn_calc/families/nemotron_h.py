@@ -82,7 +82,9 @@ def fields(r: Reader) -> dict[str, Any]:
             "proj_bias": ("use_bias",),
             "conv_bias": ("mamba_conv_bias", "use_conv_bias"),
         },
-        n_groups=8, conv_kernel=4, chunk_size=128, proj_bias=False, conv_bias=True,
+        heads=DEFAULTS["mamba_num_heads"], head_dim=DEFAULTS["mamba_head_dim"],
+        state_size=DEFAULTS["ssm_state_size"], n_groups=8, conv_kernel=4, chunk_size=128,
+        proj_bias=False, conv_bias=True,
     )  # fmt: skip
     d_ff = r.req("intermediate_size")
     out = {
