@@ -13,6 +13,7 @@ with that cache (the recurrent form), generate(), and a save_pretrained checkpoi
 
 from __future__ import annotations
 
+import json
 import re
 import warnings
 from pathlib import Path
@@ -24,6 +25,7 @@ from hypothesis import strategies as st
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
+from conftest import DATA  # noqa: E402
 from oracle_cases import EXPLICIT, case, classes  # noqa: E402
 from oracle_support import (  # noqa: E402
     check_verifies,
@@ -43,7 +45,7 @@ from ffn_calc.counts.inference import (  # noqa: E402
     kv_elements,
     state_elements,
 )
-from ffn_calc.counts.params import active_params, total_params  # noqa: E402
+from ffn_calc.counts.params import active_params, stored_buffers, total_params  # noqa: E402
 from ffn_calc.families.resolve import resolve_model  # noqa: E402
 from ffn_calc.reports.inference import kv_report  # noqa: E402
 
@@ -52,6 +54,7 @@ warnings.filterwarnings("ignore")
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 CLASSES = classes("test_oracle_hybrid_mamba")
+COVERAGE = json.loads((DATA / "coverage.json").read_text())["cases"]
 
 
 def build(data: dict[str, Any]) -> Any:
@@ -419,3 +422,21 @@ def test_explicit_chunk_boundaries(tmp_path: Path) -> None:
     data = case("mamba2 chunk 4, kernel 3, 2 groups")
     check_case(data, 2, 8, 1, tmp_path / "a")
     check_case(data, 1, 9, 1, tmp_path / "b")
+
+
+def test_nemotron_3_nano_real_size(tmp_path: Path) -> None:
+    """NVIDIA-Nemotron-3-Nano-30B-A3B (tests/data/coverage.json, its config.json as recalled)
+    on the meta device: total and active parameters, every name and shape (experts fused),
+    the routers' score-bias buffers."""
+    golden = next(c for c in COVERAGE if c["name"].endswith("Nemotron-3-Nano-30B-A3B-BF16"))
+    data = golden["hf_config"]
+    cfg = read(data, tmp_path)
+    conf = transformers.NemotronHConfig.from_dict(data)
+    with torch.device("meta"):
+        model = transformers.NemotronHForCausalLM(conf)
+    # Golden: coverage.json total_params and active_params (transformers 5.24.0, meta device).
+    assert sum(p.numel() for p in model.parameters()) == total_params(cfg) == 31_577_937_344
+    assert moe_active(model) == active_params(cfg) == 3_580_073_408
+    assert param_shapes(model) == fused(inventory_names(cfg))
+    buffers = sum(b.numel() for n, b in model.named_buffers() if "e_score" in n)
+    assert buffers == stored_buffers(cfg) == 23 * 128  # coverage.json buffers_note
