@@ -512,7 +512,7 @@ def active_lines(cfg: ModelConfig) -> list[Text]:
     parts = []
     for layer in layer_counts(cfg):
         one = expert_params(cfg.stack(layer.stack))  # a decoder's experts: their own width
-        idle = 0 if layer.kind.is_dense_ffn else (e - k) * one
+        idle = (e - k) * one if layer.kind.is_moe else 0  # dense or no FFN: none idle
         per = layer.total - idle
         parts.append(layer.count * per)
         fields: dict[str, str | Text] = {
