@@ -149,3 +149,21 @@ def test_latent_width_needs_experts(tmp_path: Path) -> None:
     )
     r = run("params", "-c", str(path))
     assert r.exit_code == 2 and "moe_latent_dim" in r.stderr and "n_experts" in r.stderr
+
+
+def test_latent_activations_in_training_memory(tmp_path: Path) -> None:
+    """A latent MoE layer also keeps the experts' input and output at the latent width for its
+    backward pass: 2 x 2sb(moe_latent_dim) = 4 x 128 x 1 x 16 = 8,192 bytes (s = 128, b = 1)."""
+    path = tmp_path / "model.toml"
+    path.write_text(
+        'family = "custom"\nn_layers = 2\nd_model = 64\nn_heads = 4\nd_ff = 32\n'
+        'activation = "relu"\nn_experts = 8\nexperts_per_token = 2\nmoe_latent_dim = 16\n'
+        "vocab_size = 100\n"
+    )
+    out = run("memory", "--training", "-c", str(path), "-s", "128", "-f", "json").json()
+    latent = [t for t in out["activation_terms"] if t["name"] == "latent input and output"]
+    assert [t["bytes"] for t in latent] == [4 * 128 * 16]
+    plain = path.read_text().replace("moe_latent_dim = 16\n", "")
+    path.write_text(plain)
+    again = run("memory", "--training", "-c", str(path), "-s", "128", "-f", "json").json()
+    assert out["activations_per_layer_bytes"] - again["activations_per_layer_bytes"] == 8192
