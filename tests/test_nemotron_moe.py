@@ -167,3 +167,25 @@ def test_latent_activations_in_training_memory(tmp_path: Path) -> None:
     path.write_text(plain)
     again = run("memory", "--training", "-c", str(path), "-s", "128", "-f", "json").json()
     assert out["activations_per_layer_bytes"] - again["activations_per_layer_bytes"] == 8192
+
+
+def test_super_preset_latent_moe() -> None:
+    """Nemotron 3 Super: 40 Mamba-2, 8 attention and 40 latent MoE blocks; one MoE block holds
+    the router [512, 4096], fc1_latent_proj [1024, 4096], fc2_latent_proj [4096, 1024],
+    512 x (up [2688, 1024] + down [1024, 2688]), the shared MLP 2 x 4096 x 5376 and its norm."""
+    super_ = next(
+        c
+        for c in json.loads((DATA / "coverage.json").read_text())["cases"]
+        if c["name"] == "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16"
+    )
+    cfg = load(preset="nemotron-3-super-120b-a12b")
+    kinds = {(k.ffn, k.mixer): n for k, n in layer_kinds(cfg, cfg.n_layers)}
+    assert kinds == {(NO_FFN, MAMBA2): 40, (MOE, NO_MIXER): 40, (NO_FFN, FULL): 8}
+    # Golden: coverage.json total_params, active_params (transformers 5.24.0, meta device).
+    assert total_params(cfg) == super_["total_params"] == 120_668_687_360
+    assert active_params(cfg) == super_["active_params"] == 12_770_216_960
+    moe = next(x for x in layer_counts(cfg) if x.kind.is_moe)
+    block = 512 * 4096 + 2 * 4096 * 1024 + 512 * 2 * 1024 * 2688 + 2 * 4096 * 5376 + 4096
+    assert moe.total == block
+    assert total_params(cfg) - active_params(cfg) == 40 * (512 - 22) * 2 * 1024 * 2688
+    assert param_components(cfg) == components(cfg)

@@ -424,19 +424,30 @@ def test_explicit_chunk_boundaries(tmp_path: Path) -> None:
     check_case(data, 1, 9, 1, tmp_path / "b")
 
 
-def test_nemotron_3_nano_real_size(tmp_path: Path) -> None:
-    """NVIDIA-Nemotron-3-Nano-30B-A3B (tests/data/coverage.json, its config.json as recalled)
-    on the meta device: total and active parameters, every name and shape (experts fused),
-    the routers' score-bias buffers."""
-    golden = next(c for c in COVERAGE if c["name"].endswith("Nemotron-3-Nano-30B-A3B-BF16"))
+# Nemotron 3 at real size (tests/data/coverage.json): total, active, buffers (MoE blocks x E).
+NEMOTRON_3 = {
+    "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16": (31_577_937_344, 3_580_073_408, 23 * 128),
+    "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16": (120_668_687_360, 12_770_216_960, 40 * 512),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NEMOTRON_3))
+def test_nemotron_3_real_size(name: str, tmp_path: Path) -> None:
+    """Nemotron 3 Nano and Super (its experts at a latent width) on the meta device: total and
+    active parameters, every name and shape (experts fused), the routers' score-bias buffers;
+    no multi-token-prediction layer is built."""
+    golden = next(c for c in COVERAGE if c["name"] == name)
     data = golden["hf_config"]
     cfg = read(data, tmp_path)
     conf = transformers.NemotronHConfig.from_dict(data)
     with torch.device("meta"):
         model = transformers.NemotronHForCausalLM(conf)
+    total, active, buffers = NEMOTRON_3[name]
     # Golden: coverage.json total_params and active_params (transformers 5.24.0, meta device).
-    assert sum(p.numel() for p in model.parameters()) == total_params(cfg) == 31_577_937_344
-    assert moe_active(model) == active_params(cfg) == 3_580_073_408
+    assert golden["total_params"] == total and golden["active_params"] == active
+    assert sum(p.numel() for p in model.parameters()) == total_params(cfg) == total
+    assert moe_active(model) == active_params(cfg) == active
     assert param_shapes(model) == fused(inventory_names(cfg))
-    buffers = sum(b.numel() for n, b in model.named_buffers() if "e_score" in n)
-    assert buffers == stored_buffers(cfg) == 23 * 128  # coverage.json buffers_note
+    held = sum(b.numel() for n, b in model.named_buffers() if "e_score" in n)
+    assert held == stored_buffers(cfg) == buffers  # coverage.json buffers_note
+    assert not any(n.startswith("mtp") for n, _ in model.named_parameters())

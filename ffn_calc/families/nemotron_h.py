@@ -3,14 +3,22 @@
 `layers_block_type` (alias `layer_types`; the legacy `hybrid_override_pattern` string: M =
 Mamba-2, * = attention, - = MLP, E = MoE) lists each block; `num_hidden_layers` is then
 ignored, as the configuration class ignores it. A Mamba-2 block (linear_attention) and an
-attention block (full_attention) have no FFN; an MLP block (mlp) has no token mixer. Every
-block is `model.layers.{i}.norm` (RMSNorm) and `model.layers.{i}.mixer`: Mamba-2 (inner =
-mamba_num_heads x mamba_head_dim; the gated RMSNorm), attention without positions or biases
-(q/k/v/o_proj, head_dim 128 by default), or an MLP of up_proj and down_proj (squared ReLU,
-relu2: ModelConfig's plain FFN with "relu", the same matrices). `model.embeddings`,
-`model.norm_f`, an untied `lm_head` (whatever tie_word_embeddings says: the class ties
-nothing). MoE blocks (E, moe) are not counted yet: refused.
-Multi-token-prediction layers (mtp.*) are not built by the class.
+attention block (full_attention) have no FFN; an MLP block (mlp) and a MoE block (moe) have no
+token mixer. Every block is `model.layers.{i}.norm` (RMSNorm) and `model.layers.{i}.mixer`:
+Mamba-2 (inner = mamba_num_heads x mamba_head_dim; the gated RMSNorm), attention without
+positions or biases (q/k/v/o_proj, head_dim 128 by default), an MLP of up_proj and down_proj
+(squared ReLU, relu2: ModelConfig's plain FFN with "relu", the same matrices), or a MoE:
+the router `gate.weight` [n_routed_experts, d] (its `e_score_correction_bias` a buffer), the
+routed experts `experts.up_proj` [E, f, w] and `experts.down_proj` [E, w, f] (squared ReLU, no
+gate, no biases; f = moe_intermediate_size, w = moe_latent_size or hidden_size; checkpoints
+hold them per expert, `experts.{e}.up_proj.weight`), with moe_latent_size the projections
+`fc1_latent_proj` [w, d] and `fc2_latent_proj` [d, w] around them (biases as mlp_bias:
+ModelConfig.moe_latent_dim), and one shared MLP `shared_experts` of
+moe_shared_expert_intermediate_size (n_shared_experts is not read). With MoE blocks the MLP
+blocks are the dense layers (intermediate_size). Routing (n_group, topk_group, norm_topk_prob,
+routed_scaling_factor) changes no count. `model.embeddings`, `model.norm_f`, an untied
+`lm_head` (whatever tie_word_embeddings says: the class ties nothing). Multi-token-prediction
+layers (mtp.*, num_nextn_predict_layers) are not built by the class.
 """
 
 from __future__ import annotations
