@@ -239,12 +239,12 @@ def nemotron_jsons(draw: Any, family: str) -> dict[str, Any]:
         names = {"M": "linear_attention", "*": "full_attention", "-": "mlp", "E": "moe"}
         out["layers_block_type"] = [names[c] for c in pattern]
     if "E" in pattern or draw(st.booleans()):  # the MoE sizes (unused without E blocks)
-        groups = draw(st.sampled_from([1, 2]))
-        experts = groups * draw(st.integers(2, 3))
-        top = draw(st.integers(1, groups))
+        routing = draw(st.sampled_from([1, 2]))  # routing groups (n_group)
+        experts = routing * draw(st.integers(2, 3))
+        top = draw(st.integers(1, routing))
         out.update({
-            "n_routed_experts": experts, "n_group": groups, "topk_group": top,
-            "num_experts_per_tok": draw(st.integers(1, top * experts // groups)),
+            "n_routed_experts": experts, "n_group": routing, "topk_group": top,
+            "num_experts_per_tok": draw(st.integers(1, top * experts // routing)),
             "moe_intermediate_size": draw(st.integers(1, 16)),
             "moe_shared_expert_intermediate_size": draw(st.integers(0, 16)),
         })  # fmt: skip
