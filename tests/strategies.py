@@ -157,6 +157,7 @@ def model_configs(draw: Any) -> ModelConfig:
             "dense_d_ff": _maybe(draw, st.integers(1, 64)),
             "shared_expert_d_ff": _maybe(draw, st.integers(1, 64)),
             "shared_expert_gate": draw(st.booleans()),
+            "moe_latent_dim": _maybe(draw, st.integers(1, 64)),
         }
 
     # Local attention: a window on some layers (one stack only), or on every layer.

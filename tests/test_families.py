@@ -75,6 +75,8 @@ PRESETS: dict[str, tuple[str, int | None]] = {
     "kimi-linear-48b-a3b": ("moonshotai/Kimi-Linear-48B-A3B-Instruct", None),
     "mamba-codestral-7b": ("mistralai/Mamba-Codestral-7B-v0.1", None),
     "nemotron-h-8b": ("nvidia/Nemotron-H-8B-Base-8K", None),
+    "nemotron-3-nano-30b-a3b": ("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", None),
+    "nemotron-3-super-120b-a12b": ("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16", None),
     "granite-4.0-h-tiny": ("ibm-granite/granite-4.0-h-tiny", None),
     "falcon-h1": ("tiiuae/Falcon-H1 (FalconH1Config defaults)", None),
 }

@@ -50,8 +50,6 @@ REFUSED: dict[str, str] = {
     # Glm4MoeConfig has no head_dim and 96 heads over hidden_size 4,096: Glm4MoeAttention
     # floors the head width (42); ffn-calc takes heads that divide the width or a head_dim.
     "glm4_moe": "n_heads (96) must divide d_model (4096)",
-    # NemotronHConfig's default layer pattern holds MoE blocks, which ffn-calc does not count.
-    "nemotron_h": "MoE blocks",
     # HunYuanDenseV1Config and HunYuanMoEV1Config default head_dim to None: transformers
     # fails too (its rotary embedding raises None ** float).
     "hunyuan_v1_dense": "required field 'head_dim'",

@@ -13,6 +13,8 @@ with that cache (the recurrent form), generate(), and a save_pretrained checkpoi
 
 from __future__ import annotations
 
+import json
+import re
 import warnings
 from pathlib import Path
 from typing import Any
@@ -23,6 +25,7 @@ from hypothesis import strategies as st
 torch = pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
+from conftest import DATA  # noqa: E402
 from oracle_cases import EXPLICIT, case, classes  # noqa: E402
 from oracle_support import (  # noqa: E402
     check_verifies,
@@ -42,7 +45,7 @@ from ffn_calc.counts.inference import (  # noqa: E402
     kv_elements,
     state_elements,
 )
-from ffn_calc.counts.params import total_params  # noqa: E402
+from ffn_calc.counts.params import active_params, stored_buffers, total_params  # noqa: E402
 from ffn_calc.families.resolve import resolve_model  # noqa: E402
 from ffn_calc.reports.inference import kv_report  # noqa: E402
 
@@ -51,6 +54,7 @@ warnings.filterwarnings("ignore")
 pytestmark = pytest.mark.filterwarnings("ignore::UserWarning")
 
 CLASSES = classes("test_oracle_hybrid_mamba")
+COVERAGE = json.loads((DATA / "coverage.json").read_text())["cases"]
 
 
 def build(data: dict[str, Any]) -> Any:
@@ -96,6 +100,64 @@ def cache_nbytes(cache: Any) -> int:
             tensors += list((getattr(layer, name, None) or {}).values())
     tensors += list(getattr(cache, "linear_cache", []) or [])
     return sum(t.nbytes for t in tensors if isinstance(t, torch.Tensor))
+
+
+EXPERT = re.compile(r"(.*\.experts)\.(\d+)\.(up_proj|down_proj)\.weight")
+
+
+def fused(names: dict[str, tuple[int, ...]]) -> dict[str, tuple[int, ...]]:
+    """Per-expert checkpoint names (Nemotron-H's experts.{e}.up_proj.weight [f, w]) as the
+    class holds them in memory: experts.up_proj [E, f, w] and experts.down_proj [E, w, f]."""
+    out: dict[str, tuple[int, ...]] = {}
+    experts: dict[tuple[str, str], list[tuple[int, ...]]] = {}
+    for name, shape in names.items():
+        m = EXPERT.fullmatch(name)
+        if m is None:
+            out[name] = shape
+        else:
+            experts.setdefault((m[1], m[3]), []).append(shape)
+    for (prefix, proj), shapes in experts.items():
+        assert len(set(shapes)) == 1
+        out[f"{prefix}.{proj}"] = (len(shapes), *shapes[0])
+    return out
+
+
+def moe_active(model: Any) -> int:
+    """The total less, in every MoE block, (experts - top-k) x one expert, from the model."""
+    out = sum(p.numel() for p in model.parameters())
+    for layer in model.model.layers:
+        experts = getattr(layer.mixer, "experts", None)
+        if experts is not None:
+            one = experts.up_proj[0].numel() + experts.down_proj[0].numel()
+            out -= (experts.num_experts - model.config.num_experts_per_tok) * one
+    return int(out)
+
+
+# A MoE block's modules (Nemotron-H) -> the FLOP terms they compute.
+MOE_MODULES = {"gate": ("router",), "fc1_latent_proj": ("latent down",),
+               "experts": ("experts",), "fc2_latent_proj": ("latent up",),
+               "shared_experts": ("shared expert",)}  # fmt: skip
+
+
+def moe_by_module(model: Any, **inputs: Any) -> dict[str, int]:
+    """FlopCounterMode's count of model(**inputs) in the MoE blocks' modules, by module."""
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        model(**inputs)
+    out = dict.fromkeys(MOE_MODULES, 0)
+    for name, ops in counter.get_flop_counts().items():
+        module = name.rsplit(".", 1)[-1]
+        if module in MOE_MODULES and ".mixer." in name:
+            out[module] += int(sum(ops.values()))
+    return out
+
+
+def moe_by_term(cfg: Any, w: Workload) -> dict[str, int]:
+    """The MoE layers' FLOP terms, summed per module of MOE_MODULES."""
+    terms = [(x.count, t) for x in layer_flops(cfg, w) if x.kind.is_moe for t in x.terms]
+    return {
+        module: sum(n * t.value for n, t in terms if t.name in names)
+        for module, names in MOE_MODULES.items()
+    }
 
 
 def explicit_cases(module: str) -> list[str]:
@@ -152,9 +214,11 @@ def config_jsons(draw: Any, family: str) -> dict[str, Any]:
 
 @st.composite
 def nemotron_jsons(draw: Any, family: str) -> dict[str, Any]:
-    """A tiny Nemotron-H config.json: a pattern of Mamba-2 (M), attention (*) and MLP (-)
-    blocks, as a string or as layers_block_type."""
-    pattern = "".join(draw(st.lists(st.sampled_from("M*-"), min_size=1, max_size=4)))
+    """A tiny Nemotron-H config.json: a pattern of Mamba-2 (M), attention (*), MLP (-) and
+    MoE (E) blocks, as a string or as layers_block_type; the MoE sizes drawn (latent or not,
+    the shared MLP's width 0: intermediate_size), routing groups that the router can take
+    (each group 2 experts at least: it sums each group's top 2)."""
+    pattern = "".join(draw(st.lists(st.sampled_from("M*-E"), min_size=1, max_size=4)))
     if "*" not in pattern:  # with a cache, the class needs an attention layer (get_seq_length)
         pattern += "*"
     heads = draw(st.integers(1, 3))
@@ -172,8 +236,21 @@ def nemotron_jsons(draw: Any, family: str) -> dict[str, Any]:
     if draw(st.booleans()):
         out["hybrid_override_pattern"] = pattern
     else:
-        names = {"M": "linear_attention", "*": "full_attention", "-": "mlp"}
+        names = {"M": "linear_attention", "*": "full_attention", "-": "mlp", "E": "moe"}
         out["layers_block_type"] = [names[c] for c in pattern]
+    if "E" in pattern or draw(st.booleans()):  # the MoE sizes (unused without E blocks)
+        routing = draw(st.sampled_from([1, 2]))  # routing groups (n_group)
+        experts = routing * draw(st.integers(2, 3))
+        top = draw(st.integers(1, routing))
+        out.update({
+            "n_routed_experts": experts, "n_group": routing, "topk_group": top,
+            "num_experts_per_tok": draw(st.integers(1, top * experts // routing)),
+            "moe_intermediate_size": draw(st.integers(1, 16)),
+            "moe_shared_expert_intermediate_size": draw(st.integers(0, 16)),
+        })  # fmt: skip
+        maybe(draw, out, "moe_latent_size", draw(st.integers(1, 12)))
+        maybe(draw, out, "norm_topk_prob", draw(st.booleans()))
+        maybe(draw, out, "routed_scaling_factor", draw(st.sampled_from([1.0, 2.5])))
     maybe(draw, out, "mlp_bias", draw(st.booleans()))
     maybe(draw, out, "mamba_proj_bias", draw(st.booleans()))
     maybe(draw, out, "use_bias", draw(st.booleans()))  # the mixer's in_proj / out_proj biases
@@ -286,13 +363,23 @@ def check_case(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> N
     torch.manual_seed(0)
     cfg = read(data, tmp)
     model = build(data).eval()
-    # (a) parameters, (b) names and shapes
+    # (a) parameters, total and active, (b) names and shapes (Nemotron-H's experts fused)
     assert sum(p.numel() for p in model.parameters()) == total_params(cfg)
-    assert param_shapes(model) == inventory_names(cfg)
-    # (c) FLOPs by op: the terms' sums per kind of op
+    nemotron_moe = data["model_type"] == "nemotron_h" and cfg.is_moe
+    if nemotron_moe:
+        assert moe_active(model) == active_params(cfg)
+    assert param_shapes(model) == fused(inventory_names(cfg))
+    assert {n: tuple(b.shape) for n, b in model.named_buffers() if "e_score" in n} == {
+        n.replace("weight", "e_score_correction_bias"): (s[0],)
+        for n, s in inventory_names(cfg).items()
+        if n.endswith("mixer.gate.weight")
+    }  # the router's score bias: a buffer of [n_experts] in each MoE block
+    # (c) FLOPs by op: the terms' sums per kind of op; a MoE block's by module, term by term
     ids = token_ids(data["vocab_size"], batch, s)
     ops = by_op(model, input_ids=ids, use_cache=False)
     w = Workload(batch=batch, seq_len=s)
+    if nemotron_moe:
+        assert moe_by_module(model, input_ids=ids, use_cache=False) == moe_by_term(cfg, w)
     terms = [(x.count, t) for x in layer_flops(cfg, w) for t in x.terms]
     conv = sum(n * t.value for n, t in terms if t.name == "conv1d")
     # bmm: the scan's einsums and, in attention layers, the eager scores (QK^T, AV)
@@ -335,3 +422,32 @@ def test_explicit_chunk_boundaries(tmp_path: Path) -> None:
     data = case("mamba2 chunk 4, kernel 3, 2 groups")
     check_case(data, 2, 8, 1, tmp_path / "a")
     check_case(data, 1, 9, 1, tmp_path / "b")
+
+
+# Nemotron 3 at real size (tests/data/coverage.json): total, active, buffers (MoE blocks x E).
+NEMOTRON_3 = {
+    "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16": (31_577_937_344, 3_580_073_408, 23 * 128),
+    "nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16": (120_668_687_360, 12_770_216_960, 40 * 512),
+}
+
+
+@pytest.mark.parametrize("name", sorted(NEMOTRON_3))
+def test_nemotron_3_real_size(name: str, tmp_path: Path) -> None:
+    """Nemotron 3 Nano and Super (its experts at a latent width) on the meta device: total and
+    active parameters, every name and shape (experts fused), the routers' score-bias buffers;
+    no multi-token-prediction layer is built."""
+    golden = next(c for c in COVERAGE if c["name"] == name)
+    data = golden["hf_config"]
+    cfg = read(data, tmp_path)
+    conf = transformers.NemotronHConfig.from_dict(data)
+    with torch.device("meta"):
+        model = transformers.NemotronHForCausalLM(conf)
+    total, active, buffers = NEMOTRON_3[name]
+    # Golden: coverage.json total_params and active_params (transformers 5.24.0, meta device).
+    assert golden["total_params"] == total and golden["active_params"] == active
+    assert sum(p.numel() for p in model.parameters()) == total_params(cfg) == total
+    assert moe_active(model) == active_params(cfg) == active
+    assert param_shapes(model) == fused(inventory_names(cfg))
+    held = sum(b.numel() for n, b in model.named_buffers() if "e_score" in n)
+    assert held == stored_buffers(cfg) == buffers  # coverage.json buffers_note
+    assert not any(n.startswith("mtp") for n, _ in model.named_parameters())

@@ -135,7 +135,8 @@ def any_config(draw: Any) -> ModelConfig:
     if draw(st.booleans()):
         experts = draw(st.integers(1, 4))
         fields |= {"n_experts": experts, "experts_per_token": draw(st.integers(1, experts)),
-                   "router_bias": draw(st.booleans())}  # fmt: skip
+                   "router_bias": draw(st.booleans()),
+                   "moe_latent_dim": draw(st.none() | st.integers(1, 12))}  # fmt: skip
     return ModelConfig.model_validate(fields)
 
 

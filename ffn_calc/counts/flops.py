@@ -198,11 +198,14 @@ def _moe_terms(cfg: ModelConfig, b: int, s: int, sym: str) -> list[Term]:
     d, f, g = cfg.d_model, cfg.d_ff, "ffn"
     mats = 3 if cfg.gated else 2
     assert cfg.n_experts is not None and cfg.experts_per_token is not None
-    k = cfg.experts_per_token
-    out = [
-        term(g, "router", f"2 x B x {sym} x d_model x n_experts", 2, b, s, d, cfg.n_experts),
-        term(g, "experts", f"2 x B x {sym} x experts_per_token x {mats} x d_model x d_ff", 2, b, s, k, mats, d, f),
-    ]  # fmt: skip
+    k, lat, w = cfg.experts_per_token, cfg.moe_latent_dim, cfg.expert_width
+    rows, width = f"2 x B x {sym} x", "d_model" if lat is None else "moe_latent_dim"
+    out = [term(g, "router", f"{rows} d_model x n_experts", 2, b, s, d, cfg.n_experts)]
+    if lat is not None:  # the experts' latent width: a projection down before, up after
+        out.append(term(g, "latent down", f"{rows} d_model x moe_latent_dim", 2, b, s, d, lat))
+        out.append(term(g, "latent up", f"{rows} moe_latent_dim x d_model", 2, b, s, lat, d))
+    formula = f"{rows} experts_per_token x {mats} x {width} x d_ff"
+    out.append(term(g, "experts", formula, 2, b, s, k, mats, w, f))
     if cfg.shared_expert_d_ff is not None:
         fs = cfg.shared_expert_d_ff
         out.append(

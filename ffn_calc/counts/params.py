@@ -136,10 +136,17 @@ def moe_terms(cfg: ModelConfig) -> list[Term]:
         out.append(term(g, "b_router", "n_experts", e))
     if cfg.router_score_bias == "parameter":
         out.append(term(g, "router score bias", "n_experts", e))
-    mats = 3 if cfg.gated else 2
-    out.append(term(g, "experts", f"n_experts x {mats} x d_model x d_ff", e, mats, d, f))
+    mats, lat = 3 if cfg.gated else 2, cfg.moe_latent_dim
+    if lat is not None:  # the experts' latent width: a projection down before, up after
+        out.append(term(g, "latent down", "d_model x moe_latent_dim", d, lat))
+        out.append(term(g, "latent up", "moe_latent_dim x d_model", lat, d))
+        if cfg.ffn_bias:
+            out.append(term(g, "latent biases", "moe_latent_dim + d_model", lat + d))
+    width = "d_model" if lat is None else "moe_latent_dim"
+    w = cfg.expert_width
+    out.append(term(g, "experts", f"n_experts x {mats} x {width} x d_ff", e, mats, w, f))
     if cfg.routed_expert_bias:
-        biases = ffn_biases(f, d, cfg.gated)
+        biases = ffn_biases(f, w, cfg.gated)
         out.append(term(g, "expert biases", EXPERT_BIASES, e, biases))
     if cfg.shared_expert_d_ff is not None:
         fs = cfg.shared_expert_d_ff
@@ -181,9 +188,9 @@ def expert_params(cfg: ModelConfig) -> int:
     """Parameters of one expert (0 for a dense model)."""
     if cfg.n_experts is None:
         return 0
-    mats = 3 if cfg.gated else 2
-    biases = ffn_biases(cfg.d_ff, cfg.d_model, cfg.gated) if cfg.routed_expert_bias else 0
-    return mats * cfg.d_model * cfg.d_ff + biases
+    mats, w = 3 if cfg.gated else 2, cfg.expert_width
+    biases = ffn_biases(cfg.d_ff, w, cfg.gated) if cfg.routed_expert_bias else 0
+    return mats * w * cfg.d_ff + biases
 
 
 def layer_counts(cfg: ModelConfig) -> list[LayerCount]:
@@ -492,9 +499,10 @@ def active_lines(cfg: ModelConfig) -> list[Text]:
     if not cfg.is_moe or cfg.n_experts is None or cfg.experts_per_token is None:
         return []
     e, k, one = cfg.n_experts, cfg.experts_per_token, expert_params(cfg)
-    mats = 3 if cfg.gated else 2
-    biases = one - mats * cfg.d_model * cfg.d_ff
-    shape = f"{mats} x d_model x d_ff = {mats} x {cfg.d_model:,} x {cfg.d_ff:,}"
+    mats, w = 3 if cfg.gated else 2, cfg.expert_width
+    biases = one - mats * w * cfg.d_ff
+    width = "d_model" if cfg.moe_latent_dim is None else "moe_latent_dim"
+    shape = f"{mats} x {width} x d_ff = {mats} x {w:,} x {cfg.d_ff:,}"
     if biases:
         first = say(
             N_("one routed expert: {shape} + {biases} biases = {value}"),
@@ -506,7 +514,7 @@ def active_lines(cfg: ModelConfig) -> list[Text]:
     parts = []
     for layer in layer_counts(cfg):
         one = expert_params(cfg.stack(layer.stack))  # a decoder's experts: their own width
-        idle = 0 if layer.kind.is_dense_ffn else (e - k) * one
+        idle = (e - k) * one if layer.kind.is_moe else 0  # dense or no FFN: none idle
         per = layer.total - idle
         parts.append(layer.count * per)
         fields: dict[str, str | Text] = {

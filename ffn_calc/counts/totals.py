@@ -135,9 +135,12 @@ def param_components(cfg: ModelConfig) -> dict[str, int]:
             main += e  # b_router [n_experts]
         if cfg.router_score_bias == "parameter":
             main += e  # router score bias [n_experts]
-        main += e * mats * d * f  # experts [n_experts, mats, d, d_ff]
+        ew, lat = cfg.expert_width, cfg.moe_latent_dim  # experts at a latent width, or d
+        main += e * mats * ew * f  # experts [n_experts, mats, width, d_ff]
         if cfg.routed_expert_bias:  # expert_bias, default ffn_bias
-            main += e * ffn_biases(f, d, mats == 3)  # expert biases
+            main += e * ffn_biases(f, ew, mats == 3)  # expert biases
+        if lat is not None:
+            main += 2 * d * lat + (lat + d if fb else 0)  # fc1 [lat, d], fc2 [d, lat], biases
         fs = cfg.shared_expert_d_ff
         if fs is not None:
             main += mats * d * fs  # shared expert [mats, d, shared_expert_d_ff]
@@ -158,8 +161,8 @@ def param_components(cfg: ModelConfig) -> dict[str, int]:
     f_dec = cfg.decoder_d_ff  # an encoder-decoder's decoder FFN of its own width
     main_dec, dense_dec = main, dense
     if f_dec is not None:
-        experts = 1 if n_experts is None else n_experts
-        main_dec = main - experts * mats * d * (f - f_dec)  # [d, decoder_d_ff] per FFN
+        experts, ew = (1, d) if n_experts is None else (n_experts, cfg.expert_width)
+        main_dec = main - experts * mats * ew * (f - f_dec)  # [width, decoder_d_ff] per FFN
         if fb if n_experts is None else cfg.routed_expert_bias:
             main_dec -= experts * (mats - 1) * (f - f_dec)  # biases [decoder_d_ff]
         if n_experts is not None and cfg.dense_d_ff is None:  # dense layers of width d_ff
@@ -342,7 +345,10 @@ def flop_components(cfg: ModelConfig, w: Workload) -> dict[str, int]:
         k = cfg.experts_per_token
         assert k is not None
         main = d * n_experts  # router: d_model x n_experts
-        main += k * mats * d * f  # experts: experts_per_token x mats x d_model x d_ff
+        ew, lat = cfg.expert_width, cfg.moe_latent_dim  # experts at a latent width, or d
+        main += k * mats * ew * f  # experts: experts_per_token x mats x width x d_ff
+        if lat is not None:
+            main += 2 * d * lat  # latent down and up: d_model x moe_latent_dim each
         fs = cfg.shared_expert_d_ff
         if fs is not None:
             main += mats * d * fs  # shared expert: mats x d_model x shared_expert_d_ff
@@ -357,7 +363,9 @@ def flop_components(cfg: ModelConfig, w: Workload) -> dict[str, int]:
     main_dec, dense_dec = main, dense
     if f_dec is not None:
         routed = 1 if n_experts is None else (cfg.experts_per_token or 1)  # FFNs a row runs
-        main_dec = main - routed * mats * d * (f - f_dec)
+        main_dec = main - routed * mats * (d if n_experts is None else cfg.expert_width) * (
+            f - f_dec
+        )
         if n_experts is not None and cfg.dense_d_ff is None:  # dense layers of width d_ff
             dense_dec = mats * d * f_dec
 

@@ -14,7 +14,8 @@ term from the tensors each layer keeps for its backward pass:
   FFN keeps the gate and up outputs, the activation's output and the product: 8sbf), the
   dropout mask sbh; a MoE layer keeps the expert tensors for each of the k experts a token
   uses and, where it has one, the shared expert's (at shared_expert_d_ff), which every token
-  passes; a MoE model's dense layers keep theirs at dense_d_ff;
+  passes; with a latent width (moe_latent_dim) the experts' input and output at that width,
+  2sb(moe_latent_dim) each; a MoE model's dense layers keep theirs at dense_d_ff;
 - cross-attention (an encoder-decoder's decoder layers): the attention terms again, with K
   and V read from the encoder's output (stored once for all layers) and the scores over the
   source, and one norm more;
@@ -236,6 +237,9 @@ def layer_terms(cfg: ModelConfig, s: int, b: int, kind: StoredKind | None = None
     if kind.kind.is_moe:
         k = cfg.experts_per_token or 1
         out.append(ActTerm("ffn", N_("hidden"), hidden(f"{unit}f", k), per_unit * sb * cfg.d_ff * k, True))  # fmt: skip
+        if cfg.moe_latent_dim is not None:  # the experts' input and output at the latent width
+            latent = N_("latent input and output")
+            out.append(ActTerm("ffn", latent, "4sb(moe_latent_dim)", 4 * sb * cfg.moe_latent_dim, False))  # fmt: skip
         if cfg.shared_expert_d_ff is not None:  # every token also passes the shared expert
             fs = cfg.shared_expert_d_ff
             out.append(

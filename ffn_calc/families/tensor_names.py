@@ -73,6 +73,8 @@ class Naming:
     shared_down: str = "down_proj"
     shared_gate_up: str | None = None  # a shared expert's gate and up in one [2 f, d] Linear
     shared_expert_gate: str = "mlp.shared_expert_gate"
+    latent_down: str = "mlp.fc1_latent_proj"  # latent experts (ModelConfig.moe_latent_dim)
+    latent_up: str = "mlp.fc2_latent_proj"
     # Multi-head latent attention and attention sinks.
     mla_q: str = "self_attn.q_proj"
     mla_q_a: str = "self_attn.q_a_proj"

@@ -236,6 +236,11 @@ class ModelConfig(ModelFields):
         return self.attention_bias if self.attention_out_bias is None else self.attention_out_bias
 
     @property
+    def expert_width(self) -> int:
+        """MoE: the width the routed experts read and write (moe_latent_dim, else d_model)."""
+        return self.d_model if self.moe_latent_dim is None else self.moe_latent_dim
+
+    @property
     def routed_expert_bias(self) -> bool:
         """MoE: the routed experts have biases (expert_bias, default ffn_bias)."""
         return self.ffn_bias if self.expert_bias is None else self.expert_bias

@@ -164,6 +164,13 @@ class ModelFields(BaseModel):
     shared_expert_gate: bool = Field(
         False, description="MoE: a [1, d_model] sigmoid gate on the shared expert (Qwen2-MoE)."
     )
+    moe_latent_dim: PositiveInt | None = Field(
+        None,
+        description="MoE: the routed experts read and write this width in place of d_model "
+        "(Nemotron-H's latent MoE, moe_latent_size): a [moe_latent_dim, d_model] projection "
+        "before them and a [d_model, moe_latent_dim] one after, each with a bias where "
+        "ffn_bias; the router and the shared expert read d_model.",
+    )
     router_score_bias: ScoreBias = Field(
         "none",
         description="MoE: an [n_experts] bias on the routing scores: a parameter "

@@ -66,6 +66,8 @@ def check_invariants(cfg: ModelConfig) -> None:
         )
     if cfg.expert_bias is not None and cfg.n_experts is None:
         raise InvariantError(N_("expert_bias applies to routed experts: it needs n_experts"))
+    if cfg.moe_latent_dim is not None and cfg.n_experts is None:
+        raise InvariantError(N_("moe_latent_dim applies to routed experts: it needs n_experts"))
     if cfg.dense_ffn_layers and (
         cfg.n_experts is None
         or len(set(cfg.dense_ffn_layers)) != len(cfg.dense_ffn_layers)

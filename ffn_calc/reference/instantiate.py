@@ -272,15 +272,16 @@ class _Walker:
         cfg, nm = self.cfg, self.nm
         d, f, b, eb = cfg.d_model, cfg.d_ff, cfg.ffn_bias, cfg.routed_expert_bias
         assert cfg.n_experts is not None and cfg.experts_per_token is not None
-        e = cfg.n_experts
+        e, gated, w, lat = cfg.n_experts, cfg.gated, cfg.expert_width, cfg.moe_latent_dim
         self.linear(p + nm.router, d, e, "ffn", rows, "ffn", cfg.router_bias)
         if cfg.router_score_bias == "parameter":
             self.tensor(p + nm.score_bias, nm.score_bias_shape(e), "ffn")
-        gated = cfg.gated
-        mats = [(nm.expert_gate, d, f)] if gated else []
-        mats += [(nm.expert_up, d, f), (nm.expert_down, f, d)]
+        for name, d_in, d_out in ((nm.latent_down, d, lat), (nm.latent_up, lat, d)) if lat else ():
+            self.linear(p + name, d_in, d_out, "ffn", rows, "ffn", b)  # the experts' latent width
+        mats = [(nm.expert_gate, w, f)] if gated else []
+        mats += [(nm.expert_up, w, f), (nm.expert_down, f, w)]
         if nm.fused_experts is not None:  # [E, ...] tensors, gate and up stacked (gate_up_proj)
-            self.fused_experts(p + nm.fused_experts, d, f)
+            self.fused_experts(p + nm.fused_experts, w, f)
         else:
             layer, self.ranges = self.ranges, (*self.ranges, ("e", e))
             for name, d_in, d_out in mats:  # once per expert {e} of the layer
@@ -296,9 +297,8 @@ class _Walker:
             if gated and nm.shared_gate_up:  # one [2 fs, d] Linear (Granite's input_linear)
                 self.linear(sp + nm.shared_gate_up, d, 2 * fs, "ffn", rows, "ffn", b)
             else:
-                if gated:
-                    self.linear(sp + nm.shared_gate, d, fs, "ffn", rows, "ffn", b)
-                self.linear(sp + nm.shared_up, d, fs, "ffn", rows, "ffn", b)
+                for name in [nm.shared_gate, nm.shared_up] if gated else [nm.shared_up]:
+                    self.linear(sp + name, d, fs, "ffn", rows, "ffn", b)
             self.linear(sp + nm.shared_down, fs, d, "ffn", rows, "ffn", b)
             if cfg.shared_expert_gate:
                 self.linear(p + nm.shared_expert_gate, d, 1, "ffn", rows, "ffn", False)
