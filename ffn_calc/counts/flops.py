@@ -286,11 +286,17 @@ def layer_flops(cfg: ModelConfig, w: Workload) -> list[LayerFlops]:
             continue
         mixer = counts_of(kind.mixer)  # a token mixer other than attention: its own terms
         if mixer is not None:
-            own = (terms if mixer.attends else []) + mixer.prefill(cfg, b, s, w.cached)
+            mine = terms if mixer.projections else shared_attention(terms)
+            own = (mine if mixer.attends else []) + mixer.prefill(cfg, b, s, w.cached)
             out.append(LayerFlops(stack, count, own + ffn, kind))
             continue
         out.append(LayerFlops(stack, count, terms + own + ffn, kind))
     return out
+
+
+def shared_attention(terms: list[Term]) -> list[Term]:
+    """An attention of shared weights (model_parts count its projections): its scores."""
+    return [t for t in terms if t.group == "attention_scores"]
 
 
 def part_flop_terms(parts: list[Part], b: int, s: int) -> list[Term]:

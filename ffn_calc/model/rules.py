@@ -447,6 +447,7 @@ HYBRID_MIXERS = (
     "kda",
     "none",
     "full+mamba2",
+    "shared+mamba2",
     "short_conv",
     "mamba",
     "lightning",
