@@ -281,12 +281,18 @@ def zamba2_jsons(draw: Any, family: str) -> dict[str, Any]:
     """A tiny Zamba2 config.json: Mamba-2 and hybrid layers (one hybrid at least, for the
     cache), one to three shared blocks used in turn, the adapters on or off (on: every head its
     own keys and values, heads dividing 2 x hidden_size), GQA otherwise, rotary drawn."""
-    types = draw(st.lists(st.sampled_from(["linear_attention", "mamba", "hybrid"]), min_size=1, max_size=4))
+    types = draw(
+        st.lists(st.sampled_from(["linear_attention", "mamba", "hybrid"]), min_size=1, max_size=4)
+    )
     if "hybrid" not in types:
         types.append("hybrid")
     adapters = draw(st.booleans())
     heads = draw(st.sampled_from([1, 2, 4]))
-    kv = heads if adapters else draw(st.sampled_from([k for k in (1, 2, 4) if k <= heads and heads % k == 0]))
+    kv = (
+        heads
+        if adapters
+        else draw(st.sampled_from([k for k in (1, 2, 4) if k <= heads and heads % k == 0]))
+    )
     m_heads, expand = draw(st.integers(1, 3)), draw(st.integers(1, 2))
     hidden = heads * m_heads * draw(st.integers(1, 2))  # rotary: 2 x hidden / heads is even
     out: dict[str, Any] = {

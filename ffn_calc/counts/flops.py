@@ -286,8 +286,8 @@ def layer_flops(cfg: ModelConfig, w: Workload) -> list[LayerFlops]:
             continue
         mixer = counts_of(kind.mixer)  # a token mixer other than attention: its own terms
         if mixer is not None:
-            mine = terms if mixer.projections else shared_attention(terms)
-            own = (mine if mixer.attends else []) + mixer.prefill(cfg, b, s, w.cached)
+            attn = terms if mixer.projections else shared_attention(terms)
+            own = (attn if mixer.attends else []) + mixer.prefill(cfg, b, s, w.cached)
             out.append(LayerFlops(stack, count, own + ffn, kind))
             continue
         out.append(LayerFlops(stack, count, terms + own + ffn, kind))
@@ -299,18 +299,47 @@ def shared_attention(terms: list[Term]) -> list[Term]:
     return [t for t in terms if t.group == "attention_scores"]
 
 
+# The FLOP components of model_parts that run inside the stack (shared weights its layers use).
+STACK_PART_GROUPS = ("attention_projections", "ffn")
+
+
+def stack_part_terms(cfg: ModelConfig, b: int, s: int) -> list[Term]:
+    """The matmuls through model_parts that run inside the stack, over B x S tokens: their
+    attention projections and FFN (Zamba2's shared blocks, which its hybrid layers use)."""
+    return [t for t in part_flop_terms(cfg.model_parts, b, s) if t.group in STACK_PART_GROUPS]
+
+
+def shares_weights(kind: LayerKind) -> bool:
+    """The kind's attention runs shared weights given as model_parts (its mixer row has no
+    projections of its own)."""
+    mixer = counts_of(kind.mixer)
+    return mixer is not None and mixer.attends and not mixer.projections
+
+
+def shared_share(cfg: ModelConfig, b: int, s: int) -> dict[str, int]:
+    """One layer's share of stack_part_terms, by component, where the layers that share weights
+    (shares_weights) use them alike: their FLOPs spread evenly over those layers."""
+    n = sum(count for kind, count in layer_kinds(cfg, cfg.n_layers) if shares_weights(kind))
+    terms = stack_part_terms(cfg, b, s)
+    return {g: total(terms, g) // n if n else 0 for g in STACK_PART_GROUPS}
+
+
 def part_flop_terms(parts: list[Part], b: int, s: int) -> list[Term]:
     """The matmuls through tensors given as data (layer_parts, model_parts): each part's
-    multiply-adds per token over B x S tokens; a Linear's (macs its [out, in] shape) as
-    in x out, so a roofline reads its weight and rows."""
+    multiply-adds per token over B x S tokens, once per use; a Linear's (macs its [out, in]
+    shape) as in x out, a term per use, so a roofline reads its weight and rows each time."""
     out = []
     for p in parts:
         if not p.macs:
             continue
         group, name = PART_FLOPS[p.group], p.name.removesuffix(".weight")
-        if len(p.shape) == 2 and p.macs == p.numel:  # a Linear: [out, in]
+        if len(p.shape) == 2 and p.macs == p.numel:  # a Linear: [out, in], once per use
             d_out, d_in = p.shape
-            out.append(term(group, name, "2 x B x S x in x out", 2, b, s, d_in, d_out))
+            for u in range(p.uses):
+                use = f"{name} (use {u + 1})" if p.uses > 1 else name
+                out.append(term(group, use, "2 x B x S x in x out", 2, b, s, d_in, d_out))
+        elif p.uses > 1:
+            out.append(term(group, name, "uses x 2 x B x S x macs", p.uses, 2, b, s, p.macs))
         else:
             out.append(term(group, name, "2 x B x S x macs", 2, b, s, p.macs))
     return out
@@ -485,12 +514,15 @@ def crossover_layer(cfg: ModelConfig, w: Workload | None = None) -> LayerFlops:
     encoder layer of an encoder-decoder; the MoE layers of a MoE model with dense ones);
     counted at the workload `w` (default batch 1, S = 1). A hybrid (layer_mixers): the whole
     stack as one, so that the crossovers compare the model's scores with the model's FFNs
-    and projections (a layer without attention has no S^2 term: it never crosses)."""
-    layers = layer_flops(cfg, w or Workload(batch=1, seq_len=1))
+    and projections (a layer without attention has no S^2 term: it never crosses), the shared
+    weights its layers run included (stack_part_terms)."""
+    w = w or Workload(batch=1, seq_len=1)
+    layers = layer_flops(cfg, w)
     if cfg.layer_mixers:  # a hybrid: the whole stack, each kind's terms x its layers
         terms = [
             Term(t.name, t.formula, (*t.factors, x.count), t.group) for x in layers for t in x.terms
         ]
+        terms += stack_part_terms(cfg, w.batch, w.seq_len)  # shared weights the layers run
         return LayerFlops(layers[0].stack, 1, terms, LayerKind())
     first = [x for x in layers if x.stack == layers[0].stack]
     return max(first, key=lambda x: x.count)  # the first of equals

@@ -19,7 +19,7 @@ add_bias_linear; gated with hidden_act). Per use j (LoRA-style adapters of rank 
 the other slots of the block's lists nn.Identity): gate_up_proj_adapter_list.{j} (d -> r -> 2 f,
 always), and where use_shared_attention_adapter linear_{q,k,v}_adapter_list.{j} (2d -> r ->
 2d each). As data: the shared blocks, the adapters and the `linear` layers are model_parts by
-whole name, each with the multiply-adds one token costs through it over all its uses; the
+whole name, each with the multiply-adds one token costs through it and its uses; the
 hybrid layers' mixer ("shared+mamba2") counts the attention's scores and its keys and values
 in the cache, and its Mamba-2.
 
@@ -39,7 +39,7 @@ from ffn_calc.families.hybrid import block_types
 from ffn_calc.families.tensor_names import Naming
 from ffn_calc.i18n.translate import _
 from ffn_calc.model.config import ModelConfig
-from ffn_calc.model.towers import Part
+from ffn_calc.model.towers import Part, PartGroup
 
 ARCHITECTURE = "Zamba2ForCausalLM"
 
@@ -169,17 +169,17 @@ class Shared:
         self.f, self.rank, self.bias, self.adapters = f, rank, bias, adapters
 
 
-def _linear(name: str, group: str, d_in: int, d_out: int, uses: int = 1) -> Part:
-    """A Linear's weight [out, in] with its multiply-adds per token over `uses` uses."""
-    return Part(name=f"{name}.weight", group=group, shape=[d_out, d_in], macs=uses * d_in * d_out,
-                per="token")  # fmt: skip
+def _linear(name: str, group: PartGroup, d_in: int, d_out: int, uses: int = 1) -> Part:
+    """A Linear's weight [out, in], run `uses` times per token (its multiply-adds each time)."""
+    return Part(name=f"{name}.weight", group=group, shape=[d_out, d_in], macs=d_in * d_out,
+                uses=uses, per="token")  # fmt: skip
 
 
-def _vector(name: str, group: str, width: int) -> Part:
+def _vector(name: str, group: PartGroup, width: int) -> Part:
     return Part(name=name, group=group, shape=[width], per="token")
 
 
-def _adapter(name: str, group: str, d_in: int, rank: int, d_out: int) -> list[Part]:
+def _adapter(name: str, group: PartGroup, d_in: int, rank: int, d_out: int) -> list[Part]:
     """A LoRA-style adapter of one use: d_in -> rank -> d_out (nn.Sequential of two Linears)."""
     return [_linear(f"{name}.0", group, d_in, rank), _linear(f"{name}.1", group, rank, d_out)]
 
