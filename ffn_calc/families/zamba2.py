@@ -34,7 +34,7 @@ from __future__ import annotations
 from typing import Any
 
 from ffn_calc.errors import ConfigError
-from ffn_calc.families.base import Reader, check_listed, kv_heads
+from ffn_calc.families.base import GATED_ACT, Reader, check_listed, kv_heads
 from ffn_calc.families.hybrid import block_types
 from ffn_calc.families.tensor_names import Naming
 from ffn_calc.i18n.translate import _
@@ -135,7 +135,7 @@ def fields(r: Reader) -> dict[str, Any]:
         "n_kv_heads": kv,
         "head_dim": head_dim,
         "d_ff": f,
-        "activation": "geglu",
+        "activation": r.choice("hidden_act", GATED_ACT, "gelu"),  # the shared MLP's
         "norm": "rmsnorm",
         "positions": "rotary" if r.boolean("use_mem_rope", False) else "none",
         "layer_norms": 1,
