@@ -1052,6 +1052,13 @@ _HYBRID_MAMBA: Cases = {
         "mamba_d_conv": 2, "chunk_size": 3, "num_mem_blocks": 3, "adapter_rank": 2,
         "tie_word_embeddings": False, "use_conv_bias": False, "pad_token_id": 0,
     },
+    "zamba2 untied: each hybrid layer its own block copy, adapter slots of its block id": {
+        "model_type": "zamba2", "architectures": ["Zamba2ForCausalLM"], "hidden_size": 4,
+        "num_hidden_layers": 4, "layers_block_type": ["hybrid", "hybrid", "mamba", "hybrid"],
+        "num_attention_heads": 2, "intermediate_size": 3, "vocab_size": 20, "n_mamba_heads": 2,
+        "mamba_d_state": 2, "mamba_d_conv": 2, "chunk_size": 2, "num_mem_blocks": 2,
+        "use_shared_attention_adapter": True, "adapter_rank": 2, "tie_word_embeddings": False,
+    },
 }  # fmt: skip
 
 _HYBRID_LINEAR: Cases = {

@@ -11,7 +11,9 @@ gated RMSNorm) after `input_layernorm`; hybrid is the same Mamba layer one modul
 
 The shared blocks: num_mem_blocks of them, the j-th hybrid layer using block j mod
 num_mem_blocks; each block's tensors sit under the first hybrid layer that uses it (the
-others tie to it). A block: input_layernorm [2d]; attention over 2d = the hidden state and the
+others tie to it). transformers ties them only where tie_word_embeddings is true (its
+`_tied_weights_keys` apply with the embeddings' tie alone): untied, every hybrid layer keeps a
+copy of its own, with the adapter slots of its block id, of which it runs its own. A block: input_layernorm [2d]; attention over 2d = the hidden state and the
 embeddings concatenated (q/k/v_proj [heads x head_dim, 2d], head_dim = 2d // heads, GQA,
 o_proj [d, heads x head_dim], no biases; rotary only where use_mem_rope, no parameters);
 pre_ff_layernorm [d]; feed_forward (gate_up_proj [2 f, d], down_proj [d, f], biases when
@@ -125,6 +127,7 @@ def fields(r: Reader) -> dict[str, Any]:
         )  # fmt: skip
     bias = r.boolean("add_bias_linear", False)
     hybrid = [i for i, t in enumerate(types) if t == "hybrid"]
+    tied = r.boolean("tie_word_embeddings", True)  # ties the blocks too
     sizes = Shared(d, heads, kv, head_dim, f, r.req("adapter_rank"), bias, adapters)
     return {
         "family": "zamba2",
@@ -140,7 +143,7 @@ def fields(r: Reader) -> dict[str, Any]:
         "positions": "rotary" if r.boolean("use_mem_rope", False) else "none",
         "layer_norms": 1,
         "vocab_size": r.req("vocab_size"),
-        "tie_embeddings": r.boolean("tie_word_embeddings", True),
+        "tie_embeddings": tied,
         "layer_mixers": [MIXER[t] for t in types],
         "ffn_free_layers": list(range(n)),
         "mamba2": {
@@ -154,7 +157,7 @@ def fields(r: Reader) -> dict[str, Any]:
             "proj_bias": bias,
             "conv_bias": True,  # the class builds it whatever use_conv_bias says
         },
-        "model_parts": shared_parts(sizes, hybrid, r.req("num_mem_blocks")),
+        "model_parts": shared_parts(sizes, hybrid, r.req("num_mem_blocks"), tied),
     }
 
 
@@ -170,24 +173,32 @@ class Shared:
 
 
 def _linear(name: str, group: PartGroup, d_in: int, d_out: int, uses: int = 1) -> Part:
-    """A Linear's weight [out, in], run `uses` times per token (its multiply-adds each time)."""
-    return Part(name=f"{name}.weight", group=group, shape=[d_out, d_in], macs=d_in * d_out,
-                uses=uses, per="token")  # fmt: skip
+    """A Linear's weight [out, in], run `uses` times per token (its multiply-adds each time;
+    none where it never runs)."""
+    macs = d_in * d_out if uses else 0
+    return Part(name=f"{name}.weight", group=group, shape=[d_out, d_in], macs=macs,
+                uses=max(uses, 1), per="token")  # fmt: skip
 
 
 def _vector(name: str, group: PartGroup, width: int) -> Part:
     return Part(name=name, group=group, shape=[width], per="token")
 
 
-def _adapter(name: str, group: PartGroup, d_in: int, rank: int, d_out: int) -> list[Part]:
-    """A LoRA-style adapter of one use: d_in -> rank -> d_out (nn.Sequential of two Linears)."""
-    return [_linear(f"{name}.0", group, d_in, rank), _linear(f"{name}.1", group, rank, d_out)]
+def _adapter(
+    name: str, group: PartGroup, d_in: int, rank: int, d_out: int, runs: bool
+) -> list[Part]:
+    """A LoRA-style adapter of one use: d_in -> rank -> d_out (nn.Sequential of two Linears);
+    `runs` false: a slot of an untied copy that no layer runs."""
+    u = int(runs)
+    return [_linear(f"{name}.0", group, d_in, rank, u), _linear(f"{name}.1", group, rank, d_out, u)]
 
 
-def block_parts(s: Shared, p: str, uses: list[int]) -> list[Part]:
-    """One shared block under `p`, used by the hybrid layers `uses` (their order among the
-    hybrid layers: the adapter slots that are not nn.Identity)."""
-    d, aw, u = s.d, 2 * s.d, len(uses)
+def block_parts(s: Shared, p: str, slots: list[int], running: set[int]) -> list[Part]:
+    """One block under `p`: its adapter slots that are not nn.Identity (`slots`: the hybrid
+    layers j, in hybrid order, with j mod num_mem_blocks its block id), run by the hybrid
+    layers `running` (all of them where the blocks are tied; its own layer alone in an
+    untied copy), its attention and MLP once per layer that runs it."""
+    d, aw, u = s.d, 2 * s.d, len(running)
     q, kv = s.heads * s.head_dim, s.kv * s.head_dim
     a = p + "self_attn."
     out = [
@@ -197,9 +208,9 @@ def block_parts(s: Shared, p: str, uses: list[int]) -> list[Part]:
         _linear(a + "v_proj", "attention", aw, kv, u),
         _linear(a + "o_proj", "attention", q, d, u),
     ]
-    for j in uses if s.adapters else []:
+    for j in slots if s.adapters else []:
         for x in "qkv":
-            out += _adapter(f"{a}linear_{x}_adapter_list.{j}", "attention", aw, s.rank, aw)
+            out += _adapter(f"{a}linear_{x}_adapter_list.{j}", "attention", aw, s.rank, aw, j in running)  # fmt: skip
     m = p + "feed_forward."
     out += [
         _vector(p + "pre_ff_layernorm.weight", "norm", d),
@@ -208,20 +219,24 @@ def block_parts(s: Shared, p: str, uses: list[int]) -> list[Part]:
     ]
     if s.bias:
         out += [_vector(m + "gate_up_proj.bias", "ffn", 2 * s.f), _vector(m + "down_proj.bias", "ffn", d)]  # fmt: skip
-    for j in uses:
-        out += _adapter(f"{m}gate_up_proj_adapter_list.{j}", "ffn", d, s.rank, 2 * s.f)
+    for j in slots:
+        out += _adapter(f"{m}gate_up_proj_adapter_list.{j}", "ffn", d, s.rank, 2 * s.f, j in running)  # fmt: skip
     return out
 
 
-def shared_parts(s: Shared, hybrid: list[int], blocks: int) -> list[Part]:
-    """The shared blocks (block b under the b-th hybrid layer, used by the hybrid layers j
-    with j mod blocks = b) and each hybrid layer's `linear` [d, d]."""
-    out: list[Part] = []
-    for b, layer in enumerate(hybrid[:blocks]):
-        uses = [j for j in range(len(hybrid)) if j % blocks == b]
-        out += block_parts(s, f"model.layers.{layer}.shared_transformer.", uses)
-    out += [_linear(f"model.layers.{i}.linear", "ffn", s.d, s.d) for i in hybrid]
-    return out
+def shared_parts(s: Shared, hybrid: list[int], blocks: int, tied: bool) -> list[Part]:
+    """The blocks and each hybrid layer's `linear` [d, d]. Hybrid layer j (in hybrid order) has
+    block id j mod blocks. Tied (transformers ties the blocks only with tie_word_embeddings):
+    block b under the b-th hybrid layer, run by every hybrid layer of its id. Untied: every
+    hybrid layer keeps its own copy, with the adapter slots of its id, and runs only its own."""
+    n, out = len(hybrid), []
+    for j, layer in enumerate(hybrid):
+        if tied and j >= blocks:
+            break
+        slots = [k for k in range(n) if k % blocks == j % blocks]
+        running = set(slots) if tied else {j}
+        out += block_parts(s, f"model.layers.{layer}.shared_transformer.", slots, running)
+    return out + [_linear(f"model.layers.{i}.linear", "ffn", s.d, s.d) for i in hybrid]
 
 
 NAMING = Naming(
