@@ -82,11 +82,14 @@ def test_crossovers_count_the_shared_weights(tmp_path: Path) -> None:
 
 def test_refused(tmp_path: Path) -> None:
     """Attention adapters add 2 x hidden_size outputs to Q, K and V: with fewer KV heads the
-    class builds but cannot run; a layer type the class does not know; --training."""
+    class builds but cannot run; a layer type the class does not know; num_hidden_layers other
+    than the layers listed (Zamba2Config refuses it); --training."""
     path = tmp_path / "config.json"
     for fields, phrase in (
         ({"use_shared_attention_adapter": True, "num_key_value_heads": 8}, "use_shared_attention_adapter"),
         ({"layers_block_type": ["mamba", "attention"]}, "layers_block_type"),
+        ({"num_hidden_layers": 2, "layers_block_type": ["mamba"]}, "num_hidden_layers = 2"),
+        ({"num_hidden_layers": 53}, "(absent: its 54 layers)"),
     ):  # fmt: skip
         path.write_text(json.dumps({**ARCH, **fields}))
         r = run("params", "--hf-config", str(path))

@@ -2,7 +2,7 @@
 transformer block over the hidden state concatenated with the original embeddings.
 
 `layers_block_type` (alias `layer_types`; absent: the class's 54 layers, hybrid at 6, 12, ...,
-42, 47 and 51, whatever num_hidden_layers says) names each layer: linear_attention (legacy
+42, 47 and 51; num_hidden_layers must count them) names each layer: linear_attention (legacy
 "mamba") is `model.layers.{i}.mamba` (Mamba-2: inner = mamba_expand x hidden_size,
 n_mamba_heads heads of inner / heads, mamba_ngroups, mamba_d_state, mamba_d_conv,
 chunk_size; in_proj and out_proj biased when add_bias_linear, the conv1d always biased, the
@@ -28,7 +28,7 @@ in the cache, and its Mamba-2.
 `model.embed_tokens` (padding index pad_token_id, default 0), `model.final_layernorm`, the
 head tied by default. Ignored by the class (no parameters): use_conv_bias, kv_channels,
 num_query_groups, mamba_headdim and attention_head_dim (both computed), use_shared_mlp_adapter
-(the MLP adapters are always built), num_hidden_layers.
+(the MLP adapters are always built).
 """
 
 from __future__ import annotations
@@ -77,12 +77,23 @@ DEFAULT_TYPES = (
 
 
 def _types(r: Reader) -> list[str]:
+    """One type per layer; num_hidden_layers (default 54) must count them, as Zamba2Config's
+    validate_layer_type requires."""
+    types = list(DEFAULT_TYPES)
     for key in ("layers_block_type", "layer_types"):
         found = block_types(r, key, TYPES)
         if found is not None:
+            types = found
             check_listed(r, key, len(found))
-            return found
-    return list(DEFAULT_TYPES)
+            break
+    n = r.integer("num_hidden_layers", len(DEFAULT_TYPES))
+    if n != len(types):
+        raise ConfigError(
+            _("{where}: num_hidden_layers = {layers} must equal the number of layers in "
+              "layers_block_type ({count}), as Zamba2Config requires (absent: its 54 layers).")
+            .format(where=r.where("num_hidden_layers"), layers=n, count=len(types))
+        )  # fmt: skip
+    return types
 
 
 def _attention_sizes(r: Reader, d: int, adapters: bool) -> tuple[int, int, int]:
