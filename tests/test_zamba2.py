@@ -39,7 +39,7 @@ def model(tmp_path: Path, **fields: Any) -> ModelConfig:
 def test_blocks_under_their_first_hybrid_layer(tmp_path: Path) -> None:
     """Two blocks over hybrid layers 1, 2, 4: block 0 under layer 1 (uses 0 and 2), block 1
     under layer 2 (use 1); the adapters only in the slots of the block's own uses."""
-    cfg = model(tmp_path, hidden_size=8, num_attention_heads=2, n_mamba_heads=2,
+    cfg = model(tmp_path, hidden_size=8, num_attention_heads=2, n_mamba_heads=2, num_hidden_layers=5,
                 layers_block_type=["mamba", "hybrid", "hybrid", "mamba", "hybrid"],
                 num_mem_blocks=2, use_shared_attention_adapter=True, adapter_rank=3)  # fmt: skip
     parts = {p.name: p for p in cfg.model_parts}
