@@ -13,17 +13,18 @@ The shared blocks: num_mem_blocks of them, the j-th hybrid layer using block j m
 num_mem_blocks; each block's tensors sit under the first hybrid layer that uses it (the
 others tie to it). transformers ties them only where tie_word_embeddings is true (its
 `_tied_weights_keys` apply with the embeddings' tie alone): untied, every hybrid layer keeps a
-copy of its own, with the adapter slots of its block id, of which it runs its own. A block: input_layernorm [2d]; attention over 2d = the hidden state and the
-embeddings concatenated (q/k/v_proj [heads x head_dim, 2d], head_dim = 2d // heads, GQA,
-o_proj [d, heads x head_dim], no biases; rotary only where use_mem_rope, no parameters);
-pre_ff_layernorm [d]; feed_forward (gate_up_proj [2 f, d], down_proj [d, f], biases when
-add_bias_linear; gated with hidden_act). Per use j (LoRA-style adapters of rank adapter_rank,
-the other slots of the block's lists nn.Identity): gate_up_proj_adapter_list.{j} (d -> r -> 2 f,
-always), and where use_shared_attention_adapter linear_{q,k,v}_adapter_list.{j} (2d -> r ->
-2d each). As data: the shared blocks, the adapters and the `linear` layers are model_parts by
-whole name, each with the multiply-adds one token costs through it and its uses; the
-hybrid layers' mixer ("shared+mamba2") counts the attention's scores and its keys and values
-in the cache, and its Mamba-2.
+copy of its own, with the adapter slots of its block id, and runs its own slot. A block:
+input_layernorm [2d]; attention over 2d = the hidden state and the embeddings concatenated
+(q/k/v_proj [heads x head_dim, 2d], head_dim = 2d // heads, GQA, o_proj [d, heads x
+head_dim], no biases; rotary only where use_mem_rope, no parameters); pre_ff_layernorm [d];
+feed_forward (gate_up_proj [2 f, d], down_proj [d, f], biases when add_bias_linear; gated
+with hidden_act). Per use j (LoRA-style adapters of rank adapter_rank, the other slots of the
+block's lists nn.Identity): gate_up_proj_adapter_list.{j} (d -> r -> 2 f, always), and where
+use_shared_attention_adapter linear_{q,k,v}_adapter_list.{j} (2d -> r -> 2d each). As data:
+the blocks, the adapters and the `linear` layers are model_parts by whole name, each with the
+multiply-adds one token costs through it and its uses (Part.uses); the hybrid layers' mixer
+("shared+mamba2") counts the attention's scores and its keys and values in the cache, and its
+Mamba-2.
 
 `model.embed_tokens` (padding index pad_token_id, default 0), `model.final_layernorm`, the
 head tied by default. Ignored by the class (no parameters): use_conv_bias, kv_channels,
