@@ -148,6 +148,7 @@ ORACLE: dict[str, Oracle] = {
     "falcon_h1": Oracle("FalconH1Config", "FalconH1ForCausalLM", _MAMBA, CAUSAL, examples=4),
     "nemotron_h": Oracle("NemotronHConfig", "NemotronHForCausalLM", _MAMBA, CAUSAL, examples=6),
     "bamba": Oracle("BambaConfig", "BambaForCausalLM", _MAMBA, CAUSAL, examples=6),
+    "zamba2": Oracle("Zamba2Config", "Zamba2ForCausalLM", _MAMBA, CAUSAL, examples=6),
     "mistral3": Oracle("Mistral3Config", "Mistral3ForConditionalGeneration", _MM2, examples=8),
     "idefics3": Oracle("Idefics3Config", "Idefics3ForConditionalGeneration", _MM2, examples=6),
     "smolvlm": Oracle("SmolVLMConfig", "SmolVLMForConditionalGeneration", _MM2, examples=6),
@@ -1060,6 +1061,29 @@ _HYBRID_MAMBA: Cases = {
         "intermediate_size": 12, "vocab_size": 30, "mamba_d_ssm": None, "mamba_expand": 2, "mamba_n_heads": 4,
         "mamba_n_groups": 2, "mamba_d_state": 3, "mamba_chunk_size": 2, "mamba_rms_norm": True,
         "mamba_proj_bias": True, "projectors_bias": True, "tie_word_embeddings": True,
+    },
+    "zamba2 two shared blocks over three hybrid layers, attention adapters, rotary, biases": {
+        "model_type": "zamba2", "architectures": ["Zamba2ForCausalLM"], "hidden_size": 8,
+        "num_hidden_layers": 5, "layers_block_type": ["mamba", "hybrid", "hybrid", "mamba", "hybrid"],
+        "num_attention_heads": 2, "intermediate_size": 6, "vocab_size": 30, "n_mamba_heads": 2,
+        "mamba_ngroups": 2, "mamba_d_state": 4, "mamba_d_conv": 3, "chunk_size": 2,
+        "num_mem_blocks": 2, "use_shared_attention_adapter": True, "adapter_rank": 3,
+        "use_mem_rope": True, "add_bias_linear": True,
+    },
+    "zamba2 GQA, more shared blocks than hybrid layers, untied, no conv-bias flag honoured": {
+        "model_type": "zamba2", "architectures": ["Zamba2ForCausalLM"], "hidden_size": 6,
+        "num_hidden_layers": 3, "layers_block_type": ["hybrid", "linear_attention", "hybrid"],
+        "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 5,
+        "vocab_size": 25, "n_mamba_heads": 3, "mamba_expand": 1, "mamba_d_state": 2,
+        "mamba_d_conv": 2, "chunk_size": 3, "num_mem_blocks": 3, "adapter_rank": 2,
+        "tie_word_embeddings": False, "use_conv_bias": False, "pad_token_id": 0,
+    },
+    "zamba2 untied: each hybrid layer its own block copy, adapter slots of its block id": {
+        "model_type": "zamba2", "architectures": ["Zamba2ForCausalLM"], "hidden_size": 4,
+        "num_hidden_layers": 4, "layers_block_type": ["hybrid", "hybrid", "mamba", "hybrid"],
+        "num_attention_heads": 2, "intermediate_size": 3, "vocab_size": 20, "n_mamba_heads": 2,
+        "mamba_d_state": 2, "mamba_d_conv": 2, "chunk_size": 2, "num_mem_blocks": 2,
+        "use_shared_attention_adapter": True, "adapter_rank": 2, "tie_word_embeddings": False,
     },
 }  # fmt: skip
 

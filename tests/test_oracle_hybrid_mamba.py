@@ -353,9 +353,46 @@ def bamba_jsons(draw: Any, family: str) -> dict[str, Any]:
     return out
 
 
+@st.composite
+def zamba2_jsons(draw: Any, family: str) -> dict[str, Any]:
+    """A tiny Zamba2 config.json: Mamba-2 and hybrid layers (one hybrid at least, for the
+    cache), one to three shared blocks used in turn, the adapters on or off (on: every head its
+    own keys and values, heads dividing 2 x hidden_size), GQA otherwise, rotary drawn."""
+    types = draw(
+        st.lists(st.sampled_from(["linear_attention", "mamba", "hybrid"]), min_size=1, max_size=4)
+    )
+    if "hybrid" not in types:
+        types.append("hybrid")
+    adapters = draw(st.booleans())
+    heads = draw(st.sampled_from([1, 2, 4]))
+    kv = (
+        heads
+        if adapters
+        else draw(st.sampled_from([k for k in (1, 2, 4) if k <= heads and heads % k == 0]))
+    )
+    m_heads, expand = draw(st.integers(1, 3)), draw(st.integers(1, 2))
+    hidden = heads * m_heads * draw(st.integers(1, 2))  # rotary: 2 x hidden / heads is even
+    out: dict[str, Any] = {
+        "model_type": family, "architectures": [CLASSES[family][1]],
+        "num_hidden_layers": len(types), "layers_block_type": types, "hidden_size": hidden,
+        "num_attention_heads": heads, "num_key_value_heads": kv,
+        "intermediate_size": draw(st.integers(1, 12)), "vocab_size": draw(st.integers(8, 60)),
+        "n_mamba_heads": m_heads, "mamba_expand": expand,
+        "mamba_ngroups": draw(st.sampled_from([g for g in (1, 2) if m_heads % g == 0])),
+        "mamba_d_state": draw(st.integers(1, 5)), "chunk_size": draw(st.integers(1, 5)),
+        "mamba_d_conv": draw(st.integers(1, 4)), "num_mem_blocks": draw(st.integers(1, 3)),
+        "use_shared_attention_adapter": adapters, "adapter_rank": draw(st.integers(1, 4)),
+        "max_position_embeddings": 64, "bos_token_id": 0, "eos_token_id": 0, "pad_token_id": None,
+    }  # fmt: skip
+    for key in ("tie_word_embeddings", "add_bias_linear", "use_mem_rope", "use_conv_bias"):
+        maybe(draw, out, key, draw(st.booleans()))
+    return out
+
+
 def configs(family: str) -> st.SearchStrategy[dict[str, Any]]:
     by_family = {"nemotron_h": nemotron_jsons, "granitemoehybrid": granite_jsons,
-                 "falcon_h1": falcon_jsons, "bamba": bamba_jsons}  # fmt: skip
+                 "falcon_h1": falcon_jsons, "bamba": bamba_jsons,
+                 "zamba2": zamba2_jsons}  # fmt: skip
     return by_family.get(family, config_jsons)(family)
 
 

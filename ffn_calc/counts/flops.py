@@ -29,11 +29,16 @@ from ffn_calc.counts.compressed import (
 )
 from ffn_calc.counts.mixers import counts_of
 from ffn_calc.counts.mla import mla_flop_terms
+from ffn_calc.counts.parts import (
+    part_flop_terms,
+    shared_attention,
+    stack_part_terms,
+)
 from ffn_calc.counts.terms import Term, decoder_symbols, term, total
 from ffn_calc.i18n.translate import N_, _
 from ffn_calc.model.config import ModelConfig
 from ffn_calc.model.layer_kinds import MIXERS, NO_FFN, LayerKind, layer_kinds
-from ffn_calc.model.towers import PART_FLOPS, Part
+from ffn_calc.model.towers import PART_FLOPS
 
 CONVENTION = N_(
     "FLOPs = 2 x multiply-adds of every matmul; QK^T and AV over the full S x S square; "
@@ -290,27 +295,11 @@ def layer_flops(cfg: ModelConfig, w: Workload) -> list[LayerFlops]:
             continue
         mixer = counts_of(kind.mixer)  # a token mixer other than attention: its own terms
         if mixer is not None:
-            own = (terms if mixer.attends else []) + mixer.prefill(cfg, b, s, w.cached)
+            attn = terms if mixer.projections else shared_attention(terms)
+            own = (attn if mixer.attends else []) + mixer.prefill(cfg, b, s, w.cached)
             out.append(LayerFlops(stack, count, own + ffn, kind))
             continue
         out.append(LayerFlops(stack, count, terms + own + ffn, kind))
-    return out
-
-
-def part_flop_terms(parts: list[Part], b: int, s: int) -> list[Term]:
-    """The matmuls through tensors given as data (layer_parts, model_parts): each part's
-    multiply-adds per token over B x S tokens; a Linear's (macs its [out, in] shape) as
-    in x out, so a roofline reads its weight and rows."""
-    out = []
-    for p in parts:
-        if not p.macs:
-            continue
-        group, name = PART_FLOPS[p.group], p.name.removesuffix(".weight")
-        if len(p.shape) == 2 and p.macs == p.numel:  # a Linear: [out, in]
-            d_out, d_in = p.shape
-            out.append(term(group, name, "2 x B x S x in x out", 2, b, s, d_in, d_out))
-        else:
-            out.append(term(group, name, "2 x B x S x macs", 2, b, s, p.macs))
     return out
 
 
@@ -483,12 +472,15 @@ def crossover_layer(cfg: ModelConfig, w: Workload | None = None) -> LayerFlops:
     encoder layer of an encoder-decoder; the MoE layers of a MoE model with dense ones);
     counted at the workload `w` (default batch 1, S = 1). A hybrid (layer_mixers): the whole
     stack as one, so that the crossovers compare the model's scores with the model's FFNs
-    and projections (a layer without attention has no S^2 term: it never crosses)."""
-    layers = layer_flops(cfg, w or Workload(batch=1, seq_len=1))
+    and projections (a layer without attention has no S^2 term: it never crosses), the shared
+    weights its layers run included (counts.parts.stack_part_terms)."""
+    w = w or Workload(batch=1, seq_len=1)
+    layers = layer_flops(cfg, w)
     if cfg.layer_mixers:  # a hybrid: the whole stack, each kind's terms x its layers
         terms = [
             Term(t.name, t.formula, (*t.factors, x.count), t.group) for x in layers for t in x.terms
         ]
+        terms += stack_part_terms(cfg, w.batch, w.seq_len)  # shared weights the layers run
         return LayerFlops(layers[0].stack, 1, terms, LayerKind())
     first = [x for x in layers if x.stack == layers[0].stack]
     return max(first, key=lambda x: x.count)  # the first of equals

@@ -294,11 +294,12 @@ def per_layer_model_terms(cfg: ModelConfig) -> list[Term]:
 def mixer_terms(cfg: ModelConfig, kind: LayerKind, attention: list[Term]) -> list[Term]:
     """A layer kind's token mixer: `attention` (its attention terms) for an attention layer,
     else the mixer's own terms (counts.mixers, by the kind's mixer row), with `attention`
-    too where the mixer runs beside attention."""
+    too where the mixer runs beside attention with weights of its own (not shared ones, which
+    are model_parts)."""
     counts = counts_of(kind.mixer)
     if counts is None:
         return attention
-    return (attention if counts.attends else []) + counts.params(cfg)
+    return (attention if counts.attends and counts.projections else []) + counts.params(cfg)
 
 
 def _layer_rel_bias_terms(cfg: ModelConfig) -> list[Term]:

@@ -18,6 +18,8 @@ from fractions import Fraction
 
 from ffn_calc.counts import flops as fl
 from ffn_calc.counts.inference import _bends, cached_per_token, decode_layers
+from ffn_calc.counts.parts import shared_share, shares_weights, stack_part_terms
+from ffn_calc.counts.terms import total
 from ffn_calc.model.config import ModelConfig
 from ffn_calc.model.layer_kinds import NO_FFN, LayerKind, layer_kinds
 
@@ -42,15 +44,19 @@ def crossover_kind(cfg: ModelConfig) -> tuple[int, bool]:
 def decode_parts(cfg: ModelConfig, batch: int, context: int, pick: int | None) -> dict[str, int]:
     """One decode step of one layer of kind `pick` (None: a hybrid's whole stack, each kind
     x its layers, as flops.crossover_layer): its projections, scores and FFN FLOPs, exactly
-    as decode_layers counts them."""
+    as decode_layers counts them, with the shared weights the layers run (the stack's
+    counts.parts.stack_part_terms; a kind that shares them: its shared_share)."""
     layers = decode_layers(cfg, batch, context)
     if pick is None:
+        shared = stack_part_terms(cfg, batch, 1)  # shared weights the layers run
         return {
             g: sum(x.count * t.value for x in layers for t in x.terms if t.group == g)
+            + total(shared, g)
             for g in PARTS
         }
     layer = layers[pick]
-    return {g: sum(t.value for t in layer.terms if t.group == g) for g in PARTS}
+    share = shared_share(cfg, batch, 1) if shares_weights(layer.kind) else {}
+    return {g: sum(t.value for t in layer.terms if t.group == g) + share.get(g, 0) for g in PARTS}
 
 
 @dataclass(frozen=True)
@@ -227,6 +233,12 @@ def kind_decode_crossovers(cfg: ModelConfig, batch: int) -> list[KindDecodeCross
         steps = decode_steps(cfg, batch, i)
         flops = decode_crossovers(steps)
         no_ffn = Reach(None, NEVER_NO_FFN, None)
+        if kind.ffn is NO_FFN and shares_weights(kind):  # its FFN is shared weights:
+            # each of them multiplies once per token (the biases are adds, left out)
+            weights = shared_share(cfg, 1, 1)["ffn"] // 2
+            by_bytes = bytes_crossover(steps, cached_per_token(cfg), weights)
+            out.append(KindDecodeCrossovers("decoder", kind, count, name, flops, by_bytes))
+            continue
         if kind.ffn is NO_FFN:
             flops["scores_vs_ffn"] = no_ffn
             by_bytes = no_ffn
@@ -238,12 +250,16 @@ def kind_decode_crossovers(cfg: ModelConfig, batch: int) -> list[KindDecodeCross
 
 
 def stack_ffn_weights_read(cfg: ModelConfig, batch: int) -> int:
-    """FFN weight elements one decode step reads in the whole decoder stack."""
-    return sum(
+    """FFN weight elements one decode step reads in the whole decoder stack (shared FFN
+    weights: once per use, as each layer of them multiplies them)."""
+    kinds = layer_kinds(cfg, cfg.decoder_layers)
+    shared = sum(count for kind, count in kinds if shares_weights(kind))
+    own = sum(
         count * ffn_weights_read(cfg.ffn_of(kind.kv_shared), batch, kind.is_moe)
-        for kind, count in layer_kinds(cfg, cfg.decoder_layers)
+        for kind, count in kinds
         if kind.ffn is not NO_FFN
     )
+    return own + (shared * (shared_share(cfg, 1, 1)["ffn"] // 2) if shared else 0)
 
 
 # Why a layer kind never reaches a crossover (JSON: `never`, translated by a view):
@@ -270,7 +286,8 @@ class KindCrossovers:
 
 def kind_crossovers(cfg: ModelConfig, causal: bool = False) -> list[KindCrossovers]:
     """A hybrid's crossovers per layer kind, counted from the same terms as layer_flops: an
-    attending kind's S where its scores reach its own FFN and projections; a kind whose mixer
+    attending kind's S where its scores reach its own FFN and projections (a kind of shared
+    weights: its share of them, counts.parts.shared_share); a kind whose mixer
     does not attend never crosses (NEVER_MIXER); a kind with no FFN has no scores = FFN."""
     fl.check_linear_scores(cfg)
     at = {s: fl.layer_flops(cfg, fl.Workload(1, s, causal=causal)) for s in (1, 2, 3)}
@@ -289,7 +306,9 @@ def kind_crossovers(cfg: ModelConfig, causal: bool = False) -> list[KindCrossove
             a1 = per[1] - per[0]
             a0 = per[0] - a1
             assert per[2] == a0 + 3 * a1, "score FLOPs per token must be linear in S"
-            proj, ffn = layer.group("attention_projections"), layer.group("ffn")
+            share = shared_share(cfg, 1, 1) if shares_weights(layer.kind) else {}
+            proj = layer.group("attention_projections") + share.get("attention_projections", 0)
+            ffn = layer.group("ffn") + share.get("ffn", 0)
             sides = {"scores_vs_ffn": ffn, "scores_vs_projections": proj,
                      "scores_vs_dense": proj + ffn}  # fmt: skip
             for key, target in sides.items():

@@ -79,9 +79,9 @@ def check(cfg: ModelConfig, par: Parallel) -> None:
     if cfg.has_parts:
         raise UsageError(
             _(
-                "--training: the stored activations of {model}'s layer parts (AltUp, LAuReL, "
-                "per-layer inputs) and KV-shared layers are not modelled; its parameters and "
-                "FLOPs are counted."
+                "--training: the stored activations of {model}'s parts given as data (AltUp, "
+                "LAuReL, per-layer inputs, shared blocks) and KV-shared layers are not "
+                "modelled; its parameters and FLOPs are counted."
             ).format(model=cfg.name)
         )
     if par.recompute not in RECOMPUTE:

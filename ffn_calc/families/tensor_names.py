@@ -134,6 +134,9 @@ class Naming:
     renames: Mapping[str, str] = field(default_factory=dict)
     architecture: str | None = None  # the architecture the names are for
     mixer: str = "mixer."  # a token mixer's module in a layer (Mamba-2: in_proj, conv1d, ...)
+    # A hybrid's layers of one mixer whose norms and mixer sit one module deeper: mixer name ->
+    # that module's prefix under the layer (Zamba2's hybrid layers: `mamba_decoder.`).
+    kind_prefixes: Mapping[str, str] = field(default_factory=dict)
 
     def score_bias_shape(self, experts: int) -> tuple[int, ...]:
         return (1, experts) if self.score_bias_2d else (experts,)

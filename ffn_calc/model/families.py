@@ -85,6 +85,7 @@ REGISTRY: dict[str, str] = {
     "qwen3_5_text": "qwen3_5_text",
     "qwen3_5_moe_text": "qwen3_5_moe_text",
     "bamba": "bamba",
+    "zamba2": "zamba2",
     "gemma4_text": "gemma4_text",
     "gemma4": "gemma4",
     "kimi_k25": "kimi_k25",

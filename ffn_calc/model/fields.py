@@ -474,8 +474,9 @@ class ModelFields(BaseModel):
         [],
         description="Tensors outside the layers beyond the token table, the final norm and "
         "the head (Gemma 3n's per-layer embeddings and AltUp projections; a wrapper's "
-        "projector, group projector): each by its whole name, its group, its shape and the "
-        "multiply-adds one token costs through it (macs).",
+        "projector, group projector; Zamba2's shared blocks, which its layers run): each by "
+        "its whole name, its group, its shape and the multiply-adds one token costs through it "
+        "(macs), once per use (uses).",
         exclude_if=lambda v: not v,
     )
     kv_shared_layers: list[int] = Field(

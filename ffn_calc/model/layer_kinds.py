@@ -115,6 +115,10 @@ SHORT_CONV = Mixer("short_conv", N_("short convolution"), attends=False)
 NO_MIXER = Mixer("none", N_("no token mixer"), attends=False)  # an FFN-only layer
 # Attention and Mamba-2 side by side in one layer (Falcon-H1): both of their counts.
 FULL_MAMBA2 = Mixer("full+mamba2", N_("attention and Mamba-2 in parallel"))
+# Attention whose weights are shared with other layers, then Mamba-2 (Zamba2's hybrid layer):
+# the layer counts the attention's scores and cache and its Mamba-2; the shared weights (and
+# their projections' FLOPs, once per use) are model_parts.
+SHARED_MAMBA2 = Mixer("shared+mamba2", N_("shared attention, then Mamba-2"))
 
 # Every row by name; a local layer's mixer is MIXERS[ModelConfig.window_kind].
 FFNS = {f.name: f for f in (DENSE, MOE, NO_FFN)}
@@ -136,6 +140,7 @@ MIXERS = {
         SHORT_CONV,
         NO_MIXER,
         FULL_MAMBA2,
+        SHARED_MAMBA2,
     )
 }
 

@@ -459,6 +459,7 @@ HYBRID_MIXERS = (
     "kda",
     "none",
     "full+mamba2",
+    "shared+mamba2",
     "short_conv",
     "mamba",
     "lightning",

@@ -97,6 +97,12 @@ class Part(BaseModel):
         "name: a tensor of the layers the stack's own terms do not describe).",
         exclude_if=lambda v: v == 1,
     )
+    uses: PositiveInt = Field(
+        1,
+        description="Times each token runs through it, `macs` each time: shared weights, "
+        "once per layer that uses them (Zamba2's shared blocks).",
+        exclude_if=lambda v: v == 1,
+    )
     per: PartUnit = Field(
         "image",
         description="What `macs` is per: one image, one token through the stack (a patch "

@@ -183,13 +183,13 @@ class _Walker:
 
     def parts(self, p: str, parts: Sequence[Part], rows: int) -> None:
         """Tensors given as data (layer_parts under the layer's prefix p, model_parts with
-        whole names), each one matmul of its multiply-adds per row."""
+        whole names), each one matmul of its multiply-adds per row, run once per use."""
         for part in parts:
             component = "projector" if part.projector else part.group
             self.tensor(p + part.name, tuple(part.shape), component)
             if rows and part.macs:
                 name = p + part.name.removesuffix(".weight")
-                self.matmul(name, PART_FLOPS[part.group], rows, part.macs, 1)
+                self.matmul(name, PART_FLOPS[part.group], rows, part.macs, 1, part.uses)
 
     def position_projections(self, p: str) -> None:
         """DeBERTa: each layer projects the relative table (its rows, once per forward pass

@@ -24,6 +24,7 @@ from ffn_calc.model.layer_kinds import (
     MIXERS,
     MOE,
     NO_FFN,
+    SHARED_MAMBA2,
     SHORT_CONV,
     Ffn,
     Mixer,
@@ -203,6 +204,13 @@ def _both(w: _Walker, p: str, rows: int, length: int) -> None:
     mamba2(w, p, rows, length)
 
 
+def _shared_mamba2(w: _Walker, p: str, rows: int, length: int) -> None:
+    """Attention of shared weights (model_parts hold them and their projections' matmuls):
+    the layer's scores; then its Mamba-2."""
+    w.scores(p, length, length, "")
+    mamba2(w, p, rows, length)
+
+
 def _none(w: _Walker, p: str, rows: int, length: int) -> None:
     return None
 
@@ -216,6 +224,7 @@ MIXER_WALKS: dict[Mixer, Callable[[_Walker, str, int, int], None]] = {
     MAMBA: mamba,
     LIGHTNING: lightning,
     FULL_MAMBA2: _both,
+    SHARED_MAMBA2: _shared_mamba2,
     MIXERS["none"]: _none,
 }
 
@@ -233,12 +242,13 @@ def hybrid_layers(w: _Walker, p: str, rows: int, length: int) -> None:
     names = nm.layer_norm_names(cfg.norms_per_layer)
     for (ffn, mixer), indices in groups.items():
         w.ranges = w.runs = (("i", index_set(indices)),)
+        q = p + nm.kind_prefixes.get(mixer.name, "")  # the kind's norms and mixer
         first, *rest = names or ("",)
         if first:
-            w.norm(p + first)
-        MIXER_WALKS.get(mixer, _attention)(w, p, rows, length)
+            w.norm(q + first)
+        MIXER_WALKS.get(mixer, _attention)(w, q, rows, length)
         for name in rest:
-            w.norm(p + name)
+            w.norm(q + name)
         if ffn is not NO_FFN:
             w.ffn(p, rows, (cfg.dense_d_ff or cfg.d_ff) if ffn is DENSE and cfg.is_moe else None)
     w.ranges, w.runs = ranges, runs

@@ -25,6 +25,7 @@ from ffn_calc.model.layer_kinds import (
     MAMBA,
     MAMBA2,
     NO_MIXER,
+    SHARED_MAMBA2,
     SHORT_CONV,
     Mixer,
 )
@@ -45,7 +46,10 @@ class MixerCounts:
     cache's constant-size tensors of one layer and one sequence, each a StateTensor (name,
     elements, and its dtype rule: the cache's dtype, or float32 as transformers keeps it).
     attends: the layer also has self-attention (counted by the attention code: Falcon-H1's
-    attention beside its Mamba-2)."""
+    attention beside its Mamba-2). projections: the attention's Q, K, V and O are the layer's
+    own; false where they are shared weights given as model_parts (Zamba2's shared block),
+    which count their parameters and their FLOPs per use: the layer counts its scores and its
+    keys and values in the cache only."""
 
     params: Callable[[ModelConfig], list[Term]]
     prefill: Callable[[ModelConfig, int, int, bool], list[Term]]
@@ -56,6 +60,7 @@ class MixerCounts:
     # decode); `linear`: the terms that are linear layers (the roofline's linear rule).
     traffic: Callable[[ModelConfig, int, int, bool], Traffic] | None = None
     linear: tuple[str, ...] = ()
+    projections: bool = True
 
 
 def _nothing(*_args: object) -> list:  # type: ignore[type-arg]
@@ -65,25 +70,26 @@ def _nothing(*_args: object) -> list:  # type: ignore[type-arg]
 NONE_COUNTS = MixerCounts(_nothing, _nothing, _nothing, _nothing)
 
 
-def _counts(module: ModuleType, attends: bool = False) -> MixerCounts:
+def _counts(module: ModuleType, attends: bool = False, projections: bool = True) -> MixerCounts:
     """A mixer module's counts: params, prefill, decode, state, traffic and LINEAR."""
     return MixerCounts(
         module.params, module.prefill, module.decode, module.state, attends,
-        module.traffic, module.LINEAR,
+        module.traffic, module.LINEAR, projections,
     )  # fmt: skip
 
 
-# The row of each mixer that is not (only) attention -> its counting module and whether the
-# layer also attends. A module is imported the first time a model uses its mixer: a command
+# The row of each mixer that is not (only) attention -> its counting module, whether the
+# layer also attends and whether its attention projections are its own. A module is imported the first time a model uses its mixer: a command
 # loads only the mixers it counts.
-MIXER_MODULES: dict[Mixer, tuple[str, bool]] = {
-    MAMBA2: ("ffn_calc.counts.mixers.mamba2", False),
-    GATED_DELTANET: ("ffn_calc.counts.mixers.gated_deltanet", False),
-    KDA: ("ffn_calc.counts.mixers.kda", False),
-    LIGHTNING: ("ffn_calc.counts.mixers.lightning", False),
-    MAMBA: ("ffn_calc.counts.mixers.mamba", False),
-    SHORT_CONV: ("ffn_calc.counts.mixers.short_conv", False),
-    FULL_MAMBA2: ("ffn_calc.counts.mixers.mamba2", True),
+MIXER_MODULES: dict[Mixer, tuple[str, bool, bool]] = {
+    MAMBA2: ("ffn_calc.counts.mixers.mamba2", False, True),
+    GATED_DELTANET: ("ffn_calc.counts.mixers.gated_deltanet", False, True),
+    KDA: ("ffn_calc.counts.mixers.kda", False, True),
+    LIGHTNING: ("ffn_calc.counts.mixers.lightning", False, True),
+    MAMBA: ("ffn_calc.counts.mixers.mamba", False, True),
+    SHORT_CONV: ("ffn_calc.counts.mixers.short_conv", False, True),
+    FULL_MAMBA2: ("ffn_calc.counts.mixers.mamba2", True, True),
+    SHARED_MAMBA2: ("ffn_calc.counts.mixers.mamba2", True, False),
 }
 
 _LOADED: dict[Mixer, MixerCounts] = {NO_MIXER: NONE_COUNTS}
@@ -95,8 +101,8 @@ def counts_of(mixer: Mixer | None) -> MixerCounts | None:
         return None
     found = _LOADED.get(mixer)
     if found is None and mixer in MIXER_MODULES:
-        name, attends = MIXER_MODULES[mixer]
-        found = _LOADED[mixer] = _counts(importlib.import_module(name), attends)
+        name, attends, projections = MIXER_MODULES[mixer]
+        found = _LOADED[mixer] = _counts(importlib.import_module(name), attends, projections)
     return found
 
 
