@@ -45,6 +45,11 @@ REAL: list[dict[str, Any]] = [c for c in CASES if "hf_config" in c] + json.loads
 
 # (case, field) -> why ffn-calc refuses a model transformers instantiates without that field.
 REFUSED: dict[tuple[str, str], str] = {
+    # NemotronHConfig's 8 routed experts under Nemotron 3 Super's 22 per token: the modules
+    # build, the routing cannot run (top-22 of 8).
+    ("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16", "n_routed_experts"): (
+        "experts_per_token (22) cannot exceed n_experts (8)"
+    ),
     # Qwen2Config's hidden_size 4,096 over Qwen2.5-0.5B's 14 heads: Qwen2Attention floors the
     # head width (292); ffn-calc takes heads that divide the width or an explicit head_dim.
     ("Qwen/Qwen2.5-0.5B", "hidden_size"): "n_heads (14) must divide d_model (4096)",

@@ -203,6 +203,10 @@ def check_case(data: dict[str, Any], batch: int, s: int, t: int, tmp: Path) -> N
     (sized_tower,) = at.towers
     _, merged, extra = sized_tower.cut(*size)
     assert extra == sized_tower.output_tokens == image_tokens(at, 1)
+    if batch * images * merged == 1:
+        # transformers 5.24.0 cannot run a single image token in all: Mistral3Model's
+        # get_image_features splits image_features.squeeze(0), which then drops the token's row.
+        images = 2
     channels = data["vision_config"].get("num_channels", 3)
     pixels = torch.randn(batch * images, channels, *size)
     # Each image: its merged tokens as placeholders, then one [IMG_BREAK]/[IMG_END] per row

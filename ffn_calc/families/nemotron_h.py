@@ -124,7 +124,10 @@ def _moe(r: Reader, types: list[str], dense: int) -> dict[str, Any]:
     biases) at moe_latent_size where set, the router's score bias a buffer, one shared MLP of
     moe_shared_expert_intermediate_size (0: intermediate_size, as NemotronHMLP's `or`); the
     MLP blocks are the dense layers, of intermediate_size."""
-    experts = "n_routed_experts" if "n_routed_experts" in r.data else "num_local_experts"
+    # n_routed_experts, or its alias num_local_experts where only that is given (a default
+    # taken is named by the field's own name).
+    alias = "num_local_experts" in r.data and "n_routed_experts" not in r.data
+    experts = "num_local_experts" if alias else "n_routed_experts"
     shared = r.index("moe_shared_expert_intermediate_size", 7688)
     mlp = [i for i, t in enumerate(types) if t == "mlp"]
     return {
