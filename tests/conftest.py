@@ -11,10 +11,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 from typer.testing import CliRunner
 
 from ffn_calc.cli import app
 from ffn_calc.reference.inventory import Inventory, values
+
+# HYPOTHESIS_PROFILE=ci (set by .ci/run): the same examples on every run, so that a merge is
+# judged by its code, not by the draw; a developer's run (the default profile) draws afresh.
+settings.register_profile("ci", derandomize=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 DATA = Path(__file__).parent / "data"
 
