@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -224,6 +225,38 @@ def check_hub_config(
     assert total_params(resolve_model(hf_config=out)) == total_params(cfg)
     check_verifies(out, cfg)
     check_wider_ffn_fails(out, ["intermediate_size"])
+
+
+def split_experts(
+    names: dict[str, tuple[int, ...]], expert: re.Pattern[str]
+) -> tuple[dict[str, tuple[int, ...]], dict[tuple[str, str], list[tuple[int, ...]]]]:
+    """Checkpoint names apart from the per-expert ones (`expert` matches those, its groups the
+    prefix, the expert's index and the projection), and the per-expert shapes by (prefix,
+    projection), in order: what each family folds as transformers holds experts in memory."""
+    out: dict[str, tuple[int, ...]] = {}
+    experts: dict[tuple[str, str], list[tuple[int, ...]]] = {}
+    for name, shape in names.items():
+        m = expert.fullmatch(name)
+        if m is None:
+            out[name] = shape
+        else:
+            experts.setdefault((m[1], m[3]), []).append(shape)
+    return out, experts
+
+
+def moe_active(model: Any) -> int:
+    """The total less, in every MoE layer, (experts - top-k) x one expert's slice of the fused
+    expert tensors, from the model (the layer's experts under `mlp`, `feed_forward` or
+    `mixer`)."""
+    out = sum(p.numel() for p in model.parameters())
+    for layer in model.model.layers:
+        for block in ("mlp", "feed_forward", "mixer"):
+            experts = getattr(getattr(layer, block, None), "experts", None)
+            if experts is not None:
+                one = sum(p[0].numel() for p in experts.parameters())
+                out -= (experts.num_experts - model.config.num_experts_per_tok) * one
+                break
+    return int(out)
 
 
 def maybe(draw: Any, out: dict[str, Any], key: str, value: Any) -> None:

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from conftest import DATA, run
+from oracle_cases import EXPLICIT
 
 from ffn_calc import load
 from ffn_calc.counts.flops import Workload, layer_flops
@@ -34,17 +35,14 @@ NANO = next(
     if c["name"] == "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16"
 )
 
-# A tiny latent-MoE config.json: blocks M, E, *, -, E; 4 experts of 12 (top 2) at a latent
-# width of 6 over hidden_size 16, a shared MLP of 20.
+# A tiny latent-MoE config.json: the oracle's pattern ME*-E case (blocks M, E, *, -, E; 4
+# experts of 12, top 2, over hidden_size 16, a shared MLP of 20) at a latent width of 6.
 TINY: dict[str, Any] = {
-    "model_type": "nemotron_h", "architectures": ["NemotronHForCausalLM"],
-    "hidden_size": 16, "hybrid_override_pattern": "ME*-E", "num_attention_heads": 2,
-    "num_key_value_heads": 1, "head_dim": 8, "intermediate_size": 24, "vocab_size": 40,
-    "mamba_num_heads": 4, "mamba_head_dim": 4, "n_groups": 2, "ssm_state_size": 5,
-    "conv_kernel": 3, "chunk_size": 4, "n_routed_experts": 4, "num_experts_per_tok": 2,
-    "moe_intermediate_size": 12, "moe_shared_expert_intermediate_size": 20,
+    **EXPLICIT[
+        "nemotron_h pattern ME*-E: MoE blocks (4 experts, top 2, shared MLP), MLP, attention"
+    ],
     "moe_latent_size": 6,
-}  # fmt: skip
+}
 
 
 def write(tmp_path: Path, data: dict[str, Any]) -> Path:

@@ -29,9 +29,11 @@ from oracle_support import (  # noqa: E402
     header,
     inventory_names,
     maybe,
+    moe_active,
     param_shapes,
     read,
     save,
+    split_experts,
     token_ids,
 )
 from test_oracle_hybrid_mamba import check_bf16_cache, explicit_cases  # noqa: E402
@@ -73,15 +75,8 @@ def fused(names: dict[str, tuple[int, ...]]) -> dict[str, tuple[int, ...]]:
     """Per-expert checkpoint names folded as transformers holds them in memory: gate (w1) and
     up (w3) stacked into gate_up_proj [E, 2 f, d], down (w2) into down_proj [E, d, f];
     MiniMax's `block_sparse_moe.` (checkpoints) is `mlp.` in memory."""
-    out: dict[str, tuple[int, ...]] = {}
-    experts: dict[tuple[str, str], list[tuple[int, ...]]] = {}
-    for name, shape in names.items():
-        name = name.replace(".block_sparse_moe.", ".mlp.")  # Mixtral's checkpoint names
-        m = EXPERT.fullmatch(name)
-        if m is None:
-            out[name] = shape
-        else:
-            experts.setdefault((m[1], m[3]), []).append(shape)
+    in_memory = {n.replace(".block_sparse_moe.", ".mlp."): s for n, s in names.items()}
+    out, experts = split_experts(in_memory, EXPERT)
     for (prefix, proj), shapes in experts.items():
         (f, d), e = shapes[0], len(shapes)
         if proj in ("w2", "down_proj"):
@@ -89,18 +84,6 @@ def fused(names: dict[str, tuple[int, ...]]) -> dict[str, tuple[int, ...]]:
         elif proj in ("w1", "gate_proj"):
             out[f"{prefix}.gate_up_proj"] = (e, 2 * f, d)
     return out
-
-
-def moe_active(model: Any) -> int:
-    """The total less, in every MoE layer, (experts - top-k) x one expert, from the model."""
-    out = sum(p.numel() for p in model.parameters())
-    for layer in model.model.layers:
-        ffn = getattr(layer, "feed_forward", None) or layer.mlp
-        experts = getattr(ffn, "experts", None)
-        if experts is not None:
-            one = experts.gate_up_proj[0].numel() + experts.down_proj[0].numel()
-            out -= (experts.num_experts - model.config.num_experts_per_tok) * one
-    return int(out)
 
 
 def by_op(model: Any, **inputs: Any) -> dict[str, int]:

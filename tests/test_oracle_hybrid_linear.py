@@ -32,6 +32,7 @@ from oracle_support import (  # noqa: E402
     header,
     inventory_names,
     maybe,
+    moe_active,
     read,
     save,
     token_ids,
@@ -42,7 +43,7 @@ from test_oracle_hybrid_mamba import (  # noqa: E402
     check_bf16_cache,
     explicit_cases,
 )
-from test_oracle_moe_qwen_olmoe import fused, moe_active  # noqa: E402
+from test_oracle_moe_qwen_olmoe import fused  # noqa: E402
 from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
 
 from ffn_calc.counts.flops import Workload, forward_flops, layer_flops  # noqa: E402

@@ -31,9 +31,11 @@ from oracle_support import (  # noqa: E402
     check_verifies,
     inventory_names,
     maybe,
+    moe_active,
     param_shapes,
     read,
     save,
+    split_experts,
     token_ids,
 )
 from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
@@ -108,29 +110,11 @@ EXPERT = re.compile(r"(.*\.experts)\.(\d+)\.(up_proj|down_proj)\.weight")
 def fused(names: dict[str, tuple[int, ...]]) -> dict[str, tuple[int, ...]]:
     """Per-expert checkpoint names (Nemotron-H's experts.{e}.up_proj.weight [f, w]) as the
     class holds them in memory: experts.up_proj [E, f, w] and experts.down_proj [E, w, f]."""
-    out: dict[str, tuple[int, ...]] = {}
-    experts: dict[tuple[str, str], list[tuple[int, ...]]] = {}
-    for name, shape in names.items():
-        m = EXPERT.fullmatch(name)
-        if m is None:
-            out[name] = shape
-        else:
-            experts.setdefault((m[1], m[3]), []).append(shape)
+    out, experts = split_experts(names, EXPERT)
     for (prefix, proj), shapes in experts.items():
         assert len(set(shapes)) == 1
         out[f"{prefix}.{proj}"] = (len(shapes), *shapes[0])
     return out
-
-
-def moe_active(model: Any) -> int:
-    """The total less, in every MoE block, (experts - top-k) x one expert, from the model."""
-    out = sum(p.numel() for p in model.parameters())
-    for layer in model.model.layers:
-        experts = getattr(layer.mixer, "experts", None)
-        if experts is not None:
-            one = experts.up_proj[0].numel() + experts.down_proj[0].numel()
-            out -= (experts.num_experts - model.config.num_experts_per_tok) * one
-    return int(out)
 
 
 # A MoE block's modules (Nemotron-H) -> the FLOP terms they compute.

@@ -41,7 +41,9 @@ from oracle_support import (  # noqa: E402
     header,
     inventory_names,
     maybe,
+    moe_active,
     read,
+    split_experts,
     token_ids,
 )
 from torch.utils.flop_counter import FlopCounterMode  # noqa: E402
@@ -82,14 +84,7 @@ EXPERT = re.compile(r"(.*\.mlp\.experts)\.(\d+)\.(gate_proj|up_proj|down_proj)\.
 def fused(names: dict[str, tuple[int, ...]]) -> dict[str, tuple[int, ...]]:
     """Per-expert checkpoint names folded as transformers holds them in memory: gate and up
     stacked into gate_up_proj [E, 2 f, d], down_proj [E, d, f]."""
-    out: dict[str, tuple[int, ...]] = {}
-    experts: dict[tuple[str, str], list[tuple[int, ...]]] = {}
-    for name, shape in names.items():
-        m = EXPERT.fullmatch(name)
-        if m is None:
-            out[name] = shape
-        else:
-            experts.setdefault((m[1], m[3]), []).append(shape)
+    out, experts = split_experts(names, EXPERT)
     for (prefix, proj), shapes in experts.items():
         (f, d), e = shapes[0], len(shapes)
         assert all(s == (f, d) for s in shapes)
@@ -99,17 +94,6 @@ def fused(names: dict[str, tuple[int, ...]]) -> dict[str, tuple[int, ...]]:
             assert experts[(prefix, "up_proj")] == shapes
             out[f"{prefix}.gate_up_proj"] = (e, 2 * f, d)
     return out
-
-
-def moe_active(model: Any) -> int:
-    """The total less, in every MoE layer, (experts - top-k) x one expert, from the model."""
-    out = sum(p.numel() for p in model.parameters())
-    for layer in model.model.layers:
-        experts = getattr(layer.mlp, "experts", None)
-        if experts is not None:
-            one = experts.gate_up_proj[0].numel() + experts.down_proj[0].numel()
-            out -= (experts.num_experts - model.config.num_experts_per_tok) * one
-    return int(out)
 
 
 # --- random small config.json files per family ----------------------------------------------
