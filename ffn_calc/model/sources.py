@@ -112,19 +112,21 @@ _ENTRIES: dict[tuple[Path, str], PresetEntry] = {}
 PARSE_CACHE = "parsed.json"
 
 
-def read_every_preset() -> None:
+def read_every_preset() -> list[str]:
     """Read every preset of the folder at once (the listing): each unchanged file's fields from
-    the parse cache, any other file's from its TOML (see the module's docstring)."""
+    the parse cache, any other file's from its TOML (see the module's docstring). Returns
+    their names, sorted (preset_names)."""
     folder = presets_dir()
+    names = preset_names()
     if not isinstance(folder, Path):
-        return  # read one by one, each time (a zip): nothing is kept
+        return names  # read one by one, each time (a zip): nothing is kept
     try:
         cached = json.loads((folder / PARSE_CACHE).read_bytes())["presets"]
     except (OSError, ValueError, KeyError, TypeError):
         cached = {}
     if not isinstance(cached, dict):
         cached = {}
-    for name in preset_names():
+    for name in names:
         if (folder, name) in _ENTRIES:
             continue
         raw = (folder / f"{name}.toml").read_bytes()
@@ -135,6 +137,7 @@ def read_every_preset() -> None:
             _ENTRIES[folder, name] = PresetEntry(data)
         else:
             _ENTRIES[folder, name] = _read_preset(folder, name)
+    return names
 
 
 def _cache_key(raw: bytes) -> str:

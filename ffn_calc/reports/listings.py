@@ -8,7 +8,7 @@ from typing import ClassVar
 from ffn_calc.counts import params as pm
 from ffn_calc.counts.totals import param_components
 from ffn_calc.families.resolve import resolve_model
-from ffn_calc.model.sources import preset_names, read_every_preset
+from ffn_calc.model.sources import read_every_preset
 from ffn_calc.reports.base import Result
 
 
@@ -37,8 +37,7 @@ class PresetsReport(Result):
 def presets_report() -> PresetsReport:
     """Every shipped preset with its shapes and exact totals."""
     rows = []
-    read_every_preset()
-    for name in preset_names():
+    for name in read_every_preset():
         c = resolve_model(preset=name)
         rows.append(
             PresetRow(
